@@ -1,0 +1,2 @@
+"""DocQA Desktop: private, offline question answering over local PDF libraries."""
+__version__ = "0.1.0"

@@ -1,0 +1,180 @@
+"""`docqa`: the command line over the service facade."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+
+from .domain import IndexProgress, IndexReport
+from .retrieval.text_retriever import Mode
+from .service import Service, UnknownDocument
+from .settings import Settings
+from .store import StoreError
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", default=argparse.SUPPRESS,
+                        help="keep database, caches, logs and settings under this folder (or set DOCQA_HOME)")
+    parser = argparse.ArgumentParser(prog="docqa", parents=[common],
+                                     description="Private question answering over your PDF libraries.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", parents=[common], help="index PDFs in folders or files (incremental)")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--json", action="store_true", help="print the run's report as JSON")
+    p.add_argument("--no-progress", action="store_true")
+
+    p = sub.add_parser("watch", parents=[common], help="index, then follow folders for changes (Ctrl-C stops)")
+    p.add_argument("paths", nargs="+")
+
+    p = sub.add_parser("remove", parents=[common], help="forget a file or folder (files on disk are kept)")
+    p.add_argument("path")
+
+    p = sub.add_parser("status", parents=[common], help="what is indexed, pending or failed")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("search", parents=[common], help="find pages by text (BM25 + dense, fused)")
+    p.add_argument("query")
+    p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
+    p.add_argument("--k", type=int, default=None, help="number of pages (default 10)")
+    p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FUSED.value)
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    settings = Settings.load(getattr(args, "home", None))
+    try:
+        with Service(settings) as service:
+            return COMMANDS[args.command](service, args)
+    except (StoreError, UnknownDocument) as exc:
+        print(f"docqa: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("docqa: interrupted", file=sys.stderr)
+        return 130
+
+
+def _cmd_index(service: Service, args) -> int:
+    cancel = _cancel_on_sigint()
+    bar = None if args.no_progress or args.json else _ProgressBar()
+    report = service.index(args.paths, bar, cancel)
+    if bar:
+        bar.close()
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        _print_report(report)
+    return 1 if report.cancelled else 0
+
+
+def _cmd_watch(service: Service, args) -> int:
+    stop = _cancel_on_sigint()
+    bar = _ProgressBar()
+
+    def on_report(report: IndexReport):
+        bar.close()
+        if report.added or report.updated or report.removed or report.failed:
+            _print_report(report)
+
+    print(f"watching {', '.join(args.paths)} (Ctrl-C to stop)", file=sys.stderr)
+    service.watch(args.paths, bar, stop, on_report)
+    return 0
+
+
+def _cmd_remove(service: Service, args) -> int:
+    removed = service.remove(args.path)
+    print(f"removed {removed} file(s) from the index")
+    return 0 if removed else 1
+
+
+def _cmd_status(service: Service, args) -> int:
+    entries = service.status()
+    if args.json:
+        print(json.dumps({"documents": [{"name": e.name, "path": e.path, "pages": e.pages,
+                                         "status": e.status.value, "error": e.error} for e in entries]}, indent=2))
+        return 0
+    if not entries:
+        print("nothing indexed yet: docqa index FOLDER")
+    for e in entries:
+        pages = f"{e.pages} p." if e.pages is not None else "-"
+        line = f"{e.status.value:8} {pages:>8}  {e.path}"
+        print(line + (f"\n{'':18}{e.error}" if e.error else ""))
+    return 0
+
+
+def _cmd_search(service: Service, args) -> int:
+    hits = service.search(args.query, args.doc, args.k, Mode(args.mode))
+    if args.json:
+        print(json.dumps([h.as_json() for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("no matching pages")
+    for rank, h in enumerate(hits, 1):
+        print(f"{rank:2}. {h.doc}  p.{h.page}  ({h.score:.4f})\n    {h.snippet}")
+    return 0
+
+
+COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
+            "status": _cmd_status, "search": _cmd_search}
+
+
+def _print_report(report: IndexReport) -> None:
+    state = "cancelled" if report.cancelled else "done"
+    print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
+          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages in {report.seconds:.1f}s")
+    for path, reason in report.errors.items():
+        print(f"  error: {path}: {reason}")
+
+
+def _cancel_on_sigint() -> threading.Event:
+    """First Ctrl-C cancels cleanly (the current document rolls back); a second one aborts."""
+    event = threading.Event()
+
+    def handler(signum, frame):
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        print("\ncancelling… (Ctrl-C again to abort)", file=sys.stderr)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return event
+
+
+class _ProgressBar:
+    """One redrawn line on stderr: documents, pages, rate, ETA, current file."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.active = False
+        self.tty = stream.isatty()
+        self.last_line = ""
+
+    def __call__(self, p: IndexProgress) -> None:
+        if p.phase != "indexing" or not p.pages_total:
+            return
+        width = 24
+        filled = int(width * p.pages_done / p.pages_total)
+        eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
+        name = os.path.basename(p.current_file or "")[:40]
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {p.docs_done}/{p.docs_total} docs "
+                f"{p.pages_done}/{p.pages_total} pages {p.pages_per_second:.1f} p/s ETA {eta} {name}")
+        if self.tty:
+            self.stream.write("\r" + line[:150].ljust(150))
+            self.stream.flush()
+            self.active = True
+        elif line.split(" ETA")[0] != self.last_line.split(" ETA")[0] and p.pages_done == p.pages_total:
+            self.stream.write(line + "\n")
+        self.last_line = line
+
+    def close(self) -> None:
+        if self.active:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.active = False

@@ -1,0 +1,107 @@
+"""Plain data shared by every layer. Nothing here knows about Qt, DuckDB or models."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points, origin top-left
+
+
+class FileStatus(str, Enum):
+    INDEXED = "indexed"
+    ERROR = "error"
+    PENDING = "pending"
+
+
+class TextSource(str, Enum):
+    LAYER = "layer"  # the PDF's own text layer
+    OCR = "ocr"
+    NONE = "none"  # no usable text and OCR disabled or found nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    bbox: BBox
+    line: int  # running line number on the page, for re-assembling text
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A layout region: table, picture, text, section-header, caption, ..."""
+    kind: str
+    bbox: BBox
+    text: str  # markdown (tables as markdown tables)
+
+
+@dataclass(slots=True)
+class ParsedPage:
+    number: int  # 1-based index in the file
+    label: str  # printed page label ("iv", "6985"), or the number as text
+    width: float
+    height: float
+    text: str
+    text_source: TextSource
+    words: list[Word] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    page: int
+    seq: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One path on disk and what the index knows about it."""
+    path: str
+    name: str
+    status: FileStatus
+    pages: int | None
+    error: str | None
+    doc_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    doc_id: int
+    doc: str  # file name
+    path: str
+    page: int  # 1-based
+    score: float
+    snippet: str
+
+    def as_json(self) -> dict:
+        return {"doc": self.doc, "path": self.path, "page": self.page,
+                "score": round(self.score, 6), "snippet": self.snippet}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """Snapshot emitted while indexing; the CLI draws it as a bar, the GUI will reuse it."""
+    phase: str  # scanning | indexing | finishing | done | cancelled
+    docs_done: int
+    docs_total: int
+    pages_done: int
+    pages_total: int
+    current_file: str | None
+    pages_per_second: float
+    eta_seconds: float | None
+
+
+@dataclass(slots=True)
+class IndexReport:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: int = 0
+    pages: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    errors: dict[str, str] = field(default_factory=dict)  # path -> reason
+
+    def as_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}

@@ -1,0 +1,280 @@
+"""Bringing the store in line with folders on disk: new, changed, moved, duplicate and deleted PDFs.
+
+Each document is written in one transaction, so a crash (even kill -9) leaves either the old
+or the new version, and the next run resumes with what is still pending.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..domain import FileStatus, IndexProgress, IndexReport
+from ..settings import IndexSettings
+from ..store import catalog, content
+from ..store.database import Database
+from .parse_task import ParseOptions
+from .pdf import PdfError, open_pdf
+from .pipeline import ParsePipeline, Task
+from .scan import FileState, find_pdfs, normalise, sha256_of
+
+PARSER_VERSION = 1  # bump when parsing changes: every document is then parsed again
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+class Cancelled(Exception):
+    pass
+
+
+class FileChanged(Exception):
+    pass
+
+
+@dataclass
+class _Candidate:
+    path: str
+    library_id: int | None
+    state: FileState
+    known: bool
+
+
+@dataclass
+class _Job:
+    """One distinct content to parse, with every path that holds it."""
+    sha256: str
+    paths: list[_Candidate]
+    pages: int
+    title: str | None
+    tasks: list[int] = field(default_factory=list)
+
+
+class Indexer:
+    def __init__(self, db: Database, settings: IndexSettings):
+        self.db = db
+        self.settings = settings
+
+    def run(self, paths: list[str], progress: ProgressCallback | None = None,
+            cancel: threading.Event | None = None) -> IndexReport:
+        started = time.monotonic()
+        cancel = cancel or threading.Event()
+        report = IndexReport()
+        emit = progress or (lambda _p: None)
+        emit(IndexProgress("scanning", 0, 0, 0, 0, None, 0.0, None))
+
+        candidates = self._scan(paths, report)
+        jobs = self._plan(candidates, report)
+        if jobs and not cancel.is_set():
+            self._parse(jobs, report, emit, cancel)
+        if report.added or report.updated or report.removed:
+            emit(IndexProgress("finishing", len(jobs), len(jobs), report.pages, report.pages, None, 0.0, 0.0))
+            self.db.rebuild_text_index()
+        report.cancelled = cancel.is_set()
+        report.seconds = round(time.monotonic() - started, 3)
+        emit(IndexProgress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
+                           report.pages, report.pages, None, 0.0, 0.0))
+        return report
+
+    # -- scanning: what is on disk against what the store knows -------------------------------
+
+    def _scan(self, paths: list[str], report: IndexReport) -> list[_Candidate]:
+        candidates: list[_Candidate] = []
+        with self.db.transaction() as cur:
+            for raw in paths:
+                root = normalise(raw)
+                if not os.path.exists(root):
+                    # never treat a missing (unmounted?) folder as "everything deleted"
+                    report.errors[root] = "path not found"
+                    continue
+                library_id = catalog.add_library(cur, root) if os.path.isdir(root) else None
+                on_disk = find_pdfs(root)
+                known = catalog.known_files(cur, root)
+                for gone in sorted(set(known) - set(on_disk)):
+                    catalog.remove_file(cur, gone)
+                    report.removed += 1
+                for path in on_disk:
+                    try:
+                        state = FileState.of(path)
+                    except OSError as exc:
+                        report.errors[path] = f"cannot read file: {exc.strerror}"
+                        continue
+                    old = known.get(path)
+                    if old and old[2] == FileStatus.INDEXED.value and (old[0], old[1]) == (state.size, state.mtime):
+                        report.unchanged += 1
+                        continue
+                    candidates.append(_Candidate(path, library_id, state, known=old is not None))
+            if report.removed:
+                catalog.drop_orphan_documents(cur)
+                self.db.mark_text_index_stale(cur)
+        return candidates
+
+    def _plan(self, candidates: list[_Candidate], report: IndexReport) -> list[_Job]:
+        """Hash candidates; reuse documents already indexed (moves, renames, copies); queue the rest."""
+        jobs: dict[str, _Job] = {}
+        with self.db.transaction() as cur:
+            for cand in candidates:
+                try:
+                    sha = sha256_of(cand.path)
+                except FileNotFoundError:
+                    catalog.remove_file(cur, cand.path)
+                    continue
+                except OSError as exc:
+                    self._fail(cur, cand, f"cannot read file: {exc.strerror or exc}", report)
+                    continue
+                existing = catalog.document_by_hash(cur, sha, PARSER_VERSION)
+                if existing is not None:
+                    catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=existing,
+                                     size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.INDEXED)
+                    self._count_done(cand, report)
+                    continue
+                if sha in jobs:
+                    jobs[sha].paths.append(cand)
+                    continue
+                try:
+                    with open_pdf(cand.path) as doc:
+                        pages, title = doc.page_count, (doc.metadata or {}).get("title") or None
+                except PdfError as exc:
+                    self._fail(cur, cand, str(exc), report)
+                    continue
+                jobs[sha] = _Job(sha, [cand], pages, title)
+            for job in jobs.values():
+                for cand in job.paths:  # visible as pending in `docqa status` while we work
+                    old = catalog.known_files(cur, cand.path).get(cand.path)
+                    catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=old[3] if old else None,
+                                     size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.PENDING)
+            catalog.drop_orphan_documents(cur)
+        return list(jobs.values())
+
+    # -- parsing and writing, one transaction per document ------------------------------------
+
+    def _parse(self, jobs: list[_Job], report: IndexReport, emit: ProgressCallback,
+               cancel: threading.Event) -> None:
+        s = self.settings
+        tasks: list[Task] = []
+        for index, job in enumerate(jobs):
+            for first in range(1, job.pages + 1, s.pages_per_task):
+                job.tasks.append(len(tasks))
+                tasks.append(Task(index, job.paths[0].path, first, min(job.pages, first + s.pages_per_task - 1)))
+        options = ParseOptions(ocr=s.ocr, ocr_dpi=s.ocr_dpi, layout=s.layout,
+                               chunk_words=s.chunk_words, chunk_overlap=s.chunk_overlap)
+        pipeline = ParsePipeline(tasks, options, s.workers)
+        progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
+        try:
+            for index, job in enumerate(jobs):
+                if cancel.is_set():
+                    break
+                progress.start_document(job.paths[0].path)
+                try:
+                    self._write_job(job, pipeline, progress, cancel)
+                except Cancelled:
+                    pipeline.skip_job(index)
+                    break
+                except (PdfError, FileChanged, OSError) as exc:
+                    pipeline.skip_job(index)
+                    self._record_failure(job, str(exc), report, changed=isinstance(exc, FileChanged))
+                    continue
+                report.pages += job.pages
+                for cand in job.paths:
+                    self._count_done(cand, report)
+                progress.finish_document()
+        finally:
+            pipeline.close(kill=cancel.is_set())
+
+    def _write_job(self, job: _Job, pipeline: ParsePipeline, progress: "_ProgressTracker",
+                   cancel: threading.Event) -> None:
+        with self.db.transaction() as cur:
+            doc_id = content.insert_document(self.db, cur, sha256=job.sha256, size=job.paths[0].state.size,
+                                             title=job.title, page_count=job.pages, parser_version=PARSER_VERSION)
+            for task_index in job.tasks:
+                result = pipeline.result(task_index)
+                if result.error:
+                    raise PdfError(result.error)
+                content.insert_pages(self.db, cur, doc_id, result.pages)
+                content.insert_chunks(self.db, cur, doc_id, result.chunks, result.embeddings)
+                progress.pages_parsed(len(result.pages))
+                if cancel.is_set():
+                    raise Cancelled()  # rolls this document back; it stays pending
+            for cand in job.paths:
+                try:
+                    now = FileState.of(cand.path)
+                except FileNotFoundError:
+                    raise FileChanged("file vanished while it was being indexed") from None
+                if now != cand.state:
+                    raise FileChanged("file changed while it was being indexed; it will be indexed again")
+            for cand in job.paths:
+                catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=doc_id,
+                                 size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.INDEXED)
+            catalog.drop_orphan_documents(cur)  # the previous version of a changed file
+            self.db.mark_text_index_stale(cur)
+
+    def _record_failure(self, job: _Job, reason: str, report: IndexReport, changed: bool) -> None:
+        with self.db.transaction() as cur:
+            for cand in job.paths:
+                if not os.path.exists(cand.path):
+                    catalog.remove_file(cur, cand.path)  # gone: the index follows the disk
+                    catalog.drop_orphan_documents(cur)
+                    self.db.mark_text_index_stale(cur)
+                    report.removed += 1
+                elif changed:
+                    old = catalog.known_files(cur, cand.path).get(cand.path)
+                    catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=old[3] if old else None,
+                                     size=None, mtime=None, status=FileStatus.PENDING, error=reason)
+                    report.errors[cand.path] = reason
+                else:
+                    self._fail(cur, cand, reason, report)
+
+    @staticmethod
+    def _fail(cur, cand: _Candidate, reason: str, report: IndexReport) -> None:
+        catalog.mark_file_failed(cur, cand.path, cand.library_id, cand.state.size, cand.state.mtime, reason)
+        report.failed += 1
+        report.errors[cand.path] = reason
+
+    @staticmethod
+    def _count_done(cand: _Candidate, report: IndexReport) -> None:
+        if cand.known:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    def remove(self, path: str) -> int:
+        """Forget a file or a whole folder (the files on disk are not touched)."""
+        target = normalise(path)
+        with self.db.transaction() as cur:
+            known = catalog.known_files(cur, target)
+            for p in known:
+                catalog.remove_file(cur, p)
+            catalog.remove_library(cur, target)
+            catalog.drop_orphan_documents(cur)
+            self.db.mark_text_index_stale(cur)
+        if known:
+            self.db.rebuild_text_index()
+        return len(known)
+
+
+class _ProgressTracker:
+    def __init__(self, docs_total: int, pages_total: int, emit: ProgressCallback):
+        self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
+        self.docs_done = self.pages_done = 0
+        self.current: str | None = None
+        self.started = time.monotonic()
+
+    def start_document(self, path: str) -> None:
+        self.current = path
+        self._send()
+
+    def pages_parsed(self, count: int) -> None:
+        self.pages_done += count
+        self._send()
+
+    def finish_document(self) -> None:
+        self.docs_done += 1
+        self._send()
+
+    def _send(self) -> None:
+        elapsed = max(1e-6, time.monotonic() - self.started)
+        rate = self.pages_done / elapsed
+        eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
+        self.emit(IndexProgress("indexing", self.docs_done, self.docs_total, self.pages_done, self.pages_total,
+                                self.current, round(rate, 2), None if eta is None else round(eta, 1)))

@@ -1,0 +1,29 @@
+"""Layout elements (tables as markdown, pictures, headers, text blocks) from pymupdf's bundled layout model."""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pymupdf
+
+from ..domain import Element
+
+
+def layout_elements(doc: pymupdf.Document, page_numbers: list[int]) -> dict[int, list[Element]]:
+    """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
+    import pymupdf4llm  # heavy: imported only in processes that analyse layout
+
+    with contextlib.redirect_stdout(io.StringIO()):  # it prints parser notes on stdout
+        chunks = pymupdf4llm.to_markdown(doc, pages=[n - 1 for n in page_numbers], page_chunks=True,
+                                         use_ocr=False, show_progress=False, header=True, footer=True)
+    result: dict[int, list[Element]] = {}
+    for chunk in chunks:
+        number = chunk["metadata"]["page_number"]
+        text = chunk.get("text", "")
+        elements = []
+        for box in chunk.get("page_boxes", []):
+            start, end = box.get("pos", (0, 0))
+            elements.append(Element(kind=box["class"], bbox=tuple(float(v) for v in box["bbox"]),
+                                    text=text[start:end].strip()))
+        result[number] = elements
+    return result

@@ -1,0 +1,96 @@
+"""OCR of pages without a usable text layer, with the PP-OCRv4 models bundled in rapidocr-onnxruntime.
+
+The bundled recogniser is trained mostly on Chinese and drops the spaces in English lines
+("Dateofincident:24thofMarch2015"); `restore_spaces` puts them back with a unigram word model,
+because search and the language models need words.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+import pymupdf
+
+from ..domain import Word
+from .pdf import words_to_text
+
+MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
+_GLUED = re.compile(r"[A-Za-z]+|\d+(?:[.,:]\d+)*|[^A-Za-z\d]")
+_ORDINALS = {"st", "nd", "rd", "th"}
+
+
+@lru_cache(maxsize=1)
+def _engine():
+    from rapidocr_onnxruntime import RapidOCR  # loads ONNX models: only in processes that OCR
+    return RapidOCR()
+
+
+@lru_cache(maxsize=1)
+def _vocabulary():
+    import wordninja
+    return wordninja.DEFAULT_LANGUAGE_MODEL
+
+
+def _split_letters(run: str) -> list[str]:
+    model = _vocabulary()
+    if len(run) < 5 or run.lower() in model._wordcost:
+        return [run]
+    return model.split(run)
+
+
+_OPENING = set("([{\"“")
+_JOINING = set("-'’/&+_")
+
+
+def restore_spaces(line: str) -> str:
+    out: list[str] = []
+    for token in line.split():
+        pieces: list[str] = []
+        glue = False  # the next piece joins the previous one without a space
+        for part in _GLUED.findall(token):
+            words = _split_letters(part) if part.isalpha() else [part]
+            for word in words:
+                if pieces and (glue or (pieces[-1][-1].isdigit() and word.lower() in _ORDINALS)
+                               or not (word.isalnum() or word in _OPENING)):
+                    pieces[-1] += word  # closing punctuation, "24"+"th", or a glued join
+                else:
+                    pieces.append(word)
+                glue = word in _OPENING or word in _JOINING
+        out.append(" ".join(pieces))
+    return " ".join(out)
+
+
+def ocr_page(page: pymupdf.Page, dpi: int = 110) -> tuple[str, list[Word]]:
+    """Render, recognise, and return text plus word boxes in PDF points."""
+    rect = page.rect
+    scale = dpi / 72
+    pixels = rect.width * rect.height * scale * scale
+    if pixels > MAX_OCR_PIXELS:
+        scale *= (MAX_OCR_PIXELS / pixels) ** 0.5
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csRGB, alpha=False)
+    image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
+    result, _ = _engine()(image)
+    words: list[Word] = []
+    for line_no, (quad, raw_text, _score) in enumerate(sorted(result or [], key=_reading_order)):
+        xs = [p[0] / scale for p in quad]
+        ys = [p[1] / scale for p in quad]
+        words.extend(_words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys)), line_no))
+    return words_to_text(words), words
+
+
+def _reading_order(item) -> tuple[float, float]:
+    quad = item[0]
+    return (round(min(p[1] for p in quad) / 8), min(p[0] for p in quad))
+
+
+def _words_in_line(text: str, box, line_no: int) -> list[Word]:
+    """Word boxes by splitting the line box in proportion to character counts."""
+    x0, y0, x1, y1 = box
+    per_char = (x1 - x0) / max(1, len(text))
+    words, pos = [], 0
+    for match in re.finditer(r"\S+", text):
+        start, end = match.span()
+        words.append(Word(match.group(), (x0 + start * per_char, y0, x0 + end * per_char, y1), line_no))
+        pos = end
+    return words

@@ -1,0 +1,94 @@
+"""The unit of work a parser process runs: a range of pages of one PDF, parsed, chunked and embedded.
+
+Runs in worker processes (spawned: torch/BLAS threads in the parent do not survive fork well).
+Large PDFs become many tasks, so memory stays bounded and both cores work on one big file.
+"""
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..domain import Chunk, ParsedPage
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    ocr: bool = True
+    ocr_dpi: int = 110
+    layout: bool = True
+    chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
+    chunk_overlap: int = 20
+    embed: bool = True
+
+
+@dataclass
+class TaskResult:
+    pages: list[ParsedPage] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    embeddings: np.ndarray | None = None
+    error: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # stage -> time, for the benchmarks
+
+
+def init_worker() -> None:
+    """Keep workers quiet (stdout carries --json output) and single-threaded (one core each)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
+def parse_pages(path: str, first: int, last: int, options: ParseOptions) -> TaskResult:
+    """Parse pages first..last (1-based, inclusive). Never raises: errors come back in the result."""
+    from .chunking import chunk_page
+    from .pdf import PdfError, open_pdf, parse_page
+
+    result = TaskResult()
+    seconds = result.seconds
+    try:
+        doc = open_pdf(path)
+    except PdfError as exc:
+        result.error = str(exc)
+        return result
+    try:
+        ocr = None
+        if options.ocr:
+            from .ocr import ocr_page
+
+            def ocr(page):
+                with _timed(seconds, "ocr"):
+                    return ocr_page(page, options.ocr_dpi)
+        for number in range(first, min(last, doc.page_count) + 1):
+            ocr_before = seconds.get("ocr", 0.0)
+            with _timed(seconds, "text"):
+                result.pages.append(parse_page(doc[number - 1], ocr))
+            seconds["text"] -= seconds.get("ocr", 0.0) - ocr_before  # text stage excludes OCR
+        if options.layout:
+            from .layout import layout_elements
+            with _timed(seconds, "layout"):
+                by_page = layout_elements(doc, [p.number for p in result.pages])
+            for page in result.pages:
+                page.elements = by_page.get(page.number, [])
+        for page in result.pages:
+            result.chunks.extend(chunk_page(page.number, page.text, options.chunk_words, options.chunk_overlap))
+        if options.embed:
+            from ..retrieval.embedder import default_embedder
+            with _timed(seconds, "embed"):
+                result.embeddings = default_embedder().embed([c.text for c in result.chunks])
+    except Exception as exc:  # a damaged page: report it for this file, keep the worker alive
+        result.error = f"failed while parsing pages {first}-{last}: {type(exc).__name__}: {exc}"
+    finally:
+        doc.close()
+    return result
+
+
+@contextmanager
+def _timed(seconds: dict[str, float], stage: str):
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - started

@@ -1,0 +1,87 @@
+"""Opening PDFs with clear errors, and reading a page's text layer, words and printed label."""
+from __future__ import annotations
+
+import pymupdf
+
+from ..domain import ParsedPage, TextSource, Word
+
+PDF_MAGIC = b"%PDF-"
+MIN_USABLE_CHARS = 20  # fewer letters/digits than this and the text layer is treated as missing
+
+
+class PdfError(Exception):
+    """A file that cannot be indexed; the message says why, for `docqa status`."""
+
+
+def open_pdf(path: str) -> pymupdf.Document:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except FileNotFoundError:
+        raise PdfError("file vanished before it could be read") from None
+    except PermissionError:
+        raise PdfError("permission denied: the file is not readable") from None
+    except IsADirectoryError:
+        raise PdfError("is a directory, not a PDF") from None
+    if not head:
+        raise PdfError("empty file (0 bytes)")
+    if PDF_MAGIC not in head:
+        raise PdfError("not a PDF: the file does not start with a %PDF- header")
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:  # pymupdf raises several types for damaged files
+        raise PdfError(f"corrupt or truncated PDF ({exc})") from None
+    if doc.needs_pass:
+        doc.close()
+        raise PdfError("password-protected PDF: remove the password to index it")
+    if doc.page_count == 0:
+        doc.close()
+        raise PdfError("the PDF has no pages (corrupt or truncated?)")
+    return doc
+
+
+def page_label(page: pymupdf.Page) -> str:
+    try:
+        label = page.get_label()
+    except Exception:
+        label = ""
+    return label or str(page.number + 1)
+
+
+def text_layer(page: pymupdf.Page) -> tuple[str, list[Word]]:
+    """Reading-order text and word boxes from the PDF's own text layer."""
+    raw = page.get_text("words", sort=True)
+    words, line_ids = [], {}
+    for x0, y0, x1, y1, text, block, line, _ in raw:
+        line_no = line_ids.setdefault((block, line), len(line_ids))
+        words.append(Word(text, (x0, y0, x1, y1), line_no))
+    return words_to_text(words), words
+
+
+def words_to_text(words: list[Word]) -> str:
+    lines: dict[int, list[str]] = {}
+    for w in words:
+        lines.setdefault(w.line, []).append(w.text)
+    return "\n".join(" ".join(ws) for ws in lines.values())
+
+
+def is_usable(text: str) -> bool:
+    """A text layer is unusable when it is (almost) empty or mostly unmapped glyphs."""
+    meaningful = sum(ch.isalnum() for ch in text)
+    garbage = text.count("\ufffd") + sum(0xE000 <= ord(ch) <= 0xF8FF for ch in text)
+    return meaningful >= MIN_USABLE_CHARS and garbage < 0.1 * max(1, meaningful)
+
+
+def parse_page(page: pymupdf.Page, ocr=None) -> ParsedPage:
+    """Text, words and label of one page; OCR (a callable page -> (text, words)) when the layer is unusable."""
+    text, words = text_layer(page)
+    source = TextSource.LAYER
+    if not is_usable(text):
+        source = TextSource.NONE
+        if ocr is not None:
+            ocr_text, ocr_words = ocr(page)
+            if ocr_text.strip():
+                text, words, source = ocr_text, ocr_words, TextSource.OCR
+    rect = page.rect
+    return ParsedPage(number=page.number + 1, label=page_label(page), width=rect.width, height=rect.height,
+                      text=text, text_source=source, words=words)

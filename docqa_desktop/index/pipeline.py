@@ -1,0 +1,94 @@
+"""Parse tasks on a process pool, handed back in submission order with a bounded look-ahead."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from .parse_task import ParseOptions, TaskResult, init_worker, parse_pages
+
+
+@dataclass(frozen=True)
+class Task:
+    job: int  # index of the document it belongs to
+    path: str
+    first: int
+    last: int
+
+
+class ParsePipeline:
+    def __init__(self, tasks: list[Task], options: ParseOptions, workers: int):
+        self.tasks = tasks
+        self.options = options
+        self.workers = max(1, workers)
+        self.window = self.workers * 2  # results held at once: memory stays bounded on huge PDFs
+        self._next = 0
+        self._inflight: dict[int, Future] = {}
+        self._skipped_jobs: set[int] = set()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        # workers are single-threaded so that N workers use N cores, no more
+        env_backup = {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+        os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+        try:
+            pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=init_worker)
+            pool.submit(int).result()  # start the workers now, while the environment is set
+        finally:
+            for var, value in env_backup.items():
+                if value is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = value
+        return pool
+
+    def _fill(self) -> None:
+        if self._pool is None:
+            self._pool = self._start_pool()
+        while self._next < len(self.tasks) and len(self._inflight) < self.window:
+            task = self.tasks[self._next]
+            if task.job not in self._skipped_jobs:
+                self._inflight[self._next] = self._pool.submit(
+                    parse_pages, task.path, task.first, task.last, self.options)
+            self._next += 1
+
+    def result(self, index: int) -> TaskResult:
+        """The result of task `index`; callers ask in order."""
+        self._fill()
+        future = self._inflight.pop(index)
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            self._restart()
+            return TaskResult(error="the PDF parser process crashed on this file")
+
+    def skip_job(self, job: int) -> None:
+        """Drop the remaining tasks of a document that failed or was abandoned."""
+        self._skipped_jobs.add(job)
+        for index in [i for i in self._inflight if self.tasks[i].job == job]:
+            self._inflight.pop(index).cancel()
+
+    def _restart(self) -> None:
+        """A worker died: start a new pool and resubmit what the broken one still owed."""
+        owed = sorted(self._inflight)
+        self._shutdown(kill=True)
+        self._inflight.clear()
+        self._pool = self._start_pool()
+        for index in owed:
+            task = self.tasks[index]
+            self._inflight[index] = self._pool.submit(parse_pages, task.path, task.first, task.last, self.options)
+
+    def _shutdown(self, kill: bool) -> None:
+        if self._pool is None:
+            return
+        if kill:  # cancellation should not wait for a long OCR page to finish
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+        self._pool.shutdown(wait=not kill, cancel_futures=True)
+        self._pool = None
+
+    def close(self, kill: bool = False) -> None:
+        self._shutdown(kill)

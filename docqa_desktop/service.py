@@ -1,0 +1,96 @@
+"""The one facade the CLI and the GUI talk to: index, watch, remove, status, search."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .domain import FileEntry, IndexReport, SearchHit
+from .index.indexer import Indexer, ProgressCallback
+from .index.scan import normalise
+from .index.watcher import watch as watch_folders
+from .retrieval.text_retriever import Mode, TextRetriever
+from .settings import Settings
+from .store import catalog
+from .store.database import Database
+
+
+class UnknownDocument(ValueError):
+    pass
+
+
+class Service:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        settings.locations.create()
+        self._db: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            self._db = Database(self.settings.locations.database)
+        return self._db
+
+    @property
+    def database_path(self) -> Path:
+        return self.settings.locations.database
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- indexing ----------------------------------------------------------------------------
+
+    def index(self, paths: list[str], progress: ProgressCallback | None = None,
+              cancel: threading.Event | None = None) -> IndexReport:
+        return Indexer(self.db, self.settings.index).run(paths, progress, cancel)
+
+    def watch(self, paths: list[str], progress: ProgressCallback | None = None,
+              stop: threading.Event | None = None, on_report=None) -> None:
+        """Index now, then keep the index in step with the folders until `stop` is set.
+
+        The database is closed between bursts so that other docqa processes can read it.
+        """
+        stop = stop or threading.Event()
+        roots = [normalise(p) for p in paths]
+
+        def sync(_changed=None):
+            report = self.index(roots, progress, stop)
+            self.close()
+            if on_report:
+                on_report(report)
+
+        sync()
+        watch_folders(roots, sync, stop, self.settings.index.settle_seconds)
+
+    def remove(self, path: str) -> int:
+        return Indexer(self.db, self.settings.index).remove(path)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def status(self) -> list[FileEntry]:
+        return catalog.file_entries(self.db.cursor())
+
+    def libraries(self) -> list[str]:
+        return catalog.libraries(self.db.cursor())
+
+    def resolve_documents(self, names: list[str] | None) -> list[int] | None:
+        """Document ids for --doc arguments; None (whole library) when no names are given."""
+        if not names:
+            return None
+        resolved = catalog.resolve_documents(self.db.cursor(), names)
+        missing = [name for name, ids in resolved.items() if not ids]
+        if missing:
+            raise UnknownDocument(f"no indexed document matches {', '.join(map(repr, missing))}")
+        return sorted({i for ids in resolved.values() for i in ids})
+
+    def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
+               mode: Mode = Mode.FUSED) -> list[SearchHit]:
+        retriever = TextRetriever(self.db, self.settings.search)  # cheap: the embedder is loaded once per process
+        return retriever.search(query, self.resolve_documents(docs), k, mode)

@@ -1,0 +1,101 @@
+"""Typed settings and on-disk locations, shared by the CLI and (later) the GUI.
+
+Resolution order: defaults < settings.toml in the config dir < DOCQA_* environment variables.
+`--home DIR` (or DOCQA_HOME) puts database, caches, logs and config under one folder.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "docqa-desktop"
+
+
+@dataclass(frozen=True)
+class Locations:
+    data_dir: Path
+    config_dir: Path
+    cache_dir: Path
+    log_dir: Path
+
+    @classmethod
+    def resolve(cls, home: str | os.PathLike | None = None) -> "Locations":
+        home = home or os.environ.get("DOCQA_HOME")
+        if home:
+            root = Path(home).expanduser().resolve()
+            return cls(root / "data", root / "config", root / "cache", root / "logs")
+        dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
+        return cls(Path(dirs.user_data_dir), Path(dirs.user_config_dir),
+                   Path(dirs.user_cache_dir), Path(dirs.user_log_dir))
+
+    @property
+    def database(self) -> Path:
+        return self.data_dir / "library.duckdb"
+
+    @property
+    def thumbnails(self) -> Path:
+        return self.cache_dir / "thumbnails"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.toml"
+
+    def create(self) -> None:
+        for d in (self.data_dir, self.config_dir, self.cache_dir, self.log_dir):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    workers: int = max(1, min(4, os.cpu_count() or 1))
+    ocr: bool = True
+    ocr_dpi: int = 110
+    layout: bool = True
+    pages_per_task: int = 8  # a large PDF is split into tasks of this many pages: both cores help, memory stays bounded
+    chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
+    chunk_overlap: int = 20
+    settle_seconds: float = 1.0  # watcher: a file must stop changing this long before it is indexed
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    k: int = 10
+    rrf_k: int = 60  # reciprocal-rank-fusion constant from Cormack et al.
+    candidates: int = 100  # per retriever, before fusion
+
+
+@dataclass(frozen=True)
+class Settings:
+    locations: Locations
+    index: IndexSettings = field(default_factory=IndexSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    @classmethod
+    def load(cls, home: str | os.PathLike | None = None) -> "Settings":
+        locations = Locations.resolve(home)
+        values: dict = {}
+        if locations.settings_file.exists():
+            values = tomllib.loads(locations.settings_file.read_text(encoding="utf-8"))
+        index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_")
+        search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_")
+        return cls(locations, index, search)
+
+
+def _merge(base, values: dict, env_prefix: str):
+    """Apply a TOML table then DOCQA_<SECTION>_<FIELD> variables, converting to each field's type."""
+    changes = {}
+    for f in dataclasses.fields(base):
+        raw = os.environ.get(env_prefix + f.name.upper(), values.get(f.name))
+        if raw is None:
+            continue
+        kind = type(getattr(base, f.name))
+        if kind is bool and isinstance(raw, str):
+            changes[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
+        else:
+            changes[f.name] = kind(raw)
+    return dataclasses.replace(base, **changes)

@@ -1,0 +1,93 @@
+"""Libraries (watched folders), files (paths on disk) and documents (distinct contents)."""
+from __future__ import annotations
+
+import os
+
+from ..domain import FileEntry, FileStatus
+
+Cursor = object  # a duckdb cursor; typed loosely to keep this module import-light
+
+
+def add_library(cur, root: str) -> int:
+    row = cur.execute("SELECT id FROM libraries WHERE root = ?", [root]).fetchone()
+    if row:
+        return row[0]
+    return cur.execute("INSERT INTO libraries (root) VALUES (?) RETURNING id", [root]).fetchone()[0]
+
+
+def libraries(cur) -> list[str]:
+    return [r[0] for r in cur.execute("SELECT root FROM libraries ORDER BY root").fetchall()]
+
+
+def remove_library(cur, root: str) -> None:
+    cur.execute("DELETE FROM libraries WHERE root = ?", [root])
+
+
+def known_files(cur, under: str | None = None) -> dict[str, tuple[int | None, float | None, str, int | None]]:
+    """path -> (size, mtime, status, doc_id), optionally only below a folder."""
+    sql, args = "SELECT path, size, mtime, status, doc_id FROM files", []
+    if under is not None:
+        sql += " WHERE path = ? OR starts_with(path, ?)"
+        args = [under, under.rstrip(os.sep) + os.sep]
+    return {r[0]: (r[1], r[2], r[3], r[4]) for r in cur.execute(sql, args).fetchall()}
+
+
+def document_by_hash(cur, sha256: str, parser_version: int) -> int | None:
+    row = cur.execute("SELECT id FROM documents WHERE sha256 = ? AND parser_version = ? "
+                      "ORDER BY id DESC LIMIT 1", [sha256, parser_version]).fetchone()
+    return row[0] if row else None
+
+
+def set_file(cur, path: str, *, library_id: int | None, doc_id: int | None, size: int | None,
+             mtime: float | None, status: FileStatus, error: str | None = None) -> None:
+    cur.execute(
+        "INSERT OR REPLACE INTO files (path, library_id, doc_id, size, mtime, status, error, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+        [path, library_id, doc_id, size, mtime, status.value, error])
+
+
+def mark_file_failed(cur, path: str, library_id: int | None, size, mtime, error: str) -> None:
+    """Record an error but keep the file's last good document (if any) searchable."""
+    row = cur.execute("SELECT doc_id FROM files WHERE path = ?", [path]).fetchone()
+    set_file(cur, path, library_id=library_id, doc_id=row[0] if row else None, size=size, mtime=mtime,
+             status=FileStatus.ERROR, error=error)
+
+
+def remove_file(cur, path: str) -> None:
+    cur.execute("DELETE FROM files WHERE path = ?", [path])
+
+
+def drop_orphan_documents(cur) -> int:
+    """Delete every document no path refers to any more, with all its rows."""
+    orphans = [r[0] for r in cur.execute(
+        "SELECT id FROM documents WHERE id NOT IN (SELECT doc_id FROM files WHERE doc_id IS NOT NULL)"
+    ).fetchall()]
+    for table in ("pages", "words", "elements", "chunks", "page_embeddings", "page_summaries"):
+        cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
+    cur.execute("DELETE FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))", [orphans])
+    return len(orphans)
+
+
+def file_entries(cur) -> list[FileEntry]:
+    rows = cur.execute(
+        "SELECT f.path, f.status, d.pages, f.error, f.doc_id FROM files f "
+        "LEFT JOIN documents d ON d.id = f.doc_id ORDER BY f.path").fetchall()
+    return [FileEntry(path=p, name=os.path.basename(p), status=FileStatus(s), pages=n, error=e, doc_id=d)
+            for p, s, n, e, d in rows]
+
+
+def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
+    """Map each --doc argument (file name, path, or a unique part of a name) to document ids."""
+    entries = [e for e in file_entries(cur) if e.doc_id is not None]
+    resolved = {}
+    for name in names:
+        exact = {e.doc_id for e in entries if name in (e.name, e.path)}
+        partial = {e.doc_id for e in entries if name.lower() in e.name.lower()}
+        resolved[name] = sorted(exact or partial)
+    return resolved
+
+
+def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
+    """One representative path per document (the first alphabetically) for display."""
+    rows = cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IS NOT NULL GROUP BY doc_id").fetchall()
+    return {d: p for d, p in rows if doc_ids is None or d in doc_ids}

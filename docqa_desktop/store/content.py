@@ -1,0 +1,71 @@
+"""Per-page content of a document: pages, words, layout elements, chunks with embeddings."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..domain import ParsedPage
+
+
+def insert_document(db, cur, *, sha256: str, size: int, title: str | None, page_count: int,
+                    parser_version: int) -> int:
+    return cur.execute(
+        "INSERT INTO documents (sha256, size, pages, title, parser_version) VALUES (?, ?, ?, ?, ?) RETURNING id",
+        [sha256, size, page_count, title, parser_version]).fetchone()[0]
+
+
+def insert_pages(db, cur, doc_id: int, pages: list[ParsedPage]) -> None:
+    """Write a batch of parsed pages (called repeatedly inside one document transaction)."""
+    if not pages:
+        return
+    db.insert_arrow(cur, "pages", pa.table({
+        "doc_id": pa.array([doc_id] * len(pages), pa.int64()),
+        "page": pa.array([p.number for p in pages], pa.int32()),
+        "label": [p.label for p in pages],
+        "width": pa.array([p.width for p in pages], pa.float32()),
+        "height": pa.array([p.height for p in pages], pa.float32()),
+        "text": [p.text for p in pages],
+        "text_source": [p.text_source.value for p in pages],
+    }))
+    words = [(p.number, i, w) for p in pages for i, w in enumerate(p.words)]
+    db.insert_arrow(cur, "words", pa.table({
+        "doc_id": pa.array([doc_id] * len(words), pa.int64()),
+        "page": pa.array([n for n, _, _ in words], pa.int32()),
+        "seq": pa.array([i for _, i, _ in words], pa.int32()),
+        "line": pa.array([w.line for _, _, w in words], pa.int32()),
+        "text": [w.text for _, _, w in words],
+        **_box_columns([w.bbox for _, _, w in words]),
+    }))
+    elements = [(p.number, i, e) for p in pages for i, e in enumerate(p.elements)]
+    db.insert_arrow(cur, "elements", pa.table({
+        "doc_id": pa.array([doc_id] * len(elements), pa.int64()),
+        "page": pa.array([n for n, _, _ in elements], pa.int32()),
+        "seq": pa.array([i for _, i, _ in elements], pa.int32()),
+        "kind": [e.kind for _, _, e in elements],
+        **_box_columns([e.bbox for _, _, e in elements]),
+        "text": [e.text for _, _, e in elements],
+    }))
+
+
+def insert_chunks(db, cur, doc_id: int, chunks, embeddings: np.ndarray) -> None:
+    if not chunks:
+        return
+    dim = embeddings.shape[1]
+    db.insert_arrow(cur, "chunks", pa.table({
+        "doc_id": pa.array([doc_id] * len(chunks), pa.int64()),
+        "page": pa.array([c.page for c in chunks], pa.int32()),
+        "seq": pa.array([c.seq for c in chunks], pa.int32()),
+        "text": [c.text for c in chunks],
+        "embedding": pa.FixedSizeListArray.from_arrays(
+            pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim),
+    }))
+
+
+def _box_columns(boxes) -> dict:
+    arr = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
+    return {name: pa.array(arr[:, i]) for i, name in enumerate(("x0", "y0", "x1", "y1"))}
+
+
+def page_text(cur, doc_id: int, page: int) -> str | None:
+    row = cur.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
+    return row[0] if row else None

@@ -1,0 +1,134 @@
+"""Opening the DuckDB file: locking, migrations, transactions, bundled extensions."""
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from . import migrations
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+class StoreBusy(StoreError):
+    """Another process (a running `docqa watch`, the GUI) holds the database file."""
+
+
+def _bundled_extension(name: str) -> str | None:
+    """Path of an extension shipped by the duckdb-ext-<name> package (INSTALL needs the internet)."""
+    spec = importlib.util.find_spec("duckdb_ext")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        found = glob.glob(os.path.join(base, "extensions", f"v{duckdb.__version__}", "*",
+                                       f"{name}.duckdb_extension"))
+        if found:
+            return found[0]
+    return None
+
+
+class Database:
+    """One connection to the library file; threads take cursors from it."""
+
+    def __init__(self, path: str | os.PathLike, *, read_only: bool = False, wait_seconds: float = 10.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = self._connect(read_only, wait_seconds)
+        self._lock = threading.RLock()  # one writer transaction at a time inside this process
+        self._fts_loaded = False
+        if not read_only:
+            migrations.migrate(self.con)
+        elif migrations.current_version(self.con) != migrations.LATEST:
+            raise StoreError(f"{self.path}: schema needs an upgrade; open it once without read-only")
+
+    def _connect(self, read_only: bool, wait_seconds: float) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower():
+                    raise StoreError(f"cannot open {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(f"{self.path} is in use by another docqa process "
+                                    f"(a running `docqa watch` or the app); stop it or wait. ({exc})") from exc
+                time.sleep(0.2)
+            except duckdb.Error as exc:
+                raise StoreError(f"cannot open {self.path}: {exc}") from exc
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.con.cursor()
+
+    @contextmanager
+    def transaction(self):
+        """All-or-nothing: a crash or exception inside leaves the file as it was before."""
+        with self._lock:
+            cur = self.con.cursor()
+            cur.execute("BEGIN")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            else:
+                cur.execute("COMMIT")
+            finally:
+                cur.close()
+
+    def insert_arrow(self, cur: duckdb.DuckDBPyConnection, table: str, data) -> None:
+        """Bulk insert a pyarrow table (executemany costs milliseconds per row in DuckDB)."""
+        if data.num_rows == 0:
+            return
+        cur.register("_batch", data)
+        try:
+            cur.execute(f"INSERT INTO {table} ({', '.join(data.column_names)}) SELECT * FROM _batch")
+        finally:
+            cur.unregister("_batch")
+
+    def load_fts(self, cur: duckdb.DuckDBPyConnection | None = None) -> None:
+        target = cur or self.con
+        path = _bundled_extension("fts")
+        try:
+            target.execute(f"LOAD '{path}'" if path else "LOAD fts")
+        except duckdb.Error as exc:
+            raise StoreError("DuckDB full-text search extension not found: install duckdb-ext-fts "
+                             f"matching duckdb {duckdb.__version__} ({exc})") from exc
+
+    def rebuild_text_index(self) -> None:
+        """DuckDB's FTS index is a snapshot: rebuild it after pages change."""
+        with self._lock:
+            self.load_fts()
+            # digits are kept: numbers are what users search in reports and filings
+            self.con.execute(
+                "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
+                "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
+            self.con.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
+
+    def mark_text_index_stale(self, cur) -> None:
+        cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '1')")
+
+    def text_index_stale(self) -> bool:
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'fts_stale'").fetchone()
+        has_index = self.con.execute(
+            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_pages'").fetchone()[0]
+        return not has_index or (row is not None and row[0] == "1")
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        except duckdb.Error:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

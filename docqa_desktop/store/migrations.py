@@ -1,0 +1,125 @@
+"""Versioned schema. Append a step to MIGRATIONS to change it; never edit a released step.
+
+Ids instead of foreign keys: DuckDB cannot update or delete rows that a foreign key points at
+inside one transaction, and every document is replaced in one transaction.
+"""
+from __future__ import annotations
+
+import duckdb
+
+SCHEMA_V1 = """
+CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE SEQUENCE library_ids;
+CREATE SEQUENCE document_ids;
+CREATE SEQUENCE page_ids;
+CREATE SEQUENCE chunk_ids;
+
+-- watched folders
+CREATE TABLE libraries (
+    id BIGINT PRIMARY KEY DEFAULT nextval('library_ids'),
+    root VARCHAR NOT NULL UNIQUE,
+    added_at TIMESTAMP DEFAULT current_timestamp
+);
+
+-- one row per distinct content (sha256): renamed, moved and duplicate files share it
+CREATE TABLE documents (
+    id BIGINT PRIMARY KEY DEFAULT nextval('document_ids'),
+    sha256 VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    pages INTEGER NOT NULL,
+    title VARCHAR,
+    parser_version INTEGER NOT NULL,
+    indexed_at TIMESTAMP DEFAULT current_timestamp
+);
+
+-- one row per path on disk; doc_id is the last good index of that path (kept when a re-index fails)
+CREATE TABLE files (
+    path VARCHAR PRIMARY KEY,
+    library_id BIGINT,
+    doc_id BIGINT,
+    size BIGINT,
+    mtime DOUBLE,
+    status VARCHAR NOT NULL,         -- indexed | error | pending
+    error VARCHAR,
+    updated_at TIMESTAMP DEFAULT current_timestamp
+);
+
+CREATE TABLE pages (
+    id BIGINT PRIMARY KEY DEFAULT nextval('page_ids'),
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,           -- 1-based index in the file
+    label VARCHAR NOT NULL,          -- printed page label
+    width REAL NOT NULL,
+    height REAL NOT NULL,
+    text VARCHAR NOT NULL,
+    text_source VARCHAR NOT NULL     -- layer | ocr | none
+);
+
+CREATE TABLE words (
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    x0 REAL, y0 REAL, x1 REAL, y1 REAL
+);
+
+CREATE TABLE elements (
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    kind VARCHAR NOT NULL,           -- table | picture | text | section-header | caption | ...
+    x0 REAL, y0 REAL, x1 REAL, y1 REAL,
+    text VARCHAR NOT NULL            -- markdown
+);
+
+CREATE TABLE chunks (
+    id BIGINT PRIMARY KEY DEFAULT nextval('chunk_ids'),
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    embedding FLOAT[384]             -- all-MiniLM-L6-v2, L2-normalised
+);
+
+-- room for later stages: one row per (doc, page, producing model)
+CREATE TABLE page_embeddings (doc_id BIGINT, page INTEGER, model VARCHAR, vectors BLOB, codes BLOB);
+CREATE TABLE page_summaries (doc_id BIGINT, page INTEGER, model VARCHAR, summary VARCHAR,
+                             created_at TIMESTAMP DEFAULT current_timestamp);
+CREATE TABLE answers (id VARCHAR PRIMARY KEY, question VARCHAR, method VARCHAR, record JSON,
+                      created_at TIMESTAMP DEFAULT current_timestamp);
+
+CREATE INDEX pages_doc ON pages(doc_id, page);
+CREATE INDEX chunks_doc ON chunks(doc_id);
+"""
+
+# (version, SQL) in order; the database records the highest applied version in meta.
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, SCHEMA_V1),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'").fetchone()[0]
+    if not exists:
+        return 0
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> int:
+    """Bring the schema to LATEST, each step in its own transaction. Returns the version reached."""
+    version = current_version(con)
+    if version > LATEST:
+        raise RuntimeError(f"database schema v{version} is newer than this program (v{LATEST}); upgrade docqa")
+    for step, sql in MIGRATIONS:
+        if step <= version:
+            continue
+        con.execute("BEGIN")
+        con.execute(sql)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step)])
+        con.execute("COMMIT")
+        version = step
+    return version
