@@ -102,6 +102,7 @@ class IndexReport:
     seconds: float = 0.0
     cancelled: bool = False
     errors: dict[str, str] = field(default_factory=dict)  # path -> reason
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # worker time per stage (text, ocr, layout, embed)
 
     def as_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}

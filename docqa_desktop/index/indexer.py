@@ -55,6 +55,7 @@ class Indexer:
     def __init__(self, db: Database, settings: IndexSettings):
         self.db = db
         self.settings = settings
+        self.stage_seconds: dict[str, float] = {}
 
     def run(self, paths: list[str], progress: ProgressCallback | None = None,
             cancel: threading.Event | None = None) -> IndexReport:
@@ -72,6 +73,7 @@ class Indexer:
             emit(IndexProgress("finishing", len(jobs), len(jobs), report.pages, report.pages, None, 0.0, 0.0))
             self.db.rebuild_text_index()
         report.cancelled = cancel.is_set()
+        report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
         report.seconds = round(time.monotonic() - started, 3)
         emit(IndexProgress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
                            report.pages, report.pages, None, 0.0, 0.0))
@@ -157,8 +159,7 @@ class Indexer:
             for first in range(1, job.pages + 1, s.pages_per_task):
                 job.tasks.append(len(tasks))
                 tasks.append(Task(index, job.paths[0].path, first, min(job.pages, first + s.pages_per_task - 1)))
-        options = ParseOptions(ocr=s.ocr, ocr_dpi=s.ocr_dpi, layout=s.layout,
-                               chunk_words=s.chunk_words, chunk_overlap=s.chunk_overlap)
+        options = ParseOptions.from_settings(s)
         pipeline = ParsePipeline(tasks, options, s.workers)
         progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
         try:
@@ -191,6 +192,8 @@ class Indexer:
                 result = pipeline.result(task_index)
                 if result.error:
                     raise PdfError(result.error)
+                for stage, spent in result.seconds.items():
+                    self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + spent
                 content.insert_pages(self.db, cur, doc_id, result.pages)
                 content.insert_chunks(self.db, cur, doc_id, result.chunks, result.embeddings)
                 progress.pages_parsed(len(result.pages))

@@ -52,7 +52,7 @@ def restore_spaces(line: str) -> str:
             words = _split_letters(part) if part.isalpha() else [part]
             for word in words:
                 if pieces and (glue or (pieces[-1][-1].isdigit() and word.lower() in _ORDINALS)
-                               or not (word.isalnum() or word in _OPENING)):
+                               or not (word[0].isalnum() or word in _OPENING)):
                     pieces[-1] += word  # closing punctuation, "24"+"th", or a glued join
                 else:
                     pieces.append(word)

@@ -17,12 +17,18 @@ from ..domain import Chunk, ParsedPage
 
 @dataclass(frozen=True)
 class ParseOptions:
+    """The part of IndexSettings a worker needs (picklable, no paths or locations)."""
     ocr: bool = True
     ocr_dpi: int = 110
     layout: bool = True
-    chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
+    chunk_words: int = 80
     chunk_overlap: int = 20
     embed: bool = True
+
+    @classmethod
+    def from_settings(cls, s) -> "ParseOptions":
+        return cls(ocr=s.ocr, ocr_dpi=s.ocr_dpi, layout=s.layout, chunk_words=s.chunk_words,
+                   chunk_overlap=s.chunk_overlap, embed=s.dense)
 
 
 @dataclass

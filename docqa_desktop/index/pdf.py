@@ -6,6 +6,8 @@ import pymupdf
 from ..domain import ParsedPage, TextSource, Word
 
 PDF_MAGIC = b"%PDF-"
+# ligatures expanded ("ﬁ" -> "fi") so words match what people type
+WORD_FLAGS = (pymupdf.TEXTFLAGS_WORDS | pymupdf.TEXT_MEDIABOX_CLIP) & ~pymupdf.TEXT_PRESERVE_LIGATURES
 MIN_USABLE_CHARS = 20  # fewer letters/digits than this and the text layer is treated as missing
 
 
@@ -50,7 +52,7 @@ def page_label(page: pymupdf.Page) -> str:
 
 def text_layer(page: pymupdf.Page) -> tuple[str, list[Word]]:
     """Reading-order text and word boxes from the PDF's own text layer."""
-    raw = page.get_text("words", sort=True)
+    raw = page.get_text("words", sort=True, flags=WORD_FLAGS)
     words, line_ids = [], {}
     for x0, y0, x1, y1, text, block, line, _ in raw:
         line_no = line_ids.setdefault((block, line), len(line_ids))

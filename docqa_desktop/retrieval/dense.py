@@ -13,7 +13,7 @@ def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | No
     """Best pages with their score and best chunk text, highest first."""
     where, args = scope_clause(doc_ids)
     table = db.cursor().execute(
-        f"SELECT doc_id, page, text, embedding FROM chunks WHERE {where}", args).fetch_arrow_table()
+        f"SELECT doc_id, page, text, embedding FROM chunks WHERE embedding IS NOT NULL AND {where}", args).fetch_arrow_table()
     if table.num_rows == 0:
         return []
     vectors = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)

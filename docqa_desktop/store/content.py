@@ -47,17 +47,21 @@ def insert_pages(db, cur, doc_id: int, pages: list[ParsedPage]) -> None:
     }))
 
 
-def insert_chunks(db, cur, doc_id: int, chunks, embeddings: np.ndarray) -> None:
+def insert_chunks(db, cur, doc_id: int, chunks, embeddings: np.ndarray | None) -> None:
+    """Chunks with their embeddings (None when dense retrieval is switched off)."""
     if not chunks:
         return
-    dim = embeddings.shape[1]
+    if embeddings is None:
+        vectors = pa.nulls(len(chunks), pa.list_(pa.float32(), 384))
+    else:
+        vectors = pa.FixedSizeListArray.from_arrays(
+            pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), embeddings.shape[1])
     db.insert_arrow(cur, "chunks", pa.table({
         "doc_id": pa.array([doc_id] * len(chunks), pa.int64()),
         "page": pa.array([c.page for c in chunks], pa.int32()),
         "seq": pa.array([c.seq for c in chunks], pa.int32()),
         "text": [c.text for c in chunks],
-        "embedding": pa.FixedSizeListArray.from_arrays(
-            pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim),
+        "embedding": vectors,
     }))
 
 

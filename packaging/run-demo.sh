@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
+# default), then search it.   bash packaging/run-demo.sh [FOLDER] [QUERY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/setup.sh
+folder=${1:-resources/samples}
+query=${2:-"When does the last ferry to Gull Island leave?"}
+export DOCQA_HOME=${DOCQA_HOME:-"$PWD/.docqa-demo"}
+.venv/bin/docqa index "$folder"
+.venv/bin/docqa status
+echo
+echo "search: $query"
+.venv/bin/docqa search "$query" --k 5
