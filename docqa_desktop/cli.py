@@ -148,13 +148,13 @@ def _cancel_on_sigint() -> threading.Event:
 
 
 class _ProgressBar:
-    """One redrawn line on stderr: documents, pages, rate, ETA, current file."""
+    """A redrawn line on a terminal; one line per finished document when stderr is a log or pipe."""
 
     def __init__(self, stream=sys.stderr):
         self.stream = stream
-        self.active = False
         self.tty = stream.isatty()
-        self.last_line = ""
+        self.active = False
+        self.docs_done = 0
 
     def __call__(self, p: IndexProgress) -> None:
         if p.phase != "indexing" or not p.pages_total:
@@ -167,14 +167,15 @@ class _ProgressBar:
                 f"{p.pages_done}/{p.pages_total} pages {p.pages_per_second:.1f} p/s ETA {eta} {name}")
         if self.tty:
             self.stream.write("\r" + line[:150].ljust(150))
-            self.stream.flush()
             self.active = True
-        elif line.split(" ETA")[0] != self.last_line.split(" ETA")[0] and p.pages_done == p.pages_total:
+        elif p.docs_done != self.docs_done:
             self.stream.write(line + "\n")
-        self.last_line = line
+        self.docs_done = p.docs_done
+        self.stream.flush()
 
     def close(self) -> None:
         if self.active:
             self.stream.write("\n")
             self.stream.flush()
             self.active = False
+        self.docs_done = 0

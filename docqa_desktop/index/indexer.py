@@ -108,7 +108,7 @@ class Indexer:
                         continue
                     candidates.append(_Candidate(path, library_id, state, known=old is not None))
             if report.removed:
-                catalog.drop_orphan_documents(cur)
+                # orphans are dropped after planning: a moved file finds its document again
                 self.db.mark_text_index_stale(cur)
         return candidates
 

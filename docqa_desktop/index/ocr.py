@@ -16,7 +16,8 @@ from ..domain import Word
 from .pdf import words_to_text
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
-_GLUED = re.compile(r"[A-Za-z]+|\d+(?:[.,:]\d+)*|[^A-Za-z\d]")
+# codes like "A320" or "4U9525" stay whole; otherwise letters, numbers and punctuation are split apart
+_GLUED = re.compile(r"\d*[A-Z]{1,3}\d+[A-Z\d]*|[A-Za-z]*[a-z](?=[A-Z]{1,3}\d)|[A-Za-z]+|\d+(?:[.,:]\d+)*|[^A-Za-z\d]")
 _ORDINALS = {"st", "nd", "rd", "th"}
 
 

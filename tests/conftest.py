@@ -1,0 +1,73 @@
+"""Shared fixtures: real corpus PDFs (read in place from ../shared/corpus), temp homes, settings."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docqa_desktop.service import Service
+from docqa_desktop.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("DOCQA_CORPUS", ROOT.parent / "shared" / "corpus"))
+SAMPLES = ROOT / "resources" / "samples"
+
+SMALL_PAPER = "1912.01214.pdf"  # 8 born-digital pages
+REPORT_15 = "936c0e2c2e6c8e0c07c51bfaf7fd0a83.pdf"  # 15 pages
+SLIDES_OCR = "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"  # image-only deck
+
+
+def corpus_pdf(name: str) -> Path:
+    path = CORPUS / name
+    if not path.exists():
+        pytest.fail(f"evaluation corpus missing: {path} (CI keeps ../shared beside the checkout)")
+    return path
+
+
+def make_settings(home: Path, **index_changes) -> Settings:
+    """Settings under `home`; tests switch off stages they are not about to stay quick."""
+    settings = Settings.load(home)
+    return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes))
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def library(tmp_path) -> Path:
+    """A folder with one copy of a small corpus paper and the two sample PDFs."""
+    folder = tmp_path / "library"
+    folder.mkdir()
+    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+    for sample in SAMPLES.glob("*.pdf"):
+        shutil.copy(sample, folder / sample.name)
+    return folder
+
+
+@pytest.fixture
+def fast_service(home):
+    """A service with layout and dense embeddings off (they have their own tests)."""
+    with Service(make_settings(home, layout=False, dense=False)) as service:
+        yield service
+
+
+def entries_by_name(service: Service) -> dict:
+    return {e.name: e for e in service.status()}
+
+
+def write_pdf(path: Path, pages: list[str]) -> Path:
+    """A small born-digital PDF with the given text, one string per page."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), text, fontsize=11)
+    doc.save(path)
+    doc.close()
+    return path

@@ -1,0 +1,135 @@
+"""Incremental indexing of real PDFs: new, unchanged, renamed, duplicated, changed, deleted, cancelled."""
+import os
+import shutil
+import threading
+
+import duckdb
+
+from conftest import REPORT_15, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
+from docqa_desktop.domain import FileStatus
+from docqa_desktop.service import Service
+
+
+def _count(service, sql):
+    return service.db.con.execute(sql).fetchone()[0]
+
+
+def test_index_then_rerun_is_incremental(fast_service, library):
+    report = fast_service.index([str(library)])
+    assert (report.added, report.failed, report.pages) == (3, 0, 8 + 4 + 1)
+    entries = entries_by_name(fast_service)
+    assert {e.status for e in entries.values()} == {FileStatus.INDEXED}
+    assert entries[SMALL_PAPER].pages == 8
+    assert _count(fast_service, "SELECT count(*) FROM words") > 1000
+    assert fast_service.libraries() == [str(library)]
+
+    again = fast_service.index([str(library)])
+    assert (again.added, again.updated, again.unchanged, again.pages) == (0, 0, 3, 0)
+
+
+def test_rename_and_move_keep_the_index_without_parsing(fast_service, library):
+    fast_service.index([str(library)])
+    doc_before = entries_by_name(fast_service)[SMALL_PAPER].doc_id
+    sub = library / "moved here"
+    sub.mkdir()
+    os.rename(library / SMALL_PAPER, sub / "renamed paper.pdf")
+    report = fast_service.index([str(library)])
+    assert report.pages == 0  # nothing parsed again
+    entries = entries_by_name(fast_service)
+    assert SMALL_PAPER not in entries
+    assert entries["renamed paper.pdf"].doc_id == doc_before
+    assert _count(fast_service, "SELECT count(*) FROM documents") == 3
+
+
+def test_duplicates_share_one_document_and_list_every_path(fast_service, library):
+    shutil.copy(library / SMALL_PAPER, library / "copy.pdf")
+    report = fast_service.index([str(library)])
+    assert report.added == 4 and report.pages == 13  # the copy is not parsed twice
+    entries = entries_by_name(fast_service)
+    assert entries["copy.pdf"].doc_id == entries[SMALL_PAPER].doc_id
+    assert _count(fast_service, "SELECT count(*) FROM documents") == 3
+    hits = fast_service.search("pivot language transfer", k=3)
+    assert hits and hits[0].doc in (SMALL_PAPER, "copy.pdf")
+    # deleting one copy keeps the document for the other
+    os.remove(library / "copy.pdf")
+    fast_service.index([str(library)])
+    assert _count(fast_service, "SELECT count(*) FROM documents") == 3
+
+
+def test_changed_file_replaces_its_old_version(fast_service, library):
+    target = write_pdf(library / "notes.pdf", ["The zeppelin hangar opened in 1931."])
+    fast_service.index([str(library)])
+    assert fast_service.search("zeppelin hangar", k=1)[0].doc == "notes.pdf"
+    write_pdf(target, ["The lighthouse keeper retired in 1988."])  # same name, new content
+    os.utime(target, (1, 1))  # a different mtime even on coarse-clock file systems
+    report = fast_service.index([str(library)])
+    assert report.updated == 1 and report.pages == 1
+    assert fast_service.search("lighthouse keeper", k=1)[0].doc == "notes.pdf"
+    assert _count(fast_service, "SELECT count(*) FROM pages WHERE text LIKE '%zeppelin%'") == 0
+    assert _count(fast_service, "SELECT count(*) FROM documents") == 4
+
+
+def test_deleted_files_leave_the_index(fast_service, library):
+    fast_service.index([str(library)])
+    os.remove(library / "ferry-memo-scanned.pdf")
+    report = fast_service.index([str(library)])
+    assert report.removed == 1
+    assert "ferry-memo-scanned.pdf" not in entries_by_name(fast_service)
+    assert _count(fast_service, "SELECT count(*) FROM pages WHERE text LIKE '%Gull Island%'") == 0
+    assert fast_service.search("Gull Island ferry", k=5) == [] or all(
+        h.doc != "ferry-memo-scanned.pdf" for h in fast_service.search("Gull Island ferry", k=5))
+
+
+def test_missing_folder_does_not_wipe_its_documents(fast_service, library, tmp_path):
+    fast_service.index([str(library)])
+    hidden = tmp_path / "unmounted"
+    os.rename(library, hidden)
+    report = fast_service.index([str(library)])
+    assert report.errors == {str(library): "path not found"}
+    assert len(fast_service.status()) == 3
+
+
+def test_remove_forgets_a_folder(fast_service, library):
+    fast_service.index([str(library)])
+    assert fast_service.remove(str(library)) == 3
+    assert fast_service.status() == [] and fast_service.libraries() == []
+    assert _count(fast_service, "SELECT count(*) FROM pages") == 0
+    assert _count(fast_service, "SELECT count(*) FROM words") == 0
+
+
+def test_cancel_rolls_back_the_current_document_and_the_next_run_resumes(home, library):
+    shutil.copy(corpus_pdf(REPORT_15), library / REPORT_15)
+    cancel = threading.Event()
+    seen = []
+
+    def progress(p):
+        if p.phase == "indexing" and p.docs_done >= 1:
+            seen.append(p)
+            cancel.set()
+
+    settings = make_settings(home, layout=False, dense=False, pages_per_task=2)
+    with Service(settings) as service:
+        report = service.index([str(library)], progress, cancel)
+        assert report.cancelled
+        statuses = [e.status for e in service.status()]
+        assert FileStatus.PENDING in statuses and FileStatus.INDEXED in statuses
+        assert_consistent(service.database_path, service)
+        resumed = service.index([str(library)])
+        assert not resumed.cancelled and resumed.failed == 0
+        assert {e.status for e in service.status()} == {FileStatus.INDEXED}
+        assert_consistent(service.database_path, service)
+
+
+def assert_consistent(db_path, service=None):
+    """Every document has exactly its pages, every indexed file points at an existing document."""
+    con = service.db.con if service else duckdb.connect(str(db_path), read_only=True)
+    bad_pages = con.execute(
+        "SELECT d.id, d.pages, count(p.page) FROM documents d LEFT JOIN pages p ON p.doc_id = d.id "
+        "GROUP BY d.id, d.pages HAVING count(p.page) != d.pages").fetchall()
+    assert bad_pages == []
+    dangling = con.execute(
+        "SELECT path FROM files WHERE status = 'indexed' AND doc_id NOT IN (SELECT id FROM documents)").fetchall()
+    assert dangling == []
+    orphan_rows = con.execute(
+        "SELECT count(*) FROM pages WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
+    assert orphan_rows == 0

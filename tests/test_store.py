@@ -1,0 +1,60 @@
+import duckdb
+import pytest
+
+from docqa_desktop.store import Database, StoreBusy, StoreError
+from docqa_desktop.store import migrations
+
+
+def test_fresh_database_reaches_latest_schema_and_reopens(tmp_path):
+    path = tmp_path / "lib.duckdb"
+    with Database(path) as db:
+        assert migrations.current_version(db.con) == migrations.LATEST
+        tables = {r[0] for r in db.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {"libraries", "documents", "files", "pages", "words", "elements", "chunks",
+            "page_embeddings", "page_summaries", "answers"} <= tables
+    with Database(path) as db:  # migrating twice is a no-op
+        assert migrations.current_version(db.con) == migrations.LATEST
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "lib.duckdb"
+    Database(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        Database(path)
+
+
+def test_transaction_rolls_back_on_error(tmp_path):
+    with Database(tmp_path / "lib.duckdb") as db:
+        with pytest.raises(ZeroDivisionError):
+            with db.transaction() as cur:
+                cur.execute("INSERT INTO libraries (root) VALUES ('/x')")
+                1 / 0
+        assert db.con.execute("SELECT count(*) FROM libraries").fetchone()[0] == 0
+
+
+def test_busy_database_gives_a_clear_error(tmp_path):
+    path = tmp_path / "lib.duckdb"
+    Database(path).close()
+    import subprocess, sys, textwrap
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, sys, time
+        con = duckdb.connect({str(path)!r})
+        print("locked", flush=True)
+        time.sleep(30)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(StoreBusy, match="in use by another docqa process"):
+            Database(path, wait_seconds=0.5)
+    finally:
+        holder.kill()
+
+
+def test_corrupt_database_file_is_reported(tmp_path):
+    path = tmp_path / "lib.duckdb"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match=str(path.name)):
+        Database(path)
