@@ -90,6 +90,9 @@ def environment() -> dict:
         "packages": {n: _version(n) for n in ("docqa-desktop", "duckdb", "pymupdf", "pymupdf4llm",
                                               "rapidocr-onnxruntime", "onnxruntime", "numpy", "bm25s")},
         "git": _git(),
+        # thread settings change latencies a lot on 2 cores (BLAS threads against DuckDB's)
+        "env": {k: v for k, v in sorted(os.environ.items())
+                if k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") or k.startswith("DOCQA_")},
     }
 
 
