@@ -82,8 +82,12 @@ def _cmd_watch(service: Service, args) -> int:
         if report.added or report.updated or report.removed or report.failed:
             _print_report(report)
 
+    def on_error(exc: Exception):
+        bar.close()
+        print(f"docqa watch: {exc} (will retry)", file=sys.stderr)
+
     print(f"watching {', '.join(args.paths)} (Ctrl-C to stop)", file=sys.stderr)
-    service.watch(args.paths, bar, stop, on_report)
+    service.watch(args.paths, bar, stop, on_report, on_error)
     return 0
 
 

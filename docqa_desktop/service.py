@@ -52,7 +52,7 @@ class Service:
         return Indexer(self.db, self.settings.index).run(paths, progress, cancel)
 
     def watch(self, paths: list[str], progress: ProgressCallback | None = None,
-              stop: threading.Event | None = None, on_report=None) -> None:
+              stop: threading.Event | None = None, on_report=None, on_error=None) -> None:
         """Index now, then keep the index in step with the folders until `stop` is set.
 
         The database is closed between bursts so that other docqa processes can read it.
@@ -61,13 +61,15 @@ class Service:
         roots = [normalise(p) for p in paths]
 
         def sync(_changed=None):
-            report = self.index(roots, progress, stop)
-            self.close()
+            try:
+                report = self.index(roots, progress, stop)
+            finally:
+                self.close()
             if on_report:
                 on_report(report)
 
         sync()
-        watch_folders(roots, sync, stop, self.settings.index.settle_seconds)
+        watch_folders(roots, sync, stop, self.settings.index.settle_seconds, on_error=on_error)
 
     def remove(self, path: str) -> int:
         return Indexer(self.db, self.settings.index).remove(path)

@@ -143,9 +143,9 @@ class Indexer:
                 jobs[sha] = _Job(sha, [cand], pages, title)
             for job in jobs.values():
                 for cand in job.paths:  # visible as pending in `docqa status` while we work
-                    old = catalog.known_files(cur, cand.path).get(cand.path)
-                    catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=old[3] if old else None,
-                                     size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.PENDING)
+                    catalog.set_file_keeping_document(cur, cand.path, library_id=cand.library_id,
+                                                      size=cand.state.size, mtime=cand.state.mtime,
+                                                      status=FileStatus.PENDING)
             catalog.drop_orphan_documents(cur)
         return list(jobs.values())
 
@@ -220,17 +220,17 @@ class Indexer:
                     catalog.drop_orphan_documents(cur)
                     self.db.mark_text_index_stale(cur)
                     report.removed += 1
-                elif changed:
-                    old = catalog.known_files(cur, cand.path).get(cand.path)
-                    catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=old[3] if old else None,
-                                     size=None, mtime=None, status=FileStatus.PENDING, error=reason)
+                elif changed:  # no size/mtime recorded: the next scan picks it up again
+                    catalog.set_file_keeping_document(cur, cand.path, library_id=cand.library_id, size=None,
+                                                      mtime=None, status=FileStatus.PENDING, error=reason)
                     report.errors[cand.path] = reason
                 else:
                     self._fail(cur, cand, reason, report)
 
     @staticmethod
     def _fail(cur, cand: _Candidate, reason: str, report: IndexReport) -> None:
-        catalog.mark_file_failed(cur, cand.path, cand.library_id, cand.state.size, cand.state.mtime, reason)
+        catalog.set_file_keeping_document(cur, cand.path, library_id=cand.library_id, size=cand.state.size,
+                                          mtime=cand.state.mtime, status=FileStatus.ERROR, error=reason)
         report.failed += 1
         report.errors[cand.path] = reason
 

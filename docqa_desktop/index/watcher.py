@@ -26,9 +26,13 @@ class _Collector(FileSystemEventHandler):
             return
         paths = [event.src_path, getattr(event, "dest_path", "")]
         relevant = [p for p in paths if p and (event.is_directory or is_candidate(p))]
+        self.mark_dirty([os.fsdecode(p) for p in relevant])
+
+    def mark_dirty(self, paths: list[str], delay: float = 0.0) -> None:
+        """(Re)queue paths; `delay` postpones them, e.g. for a retry."""
         with self.lock:
-            for path in relevant:
-                self.dirty[os.fsdecode(path)] = time.monotonic()
+            for path in paths:
+                self.dirty[path] = time.monotonic() + delay
 
     def take_settled(self, settle: float) -> list[str]:
         """Paths quiet for `settle` seconds whose size no longer changes, removed from the set."""
@@ -54,8 +58,12 @@ def _size_is_stable(path: str, wait: float) -> bool:
 
 
 def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: threading.Event,
-          settle_seconds: float = 1.0, poll: float = 0.25) -> None:
-    """Block until `stop` is set, calling on_change(changed_paths) after each settled burst."""
+          settle_seconds: float = 1.0, poll: float = 0.25,
+          on_error: Callable[[Exception], None] | None = None) -> None:
+    """Block until `stop` is set, calling on_change(changed_paths) after each settled burst.
+
+    A failing burst (database busy, disk full) is reported and retried later, never fatal.
+    """
     collector = _Collector()
     observer = Observer()
     for root in roots:
@@ -64,8 +72,14 @@ def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: thread
     try:
         while not stop.wait(poll):
             changed = collector.take_settled(settle_seconds)
-            if changed:
+            if not changed:
+                continue
+            try:
                 on_change(changed)
+            except Exception as exc:
+                if on_error:
+                    on_error(exc)
+                collector.mark_dirty(changed, delay=max(5.0, settle_seconds))
     finally:
         observer.stop()
         observer.join(timeout=5)

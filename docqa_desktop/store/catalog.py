@@ -46,11 +46,12 @@ def set_file(cur, path: str, *, library_id: int | None, doc_id: int | None, size
         [path, library_id, doc_id, size, mtime, status.value, error])
 
 
-def mark_file_failed(cur, path: str, library_id: int | None, size, mtime, error: str) -> None:
-    """Record an error but keep the file's last good document (if any) searchable."""
+def set_file_keeping_document(cur, path: str, *, library_id: int | None, size, mtime, status: FileStatus,
+                              error: str | None = None) -> None:
+    """Change a file's status (pending, error) but keep its last good document (if any) searchable."""
     row = cur.execute("SELECT doc_id FROM files WHERE path = ?", [path]).fetchone()
     set_file(cur, path, library_id=library_id, doc_id=row[0] if row else None, size=size, mtime=mtime,
-             status=FileStatus.ERROR, error=error)
+             status=status, error=error)
 
 
 def remove_file(cur, path: str) -> None:

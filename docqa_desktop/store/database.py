@@ -102,15 +102,23 @@ class Database:
             raise StoreError("DuckDB full-text search extension not found: install duckdb-ext-fts "
                              f"matching duckdb {duckdb.__version__} ({exc})") from exc
 
-    def rebuild_text_index(self) -> None:
+    def rebuild_text_index(self, attempts: int = 5) -> None:
         """DuckDB's FTS index is a snapshot: rebuild it after pages change."""
         with self._lock:
             self.load_fts()
-            # digits are kept: numbers are what users search in reports and filings
-            self.con.execute(
-                "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
-                "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
-            self.con.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
+            for attempt in range(attempts):
+                try:
+                    # digits are kept: numbers are what users search in reports and filings
+                    self.con.execute(
+                        "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
+                        "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
+                    self.con.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
+                    return
+                except duckdb.TransactionException:
+                    # another connection in this process rebuilt it at the same moment
+                    if attempt == attempts - 1:
+                        raise
+                    time.sleep(0.2 * (attempt + 1))
 
     def mark_text_index_stale(self, cur) -> None:
         cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '1')")

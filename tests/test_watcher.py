@@ -1,0 +1,67 @@
+"""`watch`: index at start, then follow creates, growing copies, moves and deletes."""
+import os
+import shutil
+import threading
+import time
+
+from conftest import SAMPLES, entries_by_name, make_settings, write_pdf
+from docqa_desktop.service import Service
+
+
+def wait_for(condition, timeout=120.0):
+    """Poll until condition() is true; generous deadline, never a timing assertion."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError("condition not reached within the deadline")
+
+
+def test_watch_follows_the_folder(home, tmp_path):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    write_pdf(folder / "first.pdf", ["The first note mentions herons."])
+    settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
+    stop = threading.Event()
+    reports = []
+    service = Service(settings)
+    thread = threading.Thread(target=service.watch, args=([str(folder)],),
+                              kwargs={"stop": stop, "on_report": reports.append}, daemon=True)
+    thread.start()
+
+    def names():
+        if not reports:
+            return None
+        with Service(settings) as reader:  # the watcher closes the database between bursts
+            return sorted(entries_by_name(reader))
+
+    try:
+        wait_for(lambda: names() == ["first.pdf"])
+        # a file that is still being written is indexed only once it stops growing
+        data = (SAMPLES / "harbour-solar-report.pdf").read_bytes()
+        with open(folder / "growing.pdf", "wb") as fh:
+            for i in range(0, len(data), 2048):
+                fh.write(data[i:i + 2048])
+                fh.flush()
+                time.sleep(0.05)
+        (folder / "~$lock.pdf").write_bytes(b"editor lock file")  # ignored
+        wait_for(lambda: names() == ["first.pdf", "growing.pdf"])
+        assert all(r.failed == 0 for r in reports)
+
+        os.rename(folder / "first.pdf", folder / "renamed.pdf")
+        wait_for(lambda: names() == ["growing.pdf", "renamed.pdf"])
+        sub = folder / "sub"
+        sub.mkdir()
+        shutil.move(folder / "growing.pdf", sub / "moved.pdf")
+        wait_for(lambda: names() == ["moved.pdf", "renamed.pdf"])
+        os.remove(folder / "renamed.pdf")
+        wait_for(lambda: names() == ["moved.pdf"])
+        with Service(settings) as reader:
+            assert reader.search("megawatt", k=1)[0].doc == "moved.pdf"
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        service.close()
+    assert not thread.is_alive()
