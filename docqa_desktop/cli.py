@@ -43,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=None, help="number of pages (default 10)")
     p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FUSED.value)
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("render", parents=[common], help="write a page of an indexed document as PNG")
+    p.add_argument("doc")
+    p.add_argument("page", type=int, help="1-based page index")
+    p.add_argument("-o", "--output", help="file to write (default: DOC-pPAGE.png)")
+    p.add_argument("--size", type=int, default=1600, help="longer side in pixels")
     return parser
 
 
@@ -52,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Service(settings) as service:
             return COMMANDS[args.command](service, args)
-    except (StoreError, UnknownDocument) as exc:
+    except (StoreError, UnknownDocument, ValueError) as exc:
         print(f"docqa: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -124,8 +129,17 @@ def _cmd_search(service: Service, args) -> int:
     return 0
 
 
+def _cmd_render(service: Service, args) -> int:
+    png = service.page_image(args.doc, args.page, args.size)
+    output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
+    with open(output, "wb") as fh:
+        fh.write(png)
+    print(output)
+    return 0
+
+
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
-            "status": _cmd_status, "search": _cmd_search}
+            "status": _cmd_status, "search": _cmd_search, "render": _cmd_render}
 
 
 def _print_report(report: IndexReport) -> None:

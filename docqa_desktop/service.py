@@ -1,11 +1,13 @@
 """The one facade the CLI and the GUI talk to: index, watch, remove, status, search."""
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 from .domain import FileEntry, IndexReport, SearchHit
 from .index.indexer import Indexer, ProgressCallback
+from .index.render import ThumbnailCache, render_page
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .retrieval.text_retriever import Mode, TextRetriever
@@ -91,6 +93,25 @@ class Service:
         if missing:
             raise UnknownDocument(f"no indexed document matches {', '.join(map(repr, missing))}")
         return sorted({i for ids in resolved.values() for i in ids})
+
+    def page_image(self, doc: str, page: int, max_side: int = 1600) -> bytes:
+        """PNG of a page of an indexed document, rendered from whichever of its paths still exists."""
+        _, path = self._document_on_disk(doc)
+        return render_page(path, page, max_side)
+
+    def thumbnail(self, doc: str, page: int) -> Path:
+        sha, path = self._document_on_disk(doc)
+        return ThumbnailCache(self.settings.locations.thumbnails).get(sha, path, page)
+
+    def _document_on_disk(self, doc: str) -> tuple[str, str]:
+        ids = self.resolve_documents([doc])
+        if len(ids) > 1:
+            raise UnknownDocument(f"{doc!r} matches {len(ids)} documents; give the full file name or path")
+        sha, paths = catalog.document_sources(self.db.cursor(), ids[0])
+        existing = [p for p in paths if os.path.exists(p)]
+        if not existing:
+            raise UnknownDocument(f"{doc!r} is indexed but no longer on disk ({', '.join(paths)})")
+        return sha, existing[0]
 
     def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
                mode: Mode = Mode.FUSED) -> list[SearchHit]:

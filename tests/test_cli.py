@@ -118,3 +118,14 @@ def test_kill_9_mid_index_leaves_a_consistent_database_and_the_next_run_resumes(
     status = json.loads(docqa("status", "--json", home=home).stdout)["documents"]
     assert [d["status"] for d in status] == ["indexed"] * 3
     assert_consistent(home / "data" / "library.duckdb")
+
+
+def test_render_writes_a_png_of_the_page(indexed, tmp_path):
+    home, _ = indexed
+    out = tmp_path / "page.png"
+    docqa("render", "harbour-solar-report.pdf", "3", "-o", str(out), "--size", "400", home=home)
+    import pymupdf
+    pix = pymupdf.Pixmap(str(out))
+    assert max(pix.width, pix.height) == 400
+    bad = docqa("render", "harbour-solar-report.pdf", "9", home=home, check=False)
+    assert bad.returncode == 2 and "out of range 1..4" in bad.stderr

@@ -92,3 +92,12 @@ def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
     """One representative path per document (the first alphabetically) for display."""
     rows = cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IS NOT NULL GROUP BY doc_id").fetchall()
     return {d: p for d, p in rows if doc_ids is None or d in doc_ids}
+
+
+def document_sources(cur, doc_id: int) -> tuple[str, list[str]]:
+    """(sha256, every path holding the document) for reading its pages from disk."""
+    row = cur.execute("SELECT sha256 FROM documents WHERE id = ?", [doc_id]).fetchone()
+    if row is None:
+        raise KeyError(doc_id)
+    paths = [r[0] for r in cur.execute("SELECT path FROM files WHERE doc_id = ? ORDER BY path", [doc_id]).fetchall()]
+    return row[0], paths
