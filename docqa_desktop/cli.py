@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from . import logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = Settings.load(getattr(args, "home", None))
+    logs.configure(settings.locations)
     try:
         with Service(settings) as service:
             return COMMANDS[args.command](service, args)

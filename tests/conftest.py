@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from docqa_desktop.service import Service
@@ -71,3 +72,18 @@ def write_pdf(path: Path, pages: list[str]) -> Path:
     doc.save(path)
     doc.close()
     return path
+
+
+def assert_consistent(db_path, service=None):
+    """Every document has exactly its pages, every indexed file points at an existing document."""
+    con = service.db.con if service else duckdb.connect(str(db_path), read_only=True)
+    bad_pages = con.execute(
+        "SELECT d.id, d.pages, count(p.page) FROM documents d LEFT JOIN pages p ON p.doc_id = d.id "
+        "GROUP BY d.id, d.pages HAVING count(p.page) != d.pages").fetchall()
+    assert bad_pages == []
+    dangling = con.execute(
+        "SELECT path FROM files WHERE status = 'indexed' AND doc_id NOT IN (SELECT id FROM documents)").fetchall()
+    assert dangling == []
+    orphan_rows = con.execute(
+        "SELECT count(*) FROM pages WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
+    assert orphan_rows == 0

@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from conftest import REPORT_15, SAMPLES, SMALL_PAPER, corpus_pdf
-from test_indexer import assert_consistent
+from conftest import REPORT_15, SAMPLES, SMALL_PAPER, assert_consistent, corpus_pdf
 
 
 def docqa(*args, home, check=True, env=None, timeout=600):

@@ -3,9 +3,7 @@ import os
 import shutil
 import threading
 
-import duckdb
-
-from conftest import REPORT_15, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
+from conftest import REPORT_15, SMALL_PAPER, assert_consistent, corpus_pdf, entries_by_name, make_settings, write_pdf
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.service import Service
 
@@ -118,18 +116,3 @@ def test_cancel_rolls_back_the_current_document_and_the_next_run_resumes(home, l
         assert not resumed.cancelled and resumed.failed == 0
         assert {e.status for e in service.status()} == {FileStatus.INDEXED}
         assert_consistent(service.database_path, service)
-
-
-def assert_consistent(db_path, service=None):
-    """Every document has exactly its pages, every indexed file points at an existing document."""
-    con = service.db.con if service else duckdb.connect(str(db_path), read_only=True)
-    bad_pages = con.execute(
-        "SELECT d.id, d.pages, count(p.page) FROM documents d LEFT JOIN pages p ON p.doc_id = d.id "
-        "GROUP BY d.id, d.pages HAVING count(p.page) != d.pages").fetchall()
-    assert bad_pages == []
-    dangling = con.execute(
-        "SELECT path FROM files WHERE status = 'indexed' AND doc_id NOT IN (SELECT id FROM documents)").fetchall()
-    assert dangling == []
-    orphan_rows = con.execute(
-        "SELECT count(*) FROM pages WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
-    assert orphan_rows == 0

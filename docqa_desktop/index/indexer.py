@@ -5,6 +5,7 @@ or the new version, and the next run resumes with what is still pending.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -14,11 +15,13 @@ from typing import Callable
 from ..domain import FileStatus, IndexProgress, IndexReport
 from ..settings import IndexSettings
 from ..store import catalog, content
-from ..store.database import Database
+from ..store.database import Database, StoreError
 from .parse_task import ParseOptions
 from .pdf import PdfError, open_pdf
 from .pipeline import ParsePipeline, Task
 from .scan import FileState, find_pdfs, normalise, sha256_of
+
+log = logging.getLogger(__name__)
 
 PARSER_VERSION = 1  # bump when parsing changes: every document is then parsed again
 
@@ -74,6 +77,7 @@ class Indexer:
             self.db.rebuild_text_index()
         report.cancelled = cancel.is_set()
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
+        log.info("index %s: %s", paths, {k: v for k, v in report.as_json().items() if k != "errors"})
         report.seconds = round(time.monotonic() - started, 3)
         emit(IndexProgress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
                            report.pages, report.pages, None, 0.0, 0.0))
@@ -176,6 +180,9 @@ class Indexer:
                     pipeline.skip_job(index)
                     self._record_failure(job, str(exc), report, changed=isinstance(exc, FileChanged))
                     continue
+                except StoreError as exc:  # disk full, I/O error: this document rolled back; stop here
+                    raise StoreError(f"{exc}; stopped while indexing {job.paths[0].path}, "
+                                     "everything indexed before is kept") from exc
                 report.pages += job.pages
                 for cand in job.paths:
                     self._count_done(cand, report)
@@ -229,6 +236,7 @@ class Indexer:
 
     @staticmethod
     def _fail(cur, cand: _Candidate, reason: str, report: IndexReport) -> None:
+        log.warning("cannot index %s: %s", cand.path, reason)
         catalog.set_file_keeping_document(cur, cand.path, library_id=cand.library_id, size=cand.state.size,
                                           mtime=cand.state.mtime, status=FileStatus.ERROR, error=reason)
         report.failed += 1

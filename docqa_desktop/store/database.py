@@ -75,13 +75,21 @@ class Database:
             cur.execute("BEGIN")
             try:
                 yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            else:
                 cur.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # a failed COMMIT has already ended the transaction
+                if isinstance(exc, duckdb.Error):
+                    raise self._write_error(exc) from exc
+                raise
             finally:
                 cur.close()
+
+    def _write_error(self, exc: duckdb.Error) -> StoreError:
+        reason = "disk full" if "No space left" in str(exc) else "write failed"
+        return StoreError(f"cannot write {self.path}: {reason} ({exc})")
 
     def insert_arrow(self, cur: duckdb.DuckDBPyConnection, table: str, data) -> None:
         """Bulk insert a pyarrow table (executemany costs milliseconds per row in DuckDB)."""
