@@ -8,10 +8,15 @@ from conftest import SAMPLES, make_settings
 from docqa_desktop.service import Service, UnknownDocument
 
 
-def test_thumbnails_are_cached_by_content_and_survive_a_rename(home, tmp_path):
+@pytest.fixture
+def folder(tmp_path):
     folder = tmp_path / "lib"
     folder.mkdir()
     shutil.copy(SAMPLES / "harbour-solar-report.pdf", folder / "a.pdf")
+    return folder
+
+
+def test_thumbnails_are_cached_by_content_and_survive_a_rename(home, folder):
     with Service(make_settings(home, layout=False, dense=False)) as service:
         service.index([str(folder)])
         first = service.thumbnail("a.pdf", 2)
@@ -25,10 +30,7 @@ def test_thumbnails_are_cached_by_content_and_survive_a_rename(home, tmp_path):
         assert first.is_relative_to(home)
 
 
-def test_page_image_of_a_document_gone_from_disk_is_a_clear_error(home, tmp_path):
-    folder = tmp_path / "lib"
-    folder.mkdir()
-    shutil.copy(SAMPLES / "harbour-solar-report.pdf", folder / "a.pdf")
+def test_page_image_of_a_document_gone_from_disk_is_a_clear_error(home, folder):
     with Service(make_settings(home, layout=False, dense=False)) as service:
         service.index([str(folder)])
         assert service.page_image("a.pdf", 1, 300)[:8] == b"\x89PNG\r\n\x1a\n"

@@ -69,7 +69,7 @@ class Indexer:
         emit(IndexProgress("scanning", 0, 0, 0, 0, None, 0.0, None))
 
         candidates = self._scan(paths, report)
-        jobs = self._plan(candidates, report)
+        jobs = self._plan(candidates, report, emit)
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
         if report.added or report.updated or report.removed:
@@ -77,8 +77,8 @@ class Indexer:
             self.db.rebuild_text_index()
         report.cancelled = cancel.is_set()
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
-        log.info("index %s: %s", paths, {k: v for k, v in report.as_json().items() if k != "errors"})
         report.seconds = round(time.monotonic() - started, 3)
+        log.info("index %s: %s", paths, {k: v for k, v in report.as_json().items() if k != "errors"})
         emit(IndexProgress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
                            report.pages, report.pages, None, 0.0, 0.0))
         return report
@@ -116,11 +116,13 @@ class Indexer:
                 self.db.mark_text_index_stale(cur)
         return candidates
 
-    def _plan(self, candidates: list[_Candidate], report: IndexReport) -> list[_Job]:
+    def _plan(self, candidates: list[_Candidate], report: IndexReport, emit: ProgressCallback) -> list[_Job]:
         """Hash candidates; reuse documents already indexed (moves, renames, copies); queue the rest."""
         jobs: dict[str, _Job] = {}
         with self.db.transaction() as cur:
-            for cand in candidates:
+            for done, cand in enumerate(candidates):
+                # hashing a large new library takes a while: say which file we are reading
+                emit(IndexProgress("scanning", done, len(candidates), 0, 0, cand.path, 0.0, None))
                 try:
                     sha = sha256_of(cand.path)
                 except FileNotFoundError:
