@@ -66,8 +66,13 @@ class IndexSettings:
 @dataclass(frozen=True)
 class SearchSettings:
     k: int = 10
-    rrf_k: int = 60  # reciprocal-rank-fusion constant from Cormack et al.
     candidates: int = 100  # per retriever, before fusion
+    fusion: str = "convex"  # convex (weighted normalised scores) | rrf (reciprocal rank)
+    # Chosen on the dev set (benchmarks/retrieval_eval.py) from the middle of a plateau:
+    # 0.7-0.8 and 0.2-0.3 score alike there.
+    bm25_weight: float = 0.75
+    neighbour_weight: float = 0.25  # share of a page's score its previous and next pages earn
+    rrf_k: int = 60  # reciprocal-rank-fusion constant from Cormack et al.
 
 
 @dataclass(frozen=True)

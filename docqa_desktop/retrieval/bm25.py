@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from ..store.database import Database
+from .fusion import PageKey
 from .scope import scope_clause
-
-PageKey = tuple[int, int]  # (doc_id, page)
 
 
 def search_pages(db: Database, query: str, doc_ids: list[int] | None, limit: int) -> list[tuple[PageKey, float]]:

@@ -1,4 +1,4 @@
-"""Hybrid text retrieval over pages: BM25 and dense, fused by reciprocal rank."""
+"""Hybrid text retrieval over pages: BM25 and dense, fused, with neighbouring pages and page references."""
 from __future__ import annotations
 
 import os
@@ -8,9 +8,9 @@ from ..domain import SearchHit
 from ..settings import SearchSettings
 from ..store import catalog, content
 from ..store.database import Database
-from . import bm25, dense
+from . import bm25, dense, page_refs
 from .embedder import default_embedder
-from .fusion import reciprocal_rank_fusion
+from .fusion import convex_fusion, min_max, ranked, reciprocal_rank_fusion, with_neighbours
 from .snippets import best_window
 
 
@@ -37,30 +37,37 @@ class TextRetriever:
         k = k or self.settings.k
         if doc_ids is not None and not doc_ids:
             return []
-        pool = max(k, self.settings.candidates)
-        rankings, scores = [], {}
-        if mode in (Mode.BM25, Mode.FUSED):
-            lexical = bm25.search_pages(self.db, query, doc_ids, pool)
-            rankings.append([key for key, _ in lexical])
-            scores.update({key: s for key, s in lexical})
-        if mode in (Mode.DENSE, Mode.FUSED):
-            semantic = dense.search_pages(self.db, self.embedder.embed([query])[0], doc_ids, pool)
-            rankings.append([key for key, _, _ in semantic])
-            if mode is Mode.DENSE:
-                scores.update({key: s for key, s, _ in semantic})
-        if mode is Mode.FUSED:
-            ranked = reciprocal_rank_fusion(rankings, self.settings.rrf_k)
-        else:
-            ranked = [(key, scores[key]) for key in rankings[0]]
-        return self._hits(ranked[:k], query)
+        scores = self._scores(query, doc_ids, mode)
+        scores = with_neighbours(scores, self.settings.neighbour_weight, self._page_counts(doc_ids))
+        top = max(scores.values(), default=1.0)
+        for key in page_refs.resolve(self.db.cursor(), page_refs.referenced_labels(query), doc_ids):
+            scores[key] = scores.get(key, 0.0) + top  # a page the question names comes first
+        return self._hits(ranked(scores)[:k], query)
 
-    def _hits(self, ranked, query: str) -> list[SearchHit]:
-        if not ranked:
-            return []
+    def _scores(self, query: str, doc_ids: list[int] | None, mode: Mode) -> dict:
+        pool = self.settings.candidates
+        lexical = bm25.search_pages(self.db, query, doc_ids, pool) if mode is not Mode.DENSE else []
+        semantic = []
+        if mode is not Mode.BM25:
+            semantic = dense.search_pages(self.db, self.embedder.embed([query])[0], doc_ids, pool)
+        if mode is Mode.BM25:
+            return min_max(lexical)
+        if mode is Mode.DENSE:
+            return min_max(semantic)
+        if self.settings.fusion == "rrf":
+            return reciprocal_rank_fusion([[key for key, _ in lexical], [key for key, _ in semantic]],
+                                          self.settings.rrf_k)
+        return convex_fusion(lexical, semantic, self.settings.bm25_weight)
+
+    def _page_counts(self, doc_ids: list[int] | None) -> dict[int, int]:
+        rows = self.db.cursor().execute("SELECT id, pages FROM documents").fetchall()
+        return {d: n for d, n in rows if doc_ids is None or d in doc_ids}
+
+    def _hits(self, ranked_pages, query: str) -> list[SearchHit]:
         cur = self.db.cursor()
-        paths = catalog.doc_paths(cur)
+        paths = catalog.doc_paths(cur) if ranked_pages else {}
         hits = []
-        for (doc_id, page), score in ranked:
+        for (doc_id, page), score in ranked_pages:
             path = paths.get(doc_id, "")
             text = content.page_text(cur, doc_id, page) or ""
             hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, best_window(text, query)))
