@@ -147,7 +147,8 @@ COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
 def _print_report(report: IndexReport) -> None:
     state = "cancelled" if report.cancelled else "done"
     print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
-          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages in {report.seconds:.1f}s")
+          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages, "
+          f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s")
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")
 
@@ -177,18 +178,19 @@ class _ProgressBar:
         self.docs_done = 0
 
     def __call__(self, p: IndexProgress) -> None:
-        if p.phase != "indexing" or not p.pages_total:
+        if p.phase not in ("indexing", "embedding") or not p.pages_total:
             return
         width = 24
         filled = int(width * p.pages_done / p.pages_total)
         eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
         name = os.path.basename(p.current_file or "")[:40]
-        line = (f"[{'#' * filled}{'.' * (width - filled)}] {p.docs_done}/{p.docs_total} docs "
-                f"{p.pages_done}/{p.pages_total} pages {p.pages_per_second:.1f} p/s ETA {eta} {name}")
+        counts = (f"{p.docs_done}/{p.docs_total} docs {p.pages_done}/{p.pages_total} pages" if p.unit == "pages"
+                  else f"embedding {p.pages_done}/{p.pages_total} {p.unit}")
+        line = (f"[{'#' * filled}{'.' * (width - filled)}] {counts} {p.pages_per_second:.1f}/s ETA {eta} {name}")
         if self.tty:
             self.stream.write("\r" + line[:150].ljust(150))
             self.active = True
-        elif p.docs_done != self.docs_done:
+        elif p.docs_done != self.docs_done or (p.unit != "pages" and p.pages_done == p.pages_total):
             self.stream.write(line + "\n")
         self.docs_done = p.docs_done
         self.stream.flush()

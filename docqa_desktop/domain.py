@@ -80,8 +80,10 @@ class SearchHit:
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
-    """Snapshot emitted while indexing; the CLI draws it as a bar, the GUI will reuse it."""
-    phase: str  # scanning | indexing | finishing | done | cancelled
+    """Snapshot emitted while indexing; the CLI draws it as a bar, the GUI will reuse it.
+
+    `pages_*` count pages while indexing, chunks while embedding (see `unit`)."""
+    phase: str  # scanning | indexing | embedding | finishing | done | cancelled
     docs_done: int
     docs_total: int
     pages_done: int
@@ -89,6 +91,7 @@ class IndexProgress:
     current_file: str | None
     pages_per_second: float
     eta_seconds: float | None
+    unit: str = "pages"
 
 
 @dataclass(slots=True)
@@ -99,6 +102,7 @@ class IndexReport:
     removed: int = 0
     failed: int = 0
     pages: int = 0
+    chunks_embedded: int = 0
     seconds: float = 0.0
     cancelled: bool = False
     errors: dict[str, str] = field(default_factory=dict)  # path -> reason

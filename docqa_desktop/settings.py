@@ -57,6 +57,7 @@ class IndexSettings:
     ocr_dpi: int = 110
     layout: bool = True
     dense: bool = True  # chunk embeddings for dense retrieval: the slowest stage on a CPU
+    embed_batch: int = 64  # chunks per embedding task and per commit
     pages_per_task: int = 8  # a large PDF is split into tasks of this many pages: both cores help, memory stays bounded
     chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
     chunk_overlap: int = 20

@@ -5,6 +5,7 @@ import threading
 
 from conftest import REPORT_15, SMALL_PAPER, assert_consistent, corpus_pdf, entries_by_name, make_settings, write_pdf
 from docqa_desktop.domain import FileStatus
+from docqa_desktop.retrieval.text_retriever import Mode
 from docqa_desktop.service import Service
 
 
@@ -116,3 +117,26 @@ def test_cancel_rolls_back_the_current_document_and_the_next_run_resumes(home, l
         assert not resumed.cancelled and resumed.failed == 0
         assert {e.status for e in service.status()} == {FileStatus.INDEXED}
         assert_consistent(service.database_path, service)
+
+
+def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
+    cancel = threading.Event()
+    phases = []
+
+    def progress(p):
+        phases.append(p.phase)
+        if p.phase == "embedding" and p.pages_done > 0:
+            cancel.set()  # stop after the first committed batch of embeddings
+
+    settings = make_settings(home, layout=False, dense=True, embed_batch=8)
+    with Service(settings) as service:
+        first = service.index([str(library)], progress, cancel)
+        assert first.cancelled and 0 < first.chunks_embedded
+        assert phases.index("embedding") > phases.index("indexing")
+        waiting = _count(service, "SELECT count(*) FROM chunks WHERE embedding IS NULL")
+        assert waiting > 0
+        assert service.search("ferry Gull Island", k=1)[0].doc == "ferry-memo-scanned.pdf"  # keywords already work
+        second = service.index([str(library)])
+        assert second.pages == 0 and second.chunks_embedded == waiting
+        assert _count(service, "SELECT count(*) FROM chunks WHERE embedding IS NULL") == 0
+        assert service.search("when does the boat leave", k=1, mode=Mode.DENSE)[0].doc == "ferry-memo-scanned.pdf"

@@ -16,9 +16,9 @@ from ..domain import FileStatus, IndexProgress, IndexReport
 from ..settings import IndexSettings
 from ..store import catalog, content
 from ..store.database import Database, StoreError
-from .parse_task import ParseOptions
+from .parse_task import ParseOptions, TaskResult, embed_texts, parse_pages
 from .pdf import PdfError, open_pdf
-from .pipeline import ParsePipeline, Task
+from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise, sha256_of
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,9 @@ class Indexer:
             self._parse(jobs, report, emit, cancel)
         if report.added or report.updated or report.removed:
             emit(IndexProgress("finishing", len(jobs), len(jobs), report.pages, report.pages, None, 0.0, 0.0))
-            self.db.rebuild_text_index()
+            self.db.rebuild_text_index()  # searchable by keywords from here on
+        if self.settings.dense and not cancel.is_set():
+            report.chunks_embedded = self._embed_pending(emit, cancel)
         report.cancelled = cancel.is_set()
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
         report.seconds = round(time.monotonic() - started, 3)
@@ -160,13 +162,15 @@ class Indexer:
     def _parse(self, jobs: list[_Job], report: IndexReport, emit: ProgressCallback,
                cancel: threading.Event) -> None:
         s = self.settings
+        options = ParseOptions.from_settings(s)
         tasks: list[Task] = []
         for index, job in enumerate(jobs):
             for first in range(1, job.pages + 1, s.pages_per_task):
                 job.tasks.append(len(tasks))
-                tasks.append(Task(index, job.paths[0].path, first, min(job.pages, first + s.pages_per_task - 1)))
-        options = ParseOptions.from_settings(s)
-        pipeline = ParsePipeline(tasks, options, s.workers)
+                last = min(job.pages, first + s.pages_per_task - 1)
+                tasks.append(Task(index, (job.paths[0].path, first, last, options)))
+        pipeline = OrderedPool(parse_pages, tasks, s.workers,
+                               on_crash=lambda: TaskResult(error="the PDF parser process crashed on this file"))
         progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
         try:
             for index, job in enumerate(jobs):
@@ -192,7 +196,39 @@ class Indexer:
         finally:
             pipeline.close(kill=cancel.is_set())
 
-    def _write_job(self, job: _Job, pipeline: ParsePipeline, progress: "_ProgressTracker",
+    def _embed_pending(self, emit: ProgressCallback, cancel: threading.Event) -> int:
+        """Embed every chunk still without an embedding, a committed batch at a time.
+
+        A second pass, so that new documents are searchable by keywords before the slowest stage
+        runs; an interrupted pass resumes where it stopped, whatever the files did since.
+        """
+        rows = content.pending_chunks(self.db.cursor())  # ~0.5 KB of text per chunk
+        if not rows:
+            return 0
+        size = self.settings.embed_batch
+        batches = [rows[start:start + size] for start in range(0, len(rows), size)]
+        ids = [[chunk_id for chunk_id, _ in part] for part in batches]
+        tasks = [Task(i, ([text for _, text in part],)) for i, part in enumerate(batches)]
+        pool = OrderedPool(embed_texts, tasks, self.settings.workers, on_crash=lambda: (None, 0.0))
+        progress = _ProgressTracker(1, len(rows), emit, phase="embedding", unit="chunks")
+        done = 0
+        try:
+            for index, chunk_ids in enumerate(ids):
+                if cancel.is_set():
+                    break
+                vectors, seconds = pool.result(index)
+                if vectors is None:
+                    raise StoreError("the embedding process crashed; run the index again to resume")
+                self.stage_seconds["embed"] = self.stage_seconds.get("embed", 0.0) + seconds
+                with self.db.transaction() as write:
+                    content.set_embeddings(self.db, write, chunk_ids, vectors)
+                done += len(chunk_ids)
+                progress.pages_parsed(len(chunk_ids))
+        finally:
+            pool.close(kill=cancel.is_set())
+        return done
+
+    def _write_job(self, job: _Job, pipeline: OrderedPool, progress: "_ProgressTracker",
                    cancel: threading.Event) -> None:
         with self.db.transaction() as cur:
             doc_id = content.insert_document(self.db, cur, sha256=job.sha256, size=job.paths[0].state.size,
@@ -204,7 +240,7 @@ class Indexer:
                 for stage, spent in result.seconds.items():
                     self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + spent
                 content.insert_pages(self.db, cur, doc_id, result.pages)
-                content.insert_chunks(self.db, cur, doc_id, result.chunks, result.embeddings)
+                content.insert_chunks(self.db, cur, doc_id, result.chunks)
                 progress.pages_parsed(len(result.pages))
                 if cancel.is_set():
                     raise Cancelled()  # rolls this document back; it stays pending
@@ -267,8 +303,10 @@ class Indexer:
 
 
 class _ProgressTracker:
-    def __init__(self, docs_total: int, pages_total: int, emit: ProgressCallback):
+    def __init__(self, docs_total: int, pages_total: int, emit: ProgressCallback, phase: str = "indexing",
+                 unit: str = "pages"):
         self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
+        self.phase, self.unit = phase, unit
         self.docs_done = self.pages_done = 0
         self.current: str | None = None
         self.started = time.monotonic()
@@ -289,5 +327,5 @@ class _ProgressTracker:
         elapsed = max(1e-6, time.monotonic() - self.started)
         rate = self.pages_done / elapsed
         eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
-        self.emit(IndexProgress("indexing", self.docs_done, self.docs_total, self.pages_done, self.pages_total,
-                                self.current, round(rate, 2), None if eta is None else round(eta, 1)))
+        self.emit(IndexProgress(self.phase, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
+                                self.current, round(rate, 2), None if eta is None else round(eta, 1), self.unit))

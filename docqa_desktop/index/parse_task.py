@@ -1,4 +1,4 @@
-"""The unit of work a parser process runs: a range of pages of one PDF, parsed, chunked and embedded.
+"""The units of work worker processes run: a range of pages of one PDF parsed and chunked; a batch of chunks embedded.
 
 Runs in worker processes (spawned: torch/BLAS threads in the parent do not survive fork well).
 Large PDFs become many tasks, so memory stays bounded and both cores work on one big file.
@@ -23,19 +23,17 @@ class ParseOptions:
     layout: bool = True
     chunk_words: int = 80
     chunk_overlap: int = 20
-    embed: bool = True
 
     @classmethod
     def from_settings(cls, s) -> "ParseOptions":
         return cls(ocr=s.ocr, ocr_dpi=s.ocr_dpi, layout=s.layout, chunk_words=s.chunk_words,
-                   chunk_overlap=s.chunk_overlap, embed=s.dense)
+                   chunk_overlap=s.chunk_overlap)
 
 
 @dataclass
 class TaskResult:
     pages: list[ParsedPage] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
-    embeddings: np.ndarray | None = None
     error: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> time, for the benchmarks
 
@@ -80,15 +78,20 @@ def parse_pages(path: str, first: int, last: int, options: ParseOptions) -> Task
                 page.elements = by_page.get(page.number, [])
         for page in result.pages:
             result.chunks.extend(chunk_page(page.number, page.text, options.chunk_words, options.chunk_overlap))
-        if options.embed:
-            from ..retrieval.embedder import default_embedder
-            with _timed(seconds, "embed"):
-                result.embeddings = default_embedder().embed([c.text for c in result.chunks])
     except Exception as exc:  # a damaged page: report it for this file, keep the worker alive
         result.error = f"failed while parsing pages {first}-{last}: {type(exc).__name__}: {exc}"
     finally:
         doc.close()
     return result
+
+
+def embed_texts(texts: list[str]) -> tuple[np.ndarray, float]:
+    """Embeddings of a batch of chunk texts, and the seconds they took."""
+    from ..retrieval.embedder import default_embedder
+
+    started = time.perf_counter()
+    vectors = default_embedder().embed(texts)
+    return vectors, time.perf_counter() - started
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""Parse tasks on a process pool, handed back in submission order with a bounded look-ahead."""
+"""Tasks on a pool of worker processes, handed back in submission order with a bounded look-ahead."""
 from __future__ import annotations
 
 import multiprocessing
@@ -6,56 +6,57 @@ import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from .parse_task import ParseOptions, TaskResult, init_worker, parse_pages
+from .parse_task import init_worker
 
 
 @dataclass(frozen=True)
 class Task:
-    job: int  # index of the document it belongs to
-    path: str
-    first: int
-    last: int
+    job: int  # the unit that fails or is skipped as a whole (a document, a batch)
+    args: tuple
 
 
-class ParsePipeline:
-    def __init__(self, tasks: list[Task], options: ParseOptions, workers: int):
+class OrderedPool:
+    def __init__(self, fn: Callable, tasks: list[Task], workers: int, on_crash: Callable[[], Any]):
+        self.fn = fn
         self.tasks = tasks
-        self.options = options
         self.workers = max(1, workers)
         self.window = self.workers * 2  # results held at once: memory stays bounded on huge PDFs
+        self.on_crash = on_crash  # the result to report for a task whose worker died
         self._next = 0
         self._inflight: dict[int, Future] = {}
         self._skipped_jobs: set[int] = set()
         self._pool: ProcessPoolExecutor | None = None
 
     def _start_pool(self) -> ProcessPoolExecutor:
-        # workers are single-threaded so that N workers use N cores, no more
-        env_backup = {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
-        os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+        # single-threaded workers, so that N workers use N cores and no more
+        saved = {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+        os.environ.update({v: "1" for v in saved})
         try:
             pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=init_worker)
             pool.submit(int).result()  # start the workers now, while the environment is set
         finally:
-            for var, value in env_backup.items():
+            for var, value in saved.items():
                 if value is None:
                     os.environ.pop(var, None)
                 else:
                     os.environ[var] = value
         return pool
 
+    def _submit(self, index: int) -> None:
+        self._inflight[index] = self._pool.submit(self.fn, *self.tasks[index].args)
+
     def _fill(self) -> None:
         if self._pool is None:
             self._pool = self._start_pool()
         while self._next < len(self.tasks) and len(self._inflight) < self.window:
-            task = self.tasks[self._next]
-            if task.job not in self._skipped_jobs:
-                self._inflight[self._next] = self._pool.submit(
-                    parse_pages, task.path, task.first, task.last, self.options)
+            if self.tasks[self._next].job not in self._skipped_jobs:
+                self._submit(self._next)
             self._next += 1
 
-    def result(self, index: int) -> TaskResult:
+    def result(self, index: int):
         """The result of task `index`; callers ask in order."""
         self._fill()
         future = self._inflight.pop(index)
@@ -63,10 +64,10 @@ class ParsePipeline:
             return future.result()
         except BrokenProcessPool:
             self._restart()
-            return TaskResult(error="the PDF parser process crashed on this file")
+            return self.on_crash()
 
     def skip_job(self, job: int) -> None:
-        """Drop the remaining tasks of a document that failed or was abandoned."""
+        """Drop the remaining tasks of a job that failed or was abandoned."""
         self._skipped_jobs.add(job)
         for index in [i for i in self._inflight if self.tasks[i].job == job]:
             self._inflight.pop(index).cancel()
@@ -78,8 +79,7 @@ class ParsePipeline:
         self._inflight.clear()
         self._pool = self._start_pool()
         for index in owed:
-            task = self.tasks[index]
-            self._inflight[index] = self._pool.submit(parse_pages, task.path, task.first, task.last, self.options)
+            self._submit(index)
 
     def _shutdown(self, kill: bool) -> None:
         if self._pool is None:

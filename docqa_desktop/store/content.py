@@ -47,22 +47,34 @@ def insert_pages(db, cur, doc_id: int, pages: list[ParsedPage]) -> None:
     }))
 
 
-def insert_chunks(db, cur, doc_id: int, chunks, embeddings: np.ndarray | None) -> None:
-    """Chunks with their embeddings (None when dense retrieval is switched off)."""
+def insert_chunks(db, cur, doc_id: int, chunks) -> None:
+    """Chunks without embeddings: those are added by a later, resumable pass (see pending_chunks)."""
     if not chunks:
         return
-    if embeddings is None:
-        vectors = pa.nulls(len(chunks), pa.list_(pa.float32(), 384))
-    else:
-        vectors = pa.FixedSizeListArray.from_arrays(
-            pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), embeddings.shape[1])
     db.insert_arrow(cur, "chunks", pa.table({
         "doc_id": pa.array([doc_id] * len(chunks), pa.int64()),
         "page": pa.array([c.page for c in chunks], pa.int32()),
         "seq": pa.array([c.seq for c in chunks], pa.int32()),
         "text": [c.text for c in chunks],
-        "embedding": vectors,
     }))
+
+
+def pending_chunks(cur) -> list[tuple[int, str]]:
+    """(chunk id, text) of chunks still waiting for an embedding, oldest documents first."""
+    return cur.execute("SELECT id, text FROM chunks WHERE embedding IS NULL ORDER BY id").fetchall()
+
+
+def set_embeddings(db, cur, chunk_ids: list[int], vectors: np.ndarray) -> None:
+    batch = pa.table({
+        "id": pa.array(chunk_ids, pa.int64()),
+        "embedding": pa.FixedSizeListArray.from_arrays(
+            pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel()), vectors.shape[1]),
+    })
+    cur.register("_vectors", batch)
+    try:
+        cur.execute("UPDATE chunks SET embedding = v.embedding FROM _vectors v WHERE chunks.id = v.id")
+    finally:
+        cur.unregister("_vectors")
 
 
 def _box_columns(boxes) -> dict:
