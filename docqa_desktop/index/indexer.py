@@ -219,7 +219,7 @@ class Indexer:
                 vectors, seconds = pool.result(index)
                 if vectors is None:
                     raise StoreError("the embedding process crashed; run the index again to resume")
-                self.stage_seconds["embed"] = self.stage_seconds.get("embed", 0.0) + seconds
+                self._add_stage_time({"embed": seconds})
                 with self.db.transaction() as write:
                     content.set_embeddings(self.db, write, chunk_ids, vectors)
                 done += len(chunk_ids)
@@ -227,6 +227,10 @@ class Indexer:
         finally:
             pool.close(kill=cancel.is_set())
         return done
+
+    def _add_stage_time(self, seconds: dict[str, float]) -> None:
+        for stage, spent in seconds.items():
+            self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + spent
 
     def _write_job(self, job: _Job, pipeline: OrderedPool, progress: "_ProgressTracker",
                    cancel: threading.Event) -> None:
@@ -237,8 +241,7 @@ class Indexer:
                 result = pipeline.result(task_index)
                 if result.error:
                     raise PdfError(result.error)
-                for stage, spent in result.seconds.items():
-                    self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + spent
+                self._add_stage_time(result.seconds)
                 content.insert_pages(self.db, cur, doc_id, result.pages)
                 content.insert_chunks(self.db, cur, doc_id, result.chunks)
                 progress.pages_parsed(len(result.pages))
