@@ -100,3 +100,18 @@ def test_embedding_task_returns_unit_vectors_per_chunk():
     vectors, seconds = embed_texts([c.text for c in result.chunks])
     assert vectors.shape == (len(result.chunks), 384) and seconds > 0
     assert abs((vectors ** 2).sum(1) - 1).max() < 1e-4
+
+
+def test_a_running_header_over_text_drawn_as_paths_still_gets_ocr():
+    """Page 8 of this annual report has a letter-spaced header in its text layer; the rest is vector art."""
+    with open_pdf(str(corpus_pdf("afe620b9beac86c1027b96d31d396407.pdf"))) as doc:
+        page = parse_page(doc[7], ocr_page)
+    assert page.text_source is TextSource.OCR
+    assert "BOARD OF DIRECTORS" in page.text and "State Bank of India" in page.text
+
+
+def test_born_digital_pages_with_figures_keep_their_text_layer(tmp_path):
+    with open_pdf(str(corpus_pdf("2023.acl-long.386.pdf"))) as doc:
+        calls = []
+        page = parse_page(doc[6], lambda p: calls.append(p) or ("", []))  # a page with a chart
+    assert page.text_source is TextSource.LAYER and calls == []

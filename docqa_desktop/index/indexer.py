@@ -23,7 +23,7 @@ from .scan import FileState, find_pdfs, normalise, sha256_of
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = 1  # bump when parsing changes: every document is then parsed again
+PARSER_VERSION = 2  # bump when parsing changes: every document is then parsed again
 
 ProgressCallback = Callable[[IndexProgress], None]
 

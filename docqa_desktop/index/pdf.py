@@ -9,6 +9,8 @@ PDF_MAGIC = b"%PDF-"
 # ligatures expanded ("ﬁ" -> "fi") so words match what people type
 WORD_FLAGS = (pymupdf.TEXTFLAGS_WORDS | pymupdf.TEXT_MEDIABOX_CLIP) & ~pymupdf.TEXT_PRESERVE_LIGATURES
 MIN_USABLE_CHARS = 20  # fewer letters/digits than this and the text layer is treated as missing
+SPARSE_TEXT_CHARS = 200  # below this, a page full of pictures or vector art likely hides more text
+MANY_DRAWINGS = 50
 
 
 class PdfError(Exception):
@@ -69,21 +71,33 @@ def words_to_text(words: list[Word]) -> str:
 
 def is_usable(text: str) -> bool:
     """A text layer is unusable when it is (almost) empty or mostly unmapped glyphs."""
-    meaningful = sum(ch.isalnum() for ch in text)
+    meaningful = _meaningful(text)
     garbage = text.count("\ufffd") + sum(0xE000 <= ord(ch) <= 0xF8FF for ch in text)
     return meaningful >= MIN_USABLE_CHARS and garbage < 0.1 * max(1, meaningful)
 
 
-def parse_page(page: pymupdf.Page, ocr=None) -> ParsedPage:
-    """Text, words and label of one page; OCR (a callable page -> (text, words)) when the layer is unusable."""
-    text, words = text_layer(page)
-    source = TextSource.LAYER
+def needs_ocr(page: pymupdf.Page, text: str) -> bool:
+    """No usable layer, or a few words (a running header) over pictures or text drawn as paths."""
     if not is_usable(text):
-        source = TextSource.NONE
-        if ocr is not None:
-            ocr_text, ocr_words = ocr(page)
-            if ocr_text.strip():
-                text, words, source = ocr_text, ocr_words, TextSource.OCR
+        return True
+    if _meaningful(text) >= SPARSE_TEXT_CHARS:
+        return False
+    return bool(page.get_images()) or len(page.get_drawings()) > MANY_DRAWINGS
+
+
+def _meaningful(text: str) -> int:
+    return sum(ch.isalnum() for ch in text)
+
+
+def parse_page(page: pymupdf.Page, ocr=None) -> ParsedPage:
+    """Text, words and label of one page; OCR (a callable page -> (text, words)) where the layer falls short."""
+    text, words = text_layer(page)
+    source = TextSource.LAYER if is_usable(text) else TextSource.NONE
+    if ocr is not None and needs_ocr(page, text):
+        ocr_text, ocr_words = ocr(page)
+        # the OCR reads the whole rendered page, the layer's words included: keep whichever says more
+        if _meaningful(ocr_text) > _meaningful(text):
+            text, words, source = ocr_text, ocr_words, TextSource.OCR
     rect = page.rect
     return ParsedPage(number=page.number + 1, label=page_label(page), width=rect.width, height=rect.height,
                       text=text, text_source=source, words=words)
