@@ -235,7 +235,7 @@ class Indexer:
     def _write_job(self, job: _Job, pipeline: OrderedPool, progress: "_ProgressTracker",
                    cancel: threading.Event) -> None:
         with self.db.transaction() as cur:
-            doc_id = content.insert_document(self.db, cur, sha256=job.sha256, size=job.paths[0].state.size,
+            doc_id = content.insert_document(cur, sha256=job.sha256, size=job.paths[0].state.size,
                                              title=job.title, page_count=job.pages, parser_version=PARSER_VERSION)
             for task_index in job.tasks:
                 result = pipeline.result(task_index)

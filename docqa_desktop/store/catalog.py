@@ -5,8 +5,6 @@ import os
 
 from ..domain import FileEntry, FileStatus
 
-Cursor = object  # a duckdb cursor; typed loosely to keep this module import-light
-
 
 def add_library(cur, root: str) -> int:
     row = cur.execute("SELECT id FROM libraries WHERE root = ?", [root]).fetchone()

@@ -7,7 +7,7 @@ import pyarrow as pa
 from ..domain import ParsedPage
 
 
-def insert_document(db, cur, *, sha256: str, size: int, title: str | None, page_count: int,
+def insert_document(cur, *, sha256: str, size: int, title: str | None, page_count: int,
                     parser_version: int) -> int:
     return cur.execute(
         "INSERT INTO documents (sha256, size, pages, title, parser_version) VALUES (?, ?, ?, ?, ?) RETURNING id",

@@ -38,22 +38,18 @@ def _bundled_extension(name: str) -> str | None:
 class Database:
     """One connection to the library file; threads take cursors from it."""
 
-    def __init__(self, path: str | os.PathLike, *, read_only: bool = False, wait_seconds: float = 10.0):
+    def __init__(self, path: str | os.PathLike, *, wait_seconds: float = 10.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = self._connect(read_only, wait_seconds)
+        self.con = self._connect(wait_seconds)
         self._lock = threading.RLock()  # one writer transaction at a time inside this process
-        self._fts_loaded = False
-        if not read_only:
-            migrations.migrate(self.con)
-        elif migrations.current_version(self.con) != migrations.LATEST:
-            raise StoreError(f"{self.path}: schema needs an upgrade; open it once without read-only")
+        migrations.migrate(self.con)
 
-    def _connect(self, read_only: bool, wait_seconds: float) -> duckdb.DuckDBPyConnection:
+    def _connect(self, wait_seconds: float) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + wait_seconds
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                return duckdb.connect(str(self.path))
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower():
                     raise StoreError(f"cannot open {self.path}: {exc}") from exc
