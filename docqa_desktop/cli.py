@@ -116,6 +116,10 @@ def _cmd_status(service: Service, args) -> int:
         pages = f"{e.pages} p." if e.pages is not None else "-"
         line = f"{e.status.value:8} {pages:>8}  {e.path}"
         print(line + (f"\n{'':18}{e.error}" if e.error else ""))
+    t = service.totals()
+    waiting = (f"; {t['chunks_without_embedding']} chunks wait for embeddings (run index again)"
+               if t["chunks_without_embedding"] else "")
+    print(f"\n{t['documents']} documents, {t['pages']} pages{waiting}\ndatabase: {service.database_path}")
     return 0
 
 

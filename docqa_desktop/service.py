@@ -81,6 +81,9 @@ class Service:
     def status(self) -> list[FileEntry]:
         return catalog.file_entries(self.db.cursor())
 
+    def totals(self) -> dict[str, int]:
+        return catalog.totals(self.db.cursor())
+
     def libraries(self) -> list[str]:
         return catalog.libraries(self.db.cursor())
 

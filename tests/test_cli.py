@@ -75,7 +75,9 @@ def test_unknown_document_is_a_clear_error(indexed):
 
 def test_human_readable_output(indexed):
     home, _ = indexed
-    assert "indexed" in docqa("status", home=home).stdout
+    status = docqa("status", home=home).stdout
+    assert "indexed" in status and "3 documents, 13 pages" in status and "wait for embeddings" not in status
+    assert str(home / "data" / "library.duckdb") in status
     assert "p.1" in docqa("search", "Gull Island", home=home).stdout
 
 

@@ -99,3 +99,11 @@ def document_sources(cur, doc_id: int) -> tuple[str, list[str]]:
         raise KeyError(doc_id)
     paths = [r[0] for r in cur.execute("SELECT path FROM files WHERE doc_id = ? ORDER BY path", [doc_id]).fetchall()]
     return row[0], paths
+
+
+def totals(cur) -> dict[str, int]:
+    """Library-wide counts for `docqa status`."""
+    docs, pages = cur.execute("SELECT count(*), coalesce(sum(pages), 0) FROM documents WHERE id IN "
+                              "(SELECT doc_id FROM files WHERE doc_id IS NOT NULL)").fetchone()
+    chunks, waiting = cur.execute("SELECT count(*), count(*) - count(embedding) FROM chunks").fetchone()
+    return {"documents": docs, "pages": pages, "chunks": chunks, "chunks_without_embedding": waiting}
