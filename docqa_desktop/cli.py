@@ -12,7 +12,8 @@ from . import logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
-from .settings import Settings
+from .index.pdf import PdfError
+from .settings import Settings, SettingsError
 from .store import StoreError
 
 
@@ -41,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", parents=[common], help="find pages by text (BM25 + dense, fused)")
     p.add_argument("query")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
-    p.add_argument("--k", type=int, default=None, help="number of pages (default 10)")
+    p.add_argument("--k", type=_positive, default=None, help="number of pages (default 10)")
     p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FUSED.value)
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("render", parents=[common], help="write a page of an indexed document as PNG")
@@ -52,14 +53,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    settings = Settings.load(getattr(args, "home", None))
-    logs.configure(settings.locations)
     try:
+        settings = Settings.load(getattr(args, "home", None))
+        logs.configure(settings.locations)
         with Service(settings) as service:
             return COMMANDS[args.command](service, args)
-    except (StoreError, UnknownDocument, ValueError) as exc:
+    except (StoreError, UnknownDocument, SettingsError, PdfError, OSError, ValueError) as exc:
         print(f"docqa: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -61,6 +61,9 @@ class Service:
         """
         stop = stop or threading.Event()
         roots = [normalise(p) for p in paths]
+        missing = [r for r in roots if not os.path.exists(r)]
+        if missing:
+            raise FileNotFoundError(f"cannot watch {', '.join(missing)}: no such file or folder")
 
         def sync(_changed=None):
             try:

@@ -16,6 +16,10 @@ import platformdirs
 APP_NAME = "docqa-desktop"
 
 
+class SettingsError(ValueError):
+    """A settings file or DOCQA_* variable that cannot be read; the message names it."""
+
+
 @dataclass(frozen=True)
 class Locations:
     data_dir: Path
@@ -86,23 +90,32 @@ class Settings:
     def load(cls, home: str | os.PathLike | None = None) -> "Settings":
         locations = Locations.resolve(home)
         values: dict = {}
-        if locations.settings_file.exists():
-            values = tomllib.loads(locations.settings_file.read_text(encoding="utf-8"))
-        index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_")
-        search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_")
+        source = locations.settings_file
+        if source.exists():
+            try:
+                values = tomllib.loads(source.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+                raise SettingsError(f"cannot read settings file {source}: {exc}") from exc
+        index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_", source)
+        search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_", source)
         return cls(locations, index, search)
 
 
-def _merge(base, values: dict, env_prefix: str):
+def _merge(base, values: dict, env_prefix: str, source: Path):
     """Apply a TOML table then DOCQA_<SECTION>_<FIELD> variables, converting to each field's type."""
     changes = {}
     for f in dataclasses.fields(base):
-        raw = os.environ.get(env_prefix + f.name.upper(), values.get(f.name))
+        variable = env_prefix + f.name.upper()
+        raw = os.environ.get(variable, values.get(f.name))
         if raw is None:
             continue
         kind = type(getattr(base, f.name))
-        if kind is bool and isinstance(raw, str):
-            changes[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
-        else:
-            changes[f.name] = kind(raw)
+        try:
+            if kind is bool and isinstance(raw, str):
+                changes[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
+            else:
+                changes[f.name] = kind(raw)
+        except (TypeError, ValueError):
+            origin = variable if variable in os.environ else f"{f.name} in {source}"
+            raise SettingsError(f"{origin}: {raw!r} is not a valid {kind.__name__}") from None
     return dataclasses.replace(base, **changes)

@@ -130,3 +130,19 @@ def test_render_writes_a_png_of_the_page(indexed, tmp_path):
     assert max(pix.width, pix.height) == 400
     bad = docqa("render", "harbour-solar-report.pdf", "9", home=home, check=False)
     assert bad.returncode == 2 and "out of range 1..4" in bad.stderr
+
+
+def test_bad_settings_are_named_not_a_traceback(tmp_path):
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.toml").write_text("[index\\nworkers = 2\n")
+    run = docqa("status", home=home, check=False)
+    assert run.returncode == 2 and "cannot read settings file" in run.stderr and "settings.toml" in run.stderr
+    (home / "config" / "settings.toml").write_text("")
+    run = docqa("status", home=home, check=False, env={"DOCQA_SEARCH_K": "ten"})
+    assert run.returncode == 2 and "DOCQA_SEARCH_K: 'ten' is not a valid int" in run.stderr
+
+
+def test_watch_of_a_missing_folder_is_a_clear_error(tmp_path):
+    run = docqa("watch", str(tmp_path / "nowhere"), home=tmp_path / "home", check=False, timeout=120)
+    assert run.returncode == 2 and "cannot watch" in run.stderr and "nowhere" in run.stderr

@@ -140,3 +140,47 @@ def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
         assert second.pages == 0 and second.chunks_embedded == waiting
         assert _count(service, "SELECT count(*) FROM chunks WHERE embedding IS NULL") == 0
         assert service.search("when does the boat leave", k=1, mode=Mode.DENSE)[0].doc == "ferry-memo-scanned.pdf"
+
+
+def test_a_new_parser_version_parses_everything_again(fast_service, library, monkeypatch):
+    from docqa_desktop.index import indexer
+
+    fast_service.index([str(library)])
+    assert fast_service.index([str(library)]).pages == 0
+    monkeypatch.setattr(indexer, "PARSER_VERSION", indexer.PARSER_VERSION + 1)
+    report = fast_service.index([str(library)])
+    assert report.pages == 13 and report.updated == 3
+    assert _count(fast_service, "SELECT count(*) FROM documents") == 3  # old versions dropped
+
+
+def test_failed_files_are_not_parsed_again_until_touched(fast_service, tmp_path):
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    broken = folder / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\n" + b"\x00" * 64)
+    assert fast_service.index([str(folder)]).failed == 1
+    assert fast_service.index([str(folder)]).failed == 0  # unchanged: not retried
+    os.utime(broken, (5, 5))
+    assert fast_service.index([str(folder)]).failed == 1
+
+
+def test_an_unreadable_subfolder_does_not_wipe_its_documents(fast_service, library, monkeypatch):
+    """Root reads every folder, so the walk reports the error as os.walk does for an unreadable one."""
+    sub = library / "private"
+    sub.mkdir()
+    write_pdf(sub / "inner.pdf", ["inner note about kelp"])
+    fast_service.index([str(library)])
+    real_walk = os.walk
+
+    def walk_with_unreadable_folder(top, *args, onerror=None, **kwargs):
+        for dirpath, dirnames, filenames in real_walk(top, *args, onerror=onerror, **kwargs):
+            if dirpath == str(sub):
+                onerror(PermissionError(13, "Permission denied", dirpath))
+                dirnames[:] = []
+                continue
+            yield dirpath, dirnames, filenames
+
+    monkeypatch.setattr(os, "walk", walk_with_unreadable_folder)
+    report = fast_service.index([str(library)])
+    assert report.removed == 0 and "cannot list folder" in report.errors[str(sub)]
+    assert "inner.pdf" in entries_by_name(fast_service)

@@ -20,7 +20,8 @@ def test_convex_fusion_lets_a_confident_retriever_win():
 
 def test_min_max_handles_ties_and_empty_lists():
     assert min_max([]) == {}
-    assert min_max([("x", 2.0), ("y", 2.0)]) == {"x": 0.0, "y": 0.0}
+    assert min_max([("x", 2.0), ("y", 2.0)]) == {"x": 1.0, "y": 1.0}
+    assert min_max([("only", 7.2)]) == {"only": 1.0}  # a rare word found on one page is a strong hit
 
 
 def test_neighbours_earn_a_share_but_stay_inside_the_document():

@@ -22,7 +22,7 @@ def test_newer_schema_is_refused(tmp_path):
     con = duckdb.connect(str(path))
     con.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
     con.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(StoreError, match="newer than this program"):
         Database(path)
 
 

@@ -97,9 +97,13 @@ class Indexer:
                     report.errors[root] = "path not found"
                     continue
                 library_id = catalog.add_library(cur, root) if os.path.isdir(root) else None
-                on_disk = find_pdfs(root)
+                on_disk, unreadable = find_pdfs(root)
+                for folder in unreadable:
+                    report.errors[folder] = "cannot list folder (permission denied?); its files are kept"
                 known = catalog.known_files(cur, root)
                 for gone in sorted(set(known) - set(on_disk)):
+                    if any(gone.startswith(folder.rstrip(os.sep) + os.sep) for folder in unreadable):
+                        continue
                     catalog.remove_file(cur, gone)
                     report.removed += 1
                 for path in on_disk:
@@ -109,7 +113,7 @@ class Indexer:
                         report.errors[path] = f"cannot read file: {exc.strerror}"
                         continue
                     old = known.get(path)
-                    if old and old[2] == FileStatus.INDEXED.value and (old[0], old[1]) == (state.size, state.mtime):
+                    if old and self._is_current(old, state):
                         report.unchanged += 1
                         continue
                     candidates.append(_Candidate(path, library_id, state, known=old is not None))
@@ -118,21 +122,41 @@ class Indexer:
                 self.db.mark_text_index_stale(cur)
         return candidates
 
+    @staticmethod
+    def _is_current(known: tuple, state: FileState) -> bool:
+        """Nothing to do: same size and mtime, and indexed by this parser (or failed, and not touched
+        since: a broken file is not parsed again on every run; editing or `touch`ing it retries)."""
+        size, mtime, status, parser_version = known
+        if (size, mtime) != (state.size, state.mtime):
+            return False
+        return status == FileStatus.ERROR.value or (status == FileStatus.INDEXED.value
+                                                    and parser_version == PARSER_VERSION)
+
     def _plan(self, candidates: list[_Candidate], report: IndexReport, emit: ProgressCallback) -> list[_Job]:
-        """Hash candidates; reuse documents already indexed (moves, renames, copies); queue the rest."""
+        """Hash candidates; reuse documents already indexed (moves, renames, copies); queue the rest.
+
+        Files are read before the transaction opens: hashing a large library must not hold the writer.
+        """
+        hashes: dict[str, str] = {}
+        failures: dict[str, str] = {}
+        for done, cand in enumerate(candidates):
+            emit(IndexProgress("scanning", done, len(candidates), 0, 0, cand.path, 0.0, None))
+            try:
+                hashes[cand.path] = sha256_of(cand.path)
+            except FileNotFoundError:
+                failures[cand.path] = ""  # vanished: handled like a deletion below
+            except OSError as exc:
+                failures[cand.path] = f"cannot read file: {exc.strerror or exc}"
         jobs: dict[str, _Job] = {}
         with self.db.transaction() as cur:
-            for done, cand in enumerate(candidates):
-                # hashing a large new library takes a while: say which file we are reading
-                emit(IndexProgress("scanning", done, len(candidates), 0, 0, cand.path, 0.0, None))
-                try:
-                    sha = sha256_of(cand.path)
-                except FileNotFoundError:
-                    catalog.remove_file(cur, cand.path)
+            for cand in candidates:
+                if cand.path in failures:
+                    if failures[cand.path]:
+                        self._fail(cur, cand, failures[cand.path], report)
+                    else:
+                        catalog.remove_file(cur, cand.path)
                     continue
-                except OSError as exc:
-                    self._fail(cur, cand, f"cannot read file: {exc.strerror or exc}", report)
-                    continue
+                sha = hashes[cand.path]
                 existing = catalog.document_by_hash(cur, sha, PARSER_VERSION)
                 if existing is not None:
                     catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=existing,

@@ -40,9 +40,12 @@ class TaskResult:
 
 def init_worker() -> None:
     """Keep workers quiet (stdout carries --json output) and single-threaded (one core each)."""
+    from threadpoolctl import threadpool_limits
+
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
+    threadpool_limits(1)  # workers spawned after the first miss the environment the pool set
 
 
 def parse_pages(path: str, first: int, last: int, options: ParseOptions) -> TaskResult:

@@ -7,14 +7,18 @@ from pathlib import Path
 
 import pymupdf
 
-from .pdf import open_pdf
+from .pdf import PdfError, open_pdf
 
 THUMBNAIL_SIDE = 256
 
 
 def render_page(path: str, page: int, max_side: int = 1600) -> bytes:
     """PNG of a 1-based page, scaled so its longer side is `max_side` pixels."""
-    with open_pdf(path) as doc:
+    try:
+        doc = open_pdf(path)
+    except PdfError as exc:
+        raise PdfError(f"{path}: {exc}") from None
+    with doc:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"{path}: page {page} out of range 1..{doc.page_count}")
         pdf_page = doc[page - 1]

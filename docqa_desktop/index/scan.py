@@ -24,12 +24,14 @@ def normalise(path: str | os.PathLike) -> str:
     return os.path.abspath(os.path.expanduser(os.fspath(path)))
 
 
-def find_pdfs(root: str) -> list[str]:
-    """All candidate PDFs below root (or root itself if it is a file), sorted."""
+def find_pdfs(root: str) -> tuple[list[str], list[str]]:
+    """All candidate PDFs below root (or root itself if it is a file), sorted, and the folders that
+    could not be listed (their files are unknown, not deleted)."""
     if os.path.isfile(root):
-        return [root] if is_candidate(root) else []
-    found, visited = [], set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=lambda e: None):
+        return ([root] if is_candidate(root) else []), []
+    found, visited, unreadable = [], set(), []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True,
+                                                onerror=lambda e: unreadable.append(e.filename)):
         try:
             st = os.stat(dirpath)
         except OSError:
@@ -42,7 +44,7 @@ def find_pdfs(root: str) -> list[str]:
         visited.add(key)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         found.extend(os.path.join(dirpath, f) for f in filenames if is_candidate(f))
-    return sorted(found)
+    return sorted(found), unreadable
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class _Collector(FileSystemEventHandler):
         now = time.monotonic()
         with self.lock:
             quiet = [p for p, t in self.dirty.items() if now - t >= settle]
-        settled = [p for p in quiet if _size_is_stable(p, settle / 4)]
+        settled = _stable_sizes(quiet, settle / 4)
         with self.lock:
             for p in settled:
                 if self.dirty.get(p, now) <= now:
@@ -47,14 +47,20 @@ class _Collector(FileSystemEventHandler):
         return settled
 
 
-def _size_is_stable(path: str, wait: float) -> bool:
-    """A file still being written (a copy, a download) keeps growing."""
+def _stable_sizes(paths: list[str], wait: float) -> list[str]:
+    """The paths whose size did not change over `wait`: a file being written (a copy, a download) grows."""
+    if not paths:
+        return []
+    before = {p: _size(p) for p in paths}
+    time.sleep(min(wait, 0.5))
+    return [p for p in paths if _size(p) == before[p]]
+
+
+def _size(path: str) -> int | None:
     try:
-        before = os.stat(path).st_size
-        time.sleep(min(wait, 0.5))
-        return os.stat(path).st_size == before
+        return os.stat(path).st_size
     except OSError:
-        return True  # deleted or moved away: nothing to wait for
+        return None  # deleted or moved away: nothing to wait for
 
 
 def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: threading.Event,

@@ -9,8 +9,7 @@ from .scope import scope_clause
 def search_pages(db: Database, query: str, doc_ids: list[int] | None, limit: int) -> list[tuple[PageKey, float]]:
     if not query.strip():
         return []
-    if db.text_index_stale():
-        db.rebuild_text_index()
+    db.refresh_text_index_if_idle()
     cur = db.cursor()
     db.load_fts(cur)
     where, args = scope_clause(doc_ids)

@@ -19,8 +19,8 @@ class ChunkMatrix:
     def __init__(self):
         self._key = None
         self._lock = threading.Lock()
-        self.docs = self.pages = np.zeros(0, np.int64)
-        self.vectors = np.zeros((0, 384), np.float32)
+        # (doc ids, pages, vectors), replaced as one tuple so readers never see a mix of versions
+        self.rows = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 384), np.float32))
 
     def refresh(self, db: Database) -> None:
         cur = db.cursor()
@@ -30,14 +30,17 @@ class ChunkMatrix:
                 return
             table = cur.execute("SELECT doc_id, page, embedding FROM chunks WHERE embedding IS NOT NULL "
                                 "ORDER BY id").fetch_arrow_table()
-            self.docs = table.column("doc_id").to_numpy()
-            self.pages = table.column("page").to_numpy()
             flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
-            self.vectors = flat.reshape(table.num_rows, -1) if table.num_rows else np.zeros((0, 384), np.float32)
+            vectors = flat.reshape(table.num_rows, -1) if table.num_rows else np.zeros((0, 384), np.float32)
+            self.rows = (table.column("doc_id").to_numpy(), table.column("page").to_numpy(), vectors)
             self._key = key
 
 
 _matrices: dict[str, ChunkMatrix] = {}
+
+
+def has_vectors(db: Database) -> bool:
+    return db.cursor().execute("SELECT count(embedding) > 0 FROM chunks").fetchone()[0]
 
 
 def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | None,
@@ -45,15 +48,15 @@ def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | No
     """Best pages by their best chunk's cosine similarity, highest first."""
     matrix = _matrices.setdefault(str(db.path), ChunkMatrix())
     matrix.refresh(db)
-    if not len(matrix.docs):
+    docs, pages, vectors = matrix.rows
+    if not len(docs):
         return []
     live = _live_documents(db) if doc_ids is None else set(doc_ids)
-    mask = np.isin(matrix.docs, list(live))
-    rows = np.flatnonzero(mask)
-    scores = matrix.vectors[rows] @ query_vector.astype(np.float32)
+    rows = np.flatnonzero(np.isin(docs, list(live)))
+    scores = vectors[rows] @ query_vector.astype(np.float32)
     best: dict[PageKey, float] = {}
     for i in np.argsort(-scores):
-        key = (int(matrix.docs[rows[i]]), int(matrix.pages[rows[i]]))
+        key = (int(docs[rows[i]]), int(pages[rows[i]]))
         if key not in best:
             best[key] = float(scores[i])
             if len(best) >= limit:

@@ -12,8 +12,9 @@ def min_max(scored: Sequence[tuple[Hashable, float]]) -> dict[Hashable, float]:
         return {}
     values = [s for _, s in scored]
     lo, hi = min(values), max(values)
-    span = hi - lo or 1.0
-    return {key: (s - lo) / span for key, s in scored}
+    if hi == lo:  # one hit, or all tied: each is as good as the best
+        return {key: 1.0 for key, _ in scored}
+    return {key: (s - lo) / (hi - lo) for key, s in scored}
 
 
 def convex_fusion(lexical: Sequence[tuple[Hashable, float]], semantic: Sequence[tuple[Hashable, float]],

@@ -48,7 +48,7 @@ class TextRetriever:
         pool = self.settings.candidates
         lexical = bm25.search_pages(self.db, query, doc_ids, pool) if mode is not Mode.DENSE else []
         semantic = []
-        if mode is not Mode.BM25:
+        if mode is not Mode.BM25 and dense.has_vectors(self.db):  # no query embedding for nothing
             semantic = dense.search_pages(self.db, self.embedder.embed([query])[0], doc_ids, pool)
         if mode is Mode.BM25:
             return min_max(lexical)

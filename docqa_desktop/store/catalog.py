@@ -22,10 +22,12 @@ def remove_library(cur, root: str) -> None:
 
 
 def known_files(cur, under: str | None = None) -> dict[str, tuple[int | None, float | None, str, int | None]]:
-    """path -> (size, mtime, status, doc_id), optionally only below a folder."""
-    sql, args = "SELECT path, size, mtime, status, doc_id FROM files", []
+    """path -> (size, mtime, status, parser_version of its document), optionally only below a folder."""
+    sql = ("SELECT f.path, f.size, f.mtime, f.status, d.parser_version FROM files f "
+           "LEFT JOIN documents d ON d.id = f.doc_id")
+    args = []
     if under is not None:
-        sql += " WHERE path = ? OR starts_with(path, ?)"
+        sql += " WHERE f.path = ? OR starts_with(f.path, ?)"
         args = [under, under.rstrip(os.sep) + os.sep]
     return {r[0]: (r[1], r[2], r[3], r[4]) for r in cur.execute(sql, args).fetchall()}
 
@@ -80,7 +82,8 @@ def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
     entries = [e for e in file_entries(cur) if e.doc_id is not None]
     resolved = {}
     for name in names:
-        exact = {e.doc_id for e in entries if name in (e.name, e.path)}
+        as_path = os.path.abspath(os.path.expanduser(name))
+        exact = {e.doc_id for e in entries if name == e.name or as_path == e.path}
         partial = {e.doc_id for e in entries if name.lower() in e.name.lower()}
         resolved[name] = sorted(exact or partial)
     return resolved

@@ -1,6 +1,7 @@
 """Opening the DuckDB file: locking, migrations, transactions, bundled extensions."""
 from __future__ import annotations
 
+import functools
 import glob
 import importlib.util
 import os
@@ -22,6 +23,7 @@ class StoreBusy(StoreError):
     """Another process (a running `docqa watch`, the GUI) holds the database file."""
 
 
+@functools.lru_cache(maxsize=None)
 def _bundled_extension(name: str) -> str | None:
     """Path of an extension shipped by the duckdb-ext-<name> package (INSTALL needs the internet)."""
     spec = importlib.util.find_spec("duckdb_ext")
@@ -43,7 +45,11 @@ class Database:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = self._connect(wait_seconds)
         self._lock = threading.RLock()  # one writer transaction at a time inside this process
-        migrations.migrate(self.con)
+        try:
+            migrations.migrate(self.con)
+        except migrations.NewerSchema as exc:
+            self.con.close()
+            raise StoreError(f"{self.path}: {exc}") from None
 
     def _connect(self, wait_seconds: float) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + wait_seconds
@@ -98,7 +104,7 @@ class Database:
             cur.unregister("_batch")
 
     def load_fts(self, cur: duckdb.DuckDBPyConnection | None = None) -> None:
-        target = cur or self.con
+        target = cur or self.cursor()
         path = _bundled_extension("fts")
         try:
             target.execute(f"LOAD '{path}'" if path else "LOAD fts")
@@ -109,14 +115,15 @@ class Database:
     def rebuild_text_index(self, attempts: int = 5) -> None:
         """DuckDB's FTS index is a snapshot: rebuild it after pages change."""
         with self._lock:
-            self.load_fts()
+            cur = self.cursor()  # DuckDB connections are not thread-safe; cursors are
+            self.load_fts(cur)
             for attempt in range(attempts):
                 try:
                     # digits are kept: numbers are what users search in reports and filings
-                    self.con.execute(
+                    cur.execute(
                         "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
                         "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
-                    self.con.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
+                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
                     return
                 except duckdb.TransactionException:
                     # another connection in this process rebuilt it at the same moment
@@ -124,14 +131,33 @@ class Database:
                         raise
                     time.sleep(0.2 * (attempt + 1))
 
+    def refresh_text_index_if_idle(self) -> None:
+        """Rebuild a stale FTS snapshot (e.g. after a killed run), but never wait for a writer:
+        while this process is indexing, searches use the last snapshot and the indexer rebuilds it."""
+        if not self._lock.acquire(blocking=False):
+            if not self._has_text_index():
+                with self._lock:  # no snapshot at all yet: worth the wait
+                    self._rebuild_if_stale()
+            return
+        try:
+            self._rebuild_if_stale()
+        finally:
+            self._lock.release()
+
+    def _rebuild_if_stale(self) -> None:
+        if self.text_index_stale():
+            self.rebuild_text_index()
+
+    def _has_text_index(self) -> bool:
+        return self.cursor().execute(
+            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_pages'").fetchone()[0] > 0
+
     def mark_text_index_stale(self, cur) -> None:
         cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '1')")
 
     def text_index_stale(self) -> bool:
-        row = self.con.execute("SELECT value FROM meta WHERE key = 'fts_stale'").fetchone()
-        has_index = self.con.execute(
-            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_pages'").fetchone()[0]
-        return not has_index or (row is not None and row[0] == "1")
+        row = self.cursor().execute("SELECT value FROM meta WHERE key = 'fts_stale'").fetchone()
+        return not self._has_text_index() or (row is not None and row[0] == "1")
 
     def close(self) -> None:
         try:

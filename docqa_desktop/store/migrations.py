@@ -109,11 +109,15 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
+class NewerSchema(RuntimeError):
+    pass
+
+
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Bring the schema to LATEST, each step in its own transaction. Returns the version reached."""
     version = current_version(con)
     if version > LATEST:
-        raise RuntimeError(f"database schema v{version} is newer than this program (v{LATEST}); upgrade docqa")
+        raise NewerSchema(f"database schema v{version} is newer than this program (v{LATEST}); upgrade docqa")
     for step, sql in MIGRATIONS:
         if step <= version:
             continue
