@@ -7,7 +7,8 @@ from docqa_desktop.domain import TextSource
 from docqa_desktop.index.chunking import chunk_page
 from docqa_desktop.index.layout import layout_elements
 from docqa_desktop.index.ocr import ocr_page, restore_spaces
-from docqa_desktop.index.parse_task import ParseOptions, embed_texts, parse_pages
+from docqa_desktop.index.parse_task import embed_texts, parse_pages
+from docqa_desktop.settings import IndexSettings
 from docqa_desktop.index.pdf import is_usable, open_pdf, parse_page
 
 
@@ -58,13 +59,13 @@ def test_ocr_reads_an_image_only_slide_with_spaces_and_boxes():
 
 
 def test_ocr_fallback_is_used_only_when_needed():
-    result = parse_pages(str(SAMPLES / "ferry-memo-scanned.pdf"), 1, 1, ParseOptions(layout=False))
+    result = parse_pages(str(SAMPLES / "ferry-memo-scanned.pdf"), 1, 1, IndexSettings(layout=False))
     assert result.error is None
     page = result.pages[0]
     assert page.text_source is TextSource.OCR
     assert "Gull Island" in page.text and "18:40" in page.text
     off = parse_pages(str(SAMPLES / "ferry-memo-scanned.pdf"), 1, 1,
-                      ParseOptions(ocr=False, layout=False))
+                      IndexSettings(ocr=False, layout=False))
     assert off.pages[0].text_source is TextSource.NONE
 
 
@@ -91,12 +92,12 @@ def test_chunks_cover_the_page_with_overlap_and_stay_on_it():
 def test_parse_task_reports_errors_instead_of_raising(tmp_path):
     bad = tmp_path / "bad.pdf"
     bad.write_bytes(b"not a pdf at all")
-    result = parse_pages(str(bad), 1, 3, ParseOptions())
+    result = parse_pages(str(bad), 1, 3, IndexSettings())
     assert result.pages == [] and "not a PDF" in result.error
 
 
 def test_embedding_task_returns_unit_vectors_per_chunk():
-    result = parse_pages(str(SAMPLES / "harbour-solar-report.pdf"), 1, 4, ParseOptions(layout=False))
+    result = parse_pages(str(SAMPLES / "harbour-solar-report.pdf"), 1, 4, IndexSettings(layout=False))
     vectors, seconds = embed_texts([c.text for c in result.chunks])
     assert vectors.shape == (len(result.chunks), 384) and seconds > 0
     assert abs((vectors ** 2).sum(1) - 1).max() < 1e-4

@@ -16,7 +16,7 @@ from ..domain import FileStatus, IndexProgress, IndexReport
 from ..settings import IndexSettings
 from ..store import catalog, content
 from ..store.database import Database, StoreError
-from .parse_task import ParseOptions, TaskResult, embed_texts, parse_pages
+from .parse_task import TaskResult, embed_texts, parse_pages
 from .pdf import PdfError, open_pdf
 from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise, sha256_of
@@ -186,13 +186,12 @@ class Indexer:
     def _parse(self, jobs: list[_Job], report: IndexReport, emit: ProgressCallback,
                cancel: threading.Event) -> None:
         s = self.settings
-        options = ParseOptions.from_settings(s)
         tasks: list[Task] = []
         for index, job in enumerate(jobs):
             for first in range(1, job.pages + 1, s.pages_per_task):
                 job.tasks.append(len(tasks))
                 last = min(job.pages, first + s.pages_per_task - 1)
-                tasks.append(Task(index, (job.paths[0].path, first, last, options)))
+                tasks.append(Task(index, (job.paths[0].path, first, last, s)))
         pipeline = OrderedPool(parse_pages, tasks, s.workers,
                                on_crash=lambda: TaskResult(error="the PDF parser process crashed on this file"))
         progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)

@@ -89,9 +89,8 @@ def _words_in_line(text: str, box, line_no: int) -> list[Word]:
     """Word boxes by splitting the line box in proportion to character counts."""
     x0, y0, x1, y1 = box
     per_char = (x1 - x0) / max(1, len(text))
-    words, pos = [], 0
+    words = []
     for match in re.finditer(r"\S+", text):
         start, end = match.span()
         words.append(Word(match.group(), (x0 + start * per_char, y0, x0 + end * per_char, y1), line_no))
-        pos = end
     return words

@@ -13,21 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..domain import Chunk, ParsedPage
-
-
-@dataclass(frozen=True)
-class ParseOptions:
-    """The part of IndexSettings a worker needs (picklable, no paths or locations)."""
-    ocr: bool = True
-    ocr_dpi: int = 110
-    layout: bool = True
-    chunk_words: int = 80
-    chunk_overlap: int = 20
-
-    @classmethod
-    def from_settings(cls, s) -> "ParseOptions":
-        return cls(ocr=s.ocr, ocr_dpi=s.ocr_dpi, layout=s.layout, chunk_words=s.chunk_words,
-                   chunk_overlap=s.chunk_overlap)
+from ..settings import IndexSettings
 
 
 @dataclass
@@ -48,7 +34,7 @@ def init_worker() -> None:
     threadpool_limits(1)  # workers spawned after the first miss the environment the pool set
 
 
-def parse_pages(path: str, first: int, last: int, options: ParseOptions) -> TaskResult:
+def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:
     """Parse pages first..last (1-based, inclusive). Never raises: errors come back in the result."""
     from .chunking import chunk_page
     from .pdf import PdfError, open_pdf, parse_page

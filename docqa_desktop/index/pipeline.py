@@ -60,11 +60,15 @@ class OrderedPool:
         """The result of task `index`; callers ask in order."""
         self._fill()
         future = self._inflight.pop(index)
-        try:
-            return future.result()
-        except BrokenProcessPool:
-            self._restart()
-            return self.on_crash()
+        for attempt in range(2):
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                # every pending task sees the crash: run this one again before blaming it
+                self._restart()
+                if attempt == 0:
+                    future = self._pool.submit(self.fn, *self.tasks[index].args)
+        return self.on_crash()
 
     def skip_job(self, job: int) -> None:
         """Drop the remaining tasks of a job that failed or was abandoned."""

@@ -5,6 +5,7 @@ import threading
 
 import numpy as np
 
+from ..store import catalog
 from ..store.database import Database
 from .fusion import PageKey
 
@@ -51,7 +52,7 @@ def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | No
     docs, pages, vectors = matrix.rows
     if not len(docs):
         return []
-    live = _live_documents(db) if doc_ids is None else set(doc_ids)
+    live = catalog.live_documents(db.cursor()) if doc_ids is None else set(doc_ids)
     rows = np.flatnonzero(np.isin(docs, list(live)))
     scores = vectors[rows] @ query_vector.astype(np.float32)
     best: dict[PageKey, float] = {}
@@ -63,7 +64,3 @@ def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | No
                 break
     return list(best.items())
 
-
-def _live_documents(db: Database) -> set[int]:
-    rows = db.cursor().execute("SELECT DISTINCT doc_id FROM files WHERE doc_id IS NOT NULL").fetchall()
-    return {r[0] for r in rows}

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 
+from ..store.catalog import LIVE_DOCUMENTS
+
+
 def scope_clause(doc_ids: list[int] | None, column: str = "doc_id") -> tuple[str, list]:
     """SQL condition and parameters; None means every indexed document."""
     if doc_ids is None:
-        return f"{column} IN (SELECT doc_id FROM files WHERE doc_id IS NOT NULL)", []
+        return f"{column} IN ({LIVE_DOCUMENTS})", []
     return f"{column} IN (SELECT unnest(?::BIGINT[]))", [list(doc_ids)]

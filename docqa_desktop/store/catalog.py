@@ -5,6 +5,13 @@ import os
 
 from ..domain import FileEntry, FileStatus
 
+# documents at least one path on disk still refers to: what searches see
+LIVE_DOCUMENTS = "SELECT doc_id FROM files WHERE doc_id IS NOT NULL"
+
+
+def live_documents(cur) -> set[int]:
+    return {r[0] for r in cur.execute(LIVE_DOCUMENTS).fetchall()}
+
 
 def add_library(cur, root: str) -> int:
     row = cur.execute("SELECT id FROM libraries WHERE root = ?", [root]).fetchone()
@@ -61,7 +68,7 @@ def remove_file(cur, path: str) -> None:
 def drop_orphan_documents(cur) -> int:
     """Delete every document no path refers to any more, with all its rows."""
     orphans = [r[0] for r in cur.execute(
-        "SELECT id FROM documents WHERE id NOT IN (SELECT doc_id FROM files WHERE doc_id IS NOT NULL)"
+        f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
     for table in ("pages", "words", "elements", "chunks", "page_embeddings", "page_summaries"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
@@ -89,10 +96,10 @@ def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
     return resolved
 
 
-def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
+def doc_paths(cur) -> dict[int, str]:
     """One representative path per document (the first alphabetically) for display."""
     rows = cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IS NOT NULL GROUP BY doc_id").fetchall()
-    return {d: p for d, p in rows if doc_ids is None or d in doc_ids}
+    return dict(rows)
 
 
 def document_sources(cur, doc_id: int) -> tuple[str, list[str]]:
@@ -106,7 +113,7 @@ def document_sources(cur, doc_id: int) -> tuple[str, list[str]]:
 
 def totals(cur) -> dict[str, int]:
     """Library-wide counts for `docqa status`."""
-    docs, pages = cur.execute("SELECT count(*), coalesce(sum(pages), 0) FROM documents WHERE id IN "
-                              "(SELECT doc_id FROM files WHERE doc_id IS NOT NULL)").fetchone()
+    docs, pages = cur.execute(f"SELECT count(*), coalesce(sum(pages), 0) FROM documents "
+                              f"WHERE id IN ({LIVE_DOCUMENTS})").fetchone()
     chunks, waiting = cur.execute("SELECT count(*), count(*) - count(embedding) FROM chunks").fetchone()
     return {"documents": docs, "pages": pages, "chunks": chunks, "chunks_without_embedding": waiting}

@@ -1,0 +1,25 @@
+from docqa_desktop.index.pipeline import OrderedPool, Task
+from pool_tasks import square_or_die
+
+
+def test_results_come_back_in_order_and_a_crash_is_blamed_on_its_own_task_only():
+    values = [1, 2, -1, 3, 4, 5]
+    pool = OrderedPool(square_or_die, [Task(i, (v,)) for i, v in enumerate(values)], workers=2,
+                       on_crash=lambda: "crashed")
+    try:
+        results = [pool.result(i) for i in range(len(values))]
+    finally:
+        pool.close()
+    assert results == [1, 4, "crashed", 9, 16, 25]
+
+
+def test_skipped_jobs_do_not_spoil_later_results():
+    tasks = [Task(0, (1,)), Task(1, (-1,)), Task(1, (-2,)), Task(2, (3,))]
+    pool = OrderedPool(square_or_die, tasks, workers=1, on_crash=lambda: "crashed")
+    try:
+        first = pool.result(0)
+        pool.skip_job(1)  # its tasks would crash the worker
+        last = pool.result(3)
+    finally:
+        pool.close()
+    assert (first, last) == (1, 9)
