@@ -23,3 +23,43 @@ def test_skipped_jobs_do_not_spoil_later_results():
     finally:
         pool.close()
     assert (first, last) == (1, 9)
+
+
+def test_workers_exit_when_their_parent_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    script = textwrap.dedent("""
+        import sys, time
+        sys.path.insert(0, sys.argv[1])
+        from docqa_desktop.index.pipeline import OrderedPool, Task
+        from pool_tasks import square_or_die
+        pool = OrderedPool(square_or_die, [Task(0, (2,))], workers=2, on_crash=lambda: None)
+        pool.result(0)
+        print(" ".join(str(p) for p in pool._pool._processes), flush=True)
+        time.sleep(300)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(__file__)],
+                              stdout=subprocess.PIPE, text=True)
+    workers = [int(p) for p in parent.stdout.readline().split()]
+    assert workers
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 60
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.5)
+        alive = [p for p in workers if _running(p)]
+    assert alive == [], f"orphaned workers still running: {alive}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False

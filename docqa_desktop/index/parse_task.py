@@ -32,6 +32,21 @@ def init_worker() -> None:
     os.dup2(devnull, 1)
     os.close(devnull)
     threadpool_limits(1)  # workers spawned after the first miss the environment the pool set
+    _exit_with_parent()
+
+
+def _exit_with_parent(poll_seconds: float = 1.0) -> None:
+    """A worker whose docqa process was killed (kill -9, a crash) must not live on holding memory."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:

@@ -45,45 +45,51 @@ class OrderedPool:
                     os.environ[var] = value
         return pool
 
-    def _submit(self, index: int) -> None:
-        self._inflight[index] = self._pool.submit(self.fn, *self.tasks[index].args)
-
     def _fill(self) -> None:
         if self._pool is None:
             self._pool = self._start_pool()
         while self._next < len(self.tasks) and len(self._inflight) < self.window:
-            if self.tasks[self._next].job not in self._skipped_jobs:
-                self._submit(self._next)
+            task = self.tasks[self._next]
+            if task.job not in self._skipped_jobs:
+                try:
+                    self._inflight[self._next] = self._pool.submit(self.fn, *task.args)
+                except BrokenProcessPool:  # broken by a task already running
+                    self._reset_pool()
+                    continue
             self._next += 1
+
+    def _reset_pool(self) -> None:
+        """A fresh pool; tasks the broken one owed are submitted again, lazily and in order."""
+        owed = list(self._inflight)
+        self._next = min(owed + [self._next])
+        self._inflight.clear()
+        self._shutdown(kill=True)
+        self._pool = self._start_pool()
 
     def result(self, index: int):
         """The result of task `index`; callers ask in order."""
         self._fill()
         future = self._inflight.pop(index)
-        for attempt in range(2):
-            try:
-                return future.result()
-            except BrokenProcessPool:
-                # every pending task sees the crash: run this one again before blaming it
-                self._restart()
-                if attempt == 0:
-                    future = self._pool.submit(self.fn, *self.tasks[index].args)
-        return self.on_crash()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return self._retry_alone(index)
+
+    def _retry_alone(self, index: int):
+        """A worker died and every pending task saw it: run this task by itself on a fresh pool
+        before blaming it (the others follow later)."""
+        self._reset_pool()
+        try:
+            return self._pool.submit(self.fn, *self.tasks[index].args).result()
+        except BrokenProcessPool:
+            self._reset_pool()
+            return self.on_crash()
 
     def skip_job(self, job: int) -> None:
         """Drop the remaining tasks of a job that failed or was abandoned."""
         self._skipped_jobs.add(job)
         for index in [i for i in self._inflight if self.tasks[i].job == job]:
             self._inflight.pop(index).cancel()
-
-    def _restart(self) -> None:
-        """A worker died: start a new pool and resubmit what the broken one still owed."""
-        owed = sorted(self._inflight)
-        self._shutdown(kill=True)
-        self._inflight.clear()
-        self._pool = self._start_pool()
-        for index in owed:
-            self._submit(index)
 
     def _shutdown(self, kill: bool) -> None:
         if self._pool is None:
