@@ -1,5 +1,4 @@
 """Parsing real corpus pages: text layer, words, labels, OCR, layout, chunks."""
-import pymupdf
 import pytest
 
 from conftest import SAMPLES, SLIDES_OCR, SMALL_PAPER, corpus_pdf
