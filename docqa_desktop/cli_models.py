@@ -1,0 +1,112 @@
+"""`docqa models list | pull | import | verify | remove`."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from .llm.runtime import NO_VISION_MODEL
+from .service import Service
+
+
+def add_parsers(sub, common) -> None:
+    models = sub.add_parser("models", parents=[common], help="language and vision models: list, pull, import…")
+    verbs = models.add_subparsers(dest="verb", required=True)
+    p = verbs.add_parser("list", parents=[common], help="catalog, installed models, hardware, roles")
+    p.add_argument("--json", action="store_true")
+    p = verbs.add_parser("pull", parents=[common], help="download a catalog model (resumable, checksum-verified)")
+    p.add_argument("name")
+    p.add_argument("--variant", help="quantization, e.g. Q4_K_M (default: the catalog's choice)")
+    p = verbs.add_parser("import", parents=[common], help="register a GGUF file already on disk")
+    p.add_argument("path")
+    p.add_argument("--projector", help="the vision projector (mmproj GGUF) of a vision model")
+    p.add_argument("--name", help="name to use (default: from the file name)")
+    p = verbs.add_parser("verify", parents=[common], help="check installed model files are intact")
+    p.add_argument("name", nargs="?")
+    p = verbs.add_parser("remove", parents=[common], help="forget a model (pulled files are deleted)")
+    p.add_argument("name")
+    p.add_argument("--keep-files", action="store_true", help="keep downloaded files in the Hugging Face cache")
+
+
+def run(service: Service, args) -> int:
+    return _VERBS[args.verb](service, args)
+
+
+def _list(service: Service, args) -> int:
+    rows = service.models.statuses()
+    hardware = service.runtimes.hardware
+    recommended, variant, why = hardware.recommendation()
+    roles = service.model_roles()
+    if args.json:
+        print(json.dumps({
+            "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
+                         "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload},
+            "recommended": {"name": recommended, "variant": variant, "reason": why},
+            "roles": roles,
+            "models": [vars(r) for r in rows]}, indent=2))
+        return 0
+    print(hardware.describe())
+    print(f"Recommended here: {recommended} {variant} ({why})\n")
+    print(f"{'ROLE':14}{'NAME':26}{'STATE':15}{'VARIANT':9}{'SIZE':>9}{'MEMORY':>8}  LICENCE")
+    for r in rows:
+        size = f"{r.size_mb / 1024:.1f} GB" if r.size_mb >= 1024 else f"{r.size_mb:.0f} MB"
+        memory = f"{r.memory_gb:.1f} GB" if r.memory_gb else "-"
+        print(f"{r.role:14}{r.name:26}{r.state:15}{r.variant:9}{size:>9}{memory:>8}  {r.licence}")
+    print()
+    print(f"text tasks   → {roles['text'] or 'none'}")
+    print(f"page images  → {roles['vision'] or NO_VISION_MODEL}")
+    return 0
+
+
+def _pull(service: Service, args) -> int:
+    from .cli import cancel_on_sigint
+
+    cancel = cancel_on_sigint()
+    bar = _DownloadBar()
+    model = service.models.pull(args.name, args.variant, bar, cancel)
+    bar.close()
+    print(f"{model.name} ready: {model.model_path}" + (f"\n  projector: {model.projector_path}"
+                                                        if model.projector_path else ""))
+    return 0
+
+
+def _import(service: Service, args) -> int:
+    model = service.models.import_file(args.path, args.projector, args.name)
+    print(f"imported {model.name} ({model.role}): {model.model_path}")
+    return 0
+
+
+def _verify(service: Service, args) -> int:
+    results = service.models.verify(args.name)
+    for r in results:
+        print(f"{'ok    ' if r.ok else 'BROKEN'} {r.name}: {r.detail}")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _remove(service: Service, args) -> int:
+    deleted = service.models.remove(args.name, args.keep_files)
+    print(f"removed {args.name}" + (f"; deleted {len(deleted)} file(s) from the cache" if deleted else ""))
+    return 0
+
+
+_VERBS = {"list": _list, "pull": _pull, "import": _import, "verify": _verify, "remove": _remove}
+
+
+class _DownloadBar:
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.started = time.monotonic()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.stream.isatty() or not total:
+            return
+        rate = done / max(1e-3, time.monotonic() - self.started) / 2**20
+        self.stream.write(f"\r{done / 2**20:,.0f} / {total / 2**20:,.0f} MB ({100 * done / total:.0f} %) "
+                          f"{rate:.1f} MB/s   ")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")

@@ -1,0 +1,104 @@
+"""The catalog of recommended models (models/catalog.toml), as typed entries."""
+from __future__ import annotations
+
+import importlib.util
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .types import ModelError
+
+CATALOG_FILE = Path(__file__).resolve().parents[2] / "models" / "catalog.toml"
+ROLES = ("vision", "text", "page-embedder", "text-embedder")
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    file: str
+    size_mb: float = 0.0
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # quantization, e.g. Q4_K_M
+    file: str = ""
+    size_mb: float = 0.0
+    memory_gb: float = 0.0
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    name: str
+    role: str
+    title: str
+    licence: str
+    default_variant: str
+    variants: dict[str, Variant]
+    repo: str = ""
+    base_repo: str = ""
+    projector: RemoteFile | None = None
+    builtin: str = ""  # "package/relative/path" inside an installed distribution
+    snapshot: bool = False
+    patterns: tuple[str, ...] = ()
+    notes: str = ""
+
+    def variant(self, name: str | None = None) -> Variant:
+        name = name or self.default_variant
+        if name not in self.variants:
+            raise ModelError(f"{self.name} has no variant {name!r}; choose one of {', '.join(self.variants)}")
+        return self.variants[name]
+
+    def builtin_path(self) -> Path | None:
+        """Where the built-in file is, if its package is installed."""
+        if not self.builtin:
+            return None
+        package, _, relative = self.builtin.partition("/")
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        path = Path(next(iter(spec.submodule_search_locations))) / relative
+        return path if path.exists() else None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    entries: tuple[CatalogEntry, ...] = field(default_factory=tuple)
+
+    def get(self, name: str) -> CatalogEntry:
+        for entry in self.entries:
+            if entry.name == name:
+                return entry
+        raise ModelError(f"no model called {name!r} in the catalog; `docqa models list` shows the choices")
+
+    def find(self, name: str) -> CatalogEntry | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+    def for_role(self, role: str) -> list[CatalogEntry]:
+        return [e for e in self.entries if e.role == role]
+
+
+def load_catalog(path: Path = CATALOG_FILE) -> Catalog:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ModelError(f"cannot read the model catalog {path}: {exc}") from exc
+    entries = []
+    for raw in data.get("model", []):
+        try:
+            entries.append(_entry(raw))
+        except (KeyError, TypeError) as exc:
+            raise ModelError(f"model catalog {path}: entry {raw.get('name', '?')!r} lacks {exc}") from exc
+    return Catalog(tuple(entries))
+
+
+def _entry(raw: dict) -> CatalogEntry:
+    if raw["role"] not in ROLES:
+        raise KeyError(f"a known role (one of {', '.join(ROLES)})")
+    variants = {name: Variant(name, **values) for name, values in raw["variants"].items()}
+    projector = RemoteFile(**raw["projector"]) if "projector" in raw else None
+    simple = {key: raw[key] for key in ("repo", "base_repo", "builtin", "snapshot", "notes") if key in raw}
+    return CatalogEntry(name=raw["name"], role=raw["role"], title=raw["title"], licence=raw["licence"],
+                        default_variant=raw["default_variant"], variants=variants, projector=projector,
+                        patterns=tuple(raw.get("patterns", ())), **simple)

@@ -1,0 +1,108 @@
+"""What this machine can run: CPU cores, RAM, GPUs, and whether llama.cpp was built to use them."""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    memory_gb: float
+    free_gb: float
+    vendor: str  # nvidia | apple
+
+
+@dataclass(frozen=True)
+class Hardware:
+    cpu_cores: int
+    ram_gb: float
+    gpus: tuple[Gpu, ...] = field(default_factory=tuple)
+    llama_gpu_offload: bool = False  # llama.cpp built with CUDA/Metal/Vulkan/…
+
+    @property
+    def gpu_memory_gb(self) -> float:
+        return max((g.memory_gb for g in self.gpus), default=0.0)
+
+    @property
+    def uses_gpu(self) -> bool:
+        return bool(self.gpus) and self.llama_gpu_offload
+
+    def default_threads(self) -> int:
+        # llama.cpp's threads spin-wait: leaving one core free keeps the app and indexing responsive,
+        # and on a busy 2-core machine one thread generates ~4x faster than two.
+        return max(1, self.cpu_cores - 1)
+
+    def recommendation(self) -> tuple[str, str, str]:
+        """(catalog model, variant, why) for this machine."""
+        if self.uses_gpu and self.gpu_memory_gb >= 10:
+            return "qwen2.5-vl-7b-instruct", "Q4_K_M", f"GPU with {self.gpu_memory_gb:.0f} GB"
+        if self.uses_gpu and self.gpu_memory_gb >= 5:
+            return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"GPU with {self.gpu_memory_gb:.0f} GB"
+        if self.ram_gb >= 8:
+            why = "no usable GPU" if not self.uses_gpu else f"GPU memory {self.gpu_memory_gb:.0f} GB is small"
+            return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"{why}; runs on the CPU ({self.ram_gb:.0f} GB RAM), slowly"
+        return "smollm2-135m-instruct", "Q4_1", f"only {self.ram_gb:.0f} GB RAM: the built-in model"
+
+    def describe(self) -> str:
+        gpus = ", ".join(f"{g.name} ({g.memory_gb:.0f} GB, {g.free_gb:.0f} GB free)" for g in self.gpus) or "none"
+        offload = "yes" if self.llama_gpu_offload else "no (CPU-only build)"
+        return (f"CPU cores: {self.cpu_cores}   RAM: {self.ram_gb:.1f} GB   GPU: {gpus}   "
+                f"llama.cpp GPU support: {offload}")
+
+
+def detect() -> Hardware:
+    return Hardware(cpu_cores=_usable_cores(), ram_gb=_ram_gb(), gpus=tuple(_nvidia_gpus() + _apple_gpu()),
+                    llama_gpu_offload=_llama_gpu_offload())
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _ram_gb() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        return 0.0
+
+
+def _nvidia_gpus() -> list[Gpu]:
+    tool = shutil.which("nvidia-smi")
+    if not tool:
+        return []
+    try:
+        out = subprocess.run([tool, "--query-gpu=name,memory.total,memory.free", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10, check=True).stdout
+    except (subprocess.SubprocessError, OSError):
+        return []
+    gpus = []
+    for line in out.strip().splitlines():
+        name, total, free = (part.strip() for part in line.rsplit(",", 2))
+        try:
+            gpus.append(Gpu(name, float(total) / 1024, float(free) / 1024, "nvidia"))
+        except ValueError:
+            continue
+    return gpus
+
+
+def _apple_gpu() -> list[Gpu]:
+    # Apple silicon shares RAM with its GPU; Metal can use about three quarters of it.
+    if platform.system() == "Darwin" and platform.machine() == "arm64":
+        usable = _ram_gb() * 0.75
+        return [Gpu("Apple silicon GPU", usable, usable, "apple")]
+    return []
+
+
+def _llama_gpu_offload() -> bool:
+    try:
+        import llama_cpp
+    except ImportError:
+        return False
+    return bool(llama_cpp.llama_supports_gpu_offload())

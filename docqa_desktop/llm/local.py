@@ -1,0 +1,223 @@
+"""In-process backend: a GGUF model (and, for vision, its projector) run by llama-cpp-python."""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gguf_file import check_pair, read_header
+from .images import estimated_image_tokens, fit_image
+from .jsonout import parse_samples, schema_grammar, with_room_for_schema
+from .observer import TokenObserver
+from .wire import as_chat
+from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
+
+log = logging.getLogger(__name__)
+
+MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators the chat template adds per message
+
+
+@dataclass(frozen=True)
+class LocalConfig:
+    threads: int
+    gpu_layers: int  # -1 = all
+    context: int
+    image_max_pixels: int
+
+
+class LocalBackend:
+    """One loaded model; calls are serialised because a llama.cpp context serves one sequence at a time."""
+
+    def __init__(self, name: str, model_path: str | Path, config: LocalConfig,
+                 projector_path: str | Path | None = None):
+        self._header = read_header(model_path)
+        self._projector = read_header(projector_path) if projector_path else None
+        if self._projector:
+            check_pair(self._header, self._projector)
+        elif self._header.is_projector:
+            raise ModelError(f"{model_path} is a vision projector, not a language model")
+        self._config = config
+        context = min(config.context, self._header.context_length or config.context)
+        self.info = ModelInfo(name=name, backend="local", context=context, vision=self._projector is not None,
+                              path=str(model_path))
+        self._llm = None
+        self._lock = threading.Lock()
+
+    # -- loading -----------------------------------------------------------------------------------
+
+    def _loaded(self):
+        if self._llm is None:
+            self._llm = self._load()
+            # free native memory while the interpreter can still run the projector's cleanup
+            atexit.register(self.close)
+        return self._llm
+
+    def _load(self):
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import MTMDChatHandler
+
+        started = time.perf_counter()
+        handler = None
+        try:
+            with _quiet_native_stderr():
+                if self._projector:
+                    handler = MTMDChatHandler(clip_model_path=str(self._projector.path), verbose=False)
+                llm = Llama(model_path=str(self._header.path), n_ctx=self.info.context,
+                            n_threads=self._config.threads, n_gpu_layers=self._config.gpu_layers,
+                            chat_handler=handler, verbose=False)
+                if handler is not None:
+                    handler._init_mtmd_context(llm)  # now, so a bad projector fails at load, not mid-answer
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"cannot load {self._header.path}: {exc}") from exc
+        log.info("loaded %s in %.2f s (%d threads, context %d, vision %s)", self.info.name,
+                 time.perf_counter() - started, self._config.threads, self.info.context, self.info.vision)
+        return llm
+
+    def close(self) -> None:
+        with self._lock:
+            if self._llm is not None:
+                atexit.unregister(self.close)
+                with _quiet_native_stderr():
+                    self._llm.close()
+                self._llm = None
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        with self._lock:
+            return len(self._loaded().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def chat(self, messages: list[Message], options: Options = Options(),
+             cancel: threading.Event | None = None) -> Completion:
+        return self.sample(messages, options, 1, cancel)[0]
+
+    def sample(self, messages: list[Message], options: Options = Options(), n: int = 1,
+               cancel: threading.Event | None = None) -> list[Completion]:
+        """`n` completions of one prompt; the prompt is evaluated once and its KV cache reused."""
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        options = with_room_for_schema(options)
+        with self._lock:
+            llm = self._loaded()
+            messages = self._fit_images(messages)
+            prompt_tokens = self._check_fits(llm, messages, options)
+            if options.seed is not None:
+                llm.reset()  # a cached prefix changes numerics slightly: seeded calls start clean
+            raw = self._generate(llm, messages, options, n, cancel)
+        return _finish(raw, options, prompt_tokens)
+
+    def _fit_images(self, messages: list[Message]) -> list[Message]:
+        if any(m.images for m in messages) and not self.info.vision:
+            raise ModelError(f"{self.info.name} cannot read images: install a vision model and its projector")
+        return [Message(m.role, m.text, tuple(fit_image(i, self._config.image_max_pixels) for i in m.images))
+                for m in messages]
+
+    def _check_fits(self, llm, messages: list[Message], options: Options) -> int:
+        tokens = sum(len(llm.tokenize(m.text.encode("utf-8"), add_bos=False, special=False))
+                     + sum(estimated_image_tokens(i) for i in m.images) + MESSAGE_OVERHEAD_TOKENS
+                     for m in messages)
+        if tokens + options.max_tokens > self.info.context:
+            raise PromptTooLong(
+                f"the prompt needs about {tokens:,} tokens and the answer {options.max_tokens:,}, but "
+                f"{self.info.name} is running with a {self.info.context:,}-token context; "
+                "shorten the page text, send fewer or smaller page images, or raise llm.context")
+        return tokens
+
+    def _generate(self, llm, messages: list[Message], options: Options, n: int,
+                  cancel: threading.Event | None) -> list[tuple[dict, TokenObserver, float]]:
+        """Let the chat handler format (and for vision, encode) the prompt once, then sample n times.
+
+        The handler ends by calling llm.create_completion(prompt=tokens, ...); intercepting that call
+        gives the evaluated prompt, and each further completion of the same tokens reuses its KV cache
+        (llama-cpp-python matches the cached prefix), so n samples cost input + n × output.
+        """
+        from llama_cpp import LlamaGrammar, LogitsProcessorList, StoppingCriteriaList
+
+        grammar = LlamaGrammar.from_string(schema_grammar(options.schema), verbose=False) if options.schema else None
+        seeds = _seeds(options.seed, n)
+        results: list[tuple[dict, TokenObserver, float]] = []
+        complete = llm.create_completion
+        last_end = time.perf_counter()  # the first sample's time includes formatting and the prompt
+
+        def sample_all(**handler_args):
+            nonlocal last_end
+            handler_stops = list(handler_args.get("stopping_criteria") or [])
+            for seed in seeds:
+                if cancel is not None and cancel.is_set():
+                    break
+                observer = TokenObserver(options.logprobs, cancel)
+                out = complete(
+                    prompt=handler_args["prompt"], max_tokens=options.max_tokens,
+                    temperature=options.temperature, seed=seed, grammar=grammar,
+                    stop=handler_args.get("stop"), repeat_penalty=options.repeat_penalty,
+                    logits_processor=LogitsProcessorList([observer]),
+                    stopping_criteria=StoppingCriteriaList([*handler_stops, observer.should_stop]))
+                now = time.perf_counter()
+                results.append((out, observer, now - last_end))
+                last_end = now
+            return out if results else _EMPTY_COMPLETION
+
+        llm.create_completion = sample_all
+        try:
+            with _quiet_native_stderr() if self.info.vision else contextlib.nullcontext():
+                llm.create_chat_completion(messages=[as_chat(m) for m in messages],
+                                           max_tokens=options.max_tokens)
+        except ValueError as exc:
+            if "exceed" in str(exc) and "context" in str(exc) or "n_ctx" in str(exc):
+                raise PromptTooLong(f"{self.info.name}: {exc}") from exc
+            raise ModelError(f"{self.info.name} failed: {exc}") from exc
+        except RuntimeError as exc:  # llama_decode errors, e.g. an image the encoder cannot fit in memory
+            raise ModelError(f"{self.info.name} failed: {exc}") from exc
+        finally:
+            del llm.create_completion
+        return results
+
+
+_EMPTY_COMPLETION = {"id": "cancelled", "object": "text_completion", "created": 0, "model": "",
+                     "choices": [{"text": "", "index": 0, "logprobs": None, "finish_reason": "stop"}],
+                     "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+
+
+def _seeds(seed: int | None, n: int) -> list[int | None]:
+    if seed is None and n == 1:
+        return [None]
+    base = random.randrange(2**31) if seed is None else seed
+    return [base + i for i in range(n)]
+
+
+def _finish(raw: list[tuple[dict, TokenObserver, float]], options: Options, prompt_tokens: int) -> list[Completion]:
+    completions = []
+    for i, (out, observer, seconds) in enumerate(raw):
+        choice = out["choices"][0]
+        completion = Completion(
+            text=choice["text"],
+            finish_reason="cancelled" if observer.cancelled else choice["finish_reason"] or "stop",
+            usage=Usage(prompt_tokens if i == 0 else 0, out["usage"]["completion_tokens"], seconds),
+            token_logprobs=observer.logprobs, token_entropies=observer.entropies)
+        completions.append(completion)
+    if options.schema is not None:
+        parse_samples(completions, options.schema)
+    return completions or [Completion("", "cancelled", Usage(prompt_tokens, 0, 0.0))]
+
+
+@contextlib.contextmanager
+def _quiet_native_stderr():
+    """libmtmd prints to fd 2 even with verbose=False; keep the terminal clean while it works."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with open(os.devnull, "wb") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)

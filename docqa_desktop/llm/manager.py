@@ -1,0 +1,233 @@
+"""The model manager behind `docqa models …` and the GUI's Models dialog: list, pull, import, verify,
+remove, and which installed model serves which role."""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from . import download
+from .catalog import Catalog, CatalogEntry, load_catalog
+from .gguf_file import check_pair, read_header
+from .registry import InstalledModel, Registry
+from .types import ModelError
+
+ANSWERING_ROLES = ("vision", "text")
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    name: str
+    role: str
+    title: str
+    state: str  # built in | installed | not installed | broken
+    variant: str
+    size_mb: float
+    memory_gb: float
+    licence: str
+    path: str = ""
+    detail: str = ""  # why a model is broken, or catalog notes
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    name: str
+    model_path: Path
+    projector_path: Path | None = None
+
+    @property
+    def vision(self) -> bool:
+        return self.projector_path is not None
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    name: str
+    ok: bool
+    detail: str
+
+
+class ModelManager:
+    def __init__(self, registry_file: Path, catalog: Catalog | None = None, hub_cache: Path | None = None,
+                 endpoint: str | None = None):
+        self.registry = Registry(registry_file)
+        self.catalog = catalog or load_catalog()
+        self.hub_cache = hub_cache  # None = the standard Hugging Face cache
+        self.endpoint = endpoint  # None = huggingface.co (or HF_ENDPOINT)
+
+    # -- what there is -----------------------------------------------------------------------------
+
+    def statuses(self) -> list[ModelStatus]:
+        installed = self.registry.all()
+        rows = [self._status(entry, installed.get(entry.name)) for entry in self.catalog.entries]
+        for name, model in installed.items():
+            if self.catalog.find(name) is None:
+                rows.append(ModelStatus(name, model.role, name, _installed_state(model), model.variant,
+                                        _size_mb(model.model_path), 0.0, "", model.model_path))
+        return rows
+
+    def _status(self, entry: CatalogEntry, model: InstalledModel | None) -> ModelStatus:
+        variant = entry.variant(model.variant if model and model.variant in entry.variants else None)
+        size = variant.size_mb + (entry.projector.size_mb if entry.projector else 0)
+        common = dict(name=entry.name, role=entry.role, title=entry.title, variant=variant.name, size_mb=size,
+                      memory_gb=variant.memory_gb, licence=entry.licence, detail=entry.notes)
+        builtin = entry.builtin_path()
+        if builtin is not None:
+            return ModelStatus(state="built in", path=str(builtin), **common)
+        if model is not None:
+            return ModelStatus(state=_installed_state(model), path=model.model_path, **common)
+        return ModelStatus(state="not installed", **common)
+
+    def resolve(self, role: str, preferred: str = "") -> ResolvedModel | None:
+        """The model that serves `role` (vision | text): the preferred one, else the best installed.
+
+        A vision model also serves text tasks, so one loaded model does everything when it exists.
+        """
+        if role not in ANSWERING_ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        if preferred:
+            resolved = self._resolve_named(preferred)
+            if role == "vision" and not resolved.vision:
+                raise ModelError(f"{preferred} is not a vision model (it has no projector)")
+            return resolved
+        for wanted in (("vision",) if role == "vision" else ("vision", "text")):
+            for candidate in self._installed_for(wanted):
+                return candidate
+        return None
+
+    def _resolve_named(self, name: str) -> ResolvedModel:
+        model = self.registry.get(name)
+        if model is not None:
+            missing = [p for p in model.paths if not Path(p).exists()]
+            if missing:
+                raise ModelError(f"model {name}: file {missing[0]} is missing; pull or import it again")
+            return ResolvedModel(name, Path(model.model_path), Path(model.projector_path) if model.projector_path else None)
+        entry = self.catalog.find(name)
+        if entry is not None and entry.builtin_path() is not None:
+            return ResolvedModel(name, entry.builtin_path())
+        raise ModelError(f"model {name!r} is not installed; `docqa models list` shows what is")
+
+    def _installed_for(self, role: str):
+        installed = self.registry.all()
+        ordered = [e.name for e in self.catalog.for_role(role)] + sorted(installed)
+        seen = set()
+        for name in ordered:
+            if name in seen:
+                continue
+            seen.add(name)
+            model = installed.get(name)
+            if model is not None and model.role == role and all(Path(p).exists() for p in model.paths):
+                yield self._resolve_named(name)
+            elif model is None:
+                entry = self.catalog.find(name)
+                if entry is not None and entry.role == role and entry.builtin_path() is not None:
+                    yield ResolvedModel(name, entry.builtin_path())
+
+    # -- changing what there is --------------------------------------------------------------------
+
+    def pull(self, name: str, variant: str | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             cancel: threading.Event | None = None) -> InstalledModel:
+        """Download a catalog model into the Hugging Face cache (resumable, checksum-verified)."""
+        entry = self.catalog.get(name)
+        if entry.builtin:
+            raise ModelError(f"{name} is built in: nothing to download")
+        if entry.snapshot:
+            folder = download.fetch_snapshot(entry.repo, entry.patterns, cache_dir=self.hub_cache,
+                                             endpoint=self.endpoint, cancel=cancel)
+            model = InstalledModel(name, entry.role, "pull", str(folder), variant=entry.default_variant,
+                                   repo=entry.repo)
+            self.registry.put(model)
+            return model
+        chosen = entry.variant(variant)
+        wanted = [(chosen.file, chosen.sha256)] + ([(entry.projector.file, entry.projector.sha256)]
+                                                     if entry.projector else [])
+        fetched = [download.fetch(entry.repo, file, sha256, cache_dir=self.hub_cache, endpoint=self.endpoint,
+                                  progress=progress, cancel=cancel) for file, sha256 in wanted]
+        model = InstalledModel(name, entry.role, "pull", str(fetched[0].path),
+                               str(fetched[1].path) if len(fetched) > 1 else "", chosen.name,
+                               {str(f.path): f.sha256 for f in fetched}, entry.repo)
+        self.registry.put(model)
+        return model
+
+    def import_file(self, path: str | Path, projector: str | Path | None = None,
+                    name: str | None = None) -> InstalledModel:
+        """Register a GGUF already on disk (and its vision projector); the files stay where they are."""
+        path = Path(path).expanduser().resolve()
+        header = read_header(path)
+        if header.is_projector:
+            raise ModelError(f"{path} is a vision projector; import the language model and pass this file "
+                             "as its --projector")
+        projector_path = Path(projector).expanduser().resolve() if projector else None
+        if projector_path is not None:
+            check_pair(header, read_header(projector_path))
+        name = name or _slug(path.stem)
+        if self.catalog.find(name) is not None and self.catalog.get(name).builtin:
+            raise ModelError(f"{name} is the name of a built-in model; choose another with --name")
+        files = [path] + ([projector_path] if projector_path else [])
+        model = InstalledModel(name, "vision" if projector_path else "text", "import", str(path),
+                               str(projector_path or ""), "", {str(f): download.sha256_of(f) for f in files})
+        self.registry.put(model)
+        return model
+
+    def remove(self, name: str, keep_files: bool = False) -> list[str]:
+        """Forget a model; pulled files are deleted from the cache unless kept, imported files never are."""
+        model = self.registry.remove(name)
+        if model.source != "pull" or keep_files:
+            return []
+        return download.delete_cached(model.paths)
+
+    def verify(self, name: str | None = None) -> list[VerifyResult]:
+        """Re-check each installed model's files: present, readable GGUF, and the checksum recorded."""
+        results = []
+        for model in self.registry.all().values():
+            if name in (None, model.name):
+                results.append(_verify_installed(model))
+        for entry in self.catalog.entries:
+            if name in (None, entry.name) and entry.builtin_path() is not None:
+                results.append(_verify_builtin(entry))
+        if name is not None and not results:
+            raise ModelError(f"model {name!r} is not installed")
+        return results
+
+
+def _verify_installed(model: InstalledModel) -> VerifyResult:
+    if Path(model.model_path).is_dir():  # a snapshot (page embedder)
+        ok = any(Path(model.model_path).iterdir())
+        return VerifyResult(model.name, ok, "files present" if ok else "folder is empty")
+    for path in model.paths:
+        try:
+            read_header(path)
+        except ModelError as exc:
+            return VerifyResult(model.name, False, str(exc))
+        expected = model.sha256.get(path)
+        if expected and download.sha256_of(Path(path)) != expected:
+            return VerifyResult(model.name, False, f"{path} changed since it was installed (checksum differs)")
+    return VerifyResult(model.name, True, f"{len(model.paths)} file(s) intact")
+
+
+def _verify_builtin(entry: CatalogEntry) -> VerifyResult:
+    path = entry.builtin_path()
+    expected = entry.variant().sha256
+    if path.is_dir() or not expected:
+        return VerifyResult(entry.name, True, "built in")
+    ok = download.sha256_of(path) == expected
+    return VerifyResult(entry.name, ok, "built in, checksum matches" if ok else
+                        f"built-in file {path} is damaged (checksum differs); reinstall its package")
+
+
+def _installed_state(model: InstalledModel) -> str:
+    return "installed" if all(Path(p).exists() for p in model.paths) else "broken"
+
+
+def _size_mb(path: str) -> float:
+    try:
+        return Path(path).stat().st_size / 2**20
+    except OSError:
+        return 0.0
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-") or "model"

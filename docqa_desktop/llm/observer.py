@@ -1,0 +1,45 @@
+"""Watches decoding step by step: entropy and log-probability of each token, and cancellation.
+
+Runs as a llama.cpp logits processor, which sees the full next-token distribution before the grammar
+and sampler narrow it: the entropy is that of the model's own belief (what Doc-React scores), not of
+the constrained choice. This costs one softmax per step instead of `logits_all`'s n_ctx × n_vocab floats.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class TokenObserver:
+    def __init__(self, measure: bool, cancel: threading.Event | None):
+        self.measure = measure
+        self.cancel = cancel
+        self.entropies: list[float] = []
+        self.logprobs: list[float] = []
+        self._last: np.ndarray | None = None  # log-softmax of the previous step
+        self._seen = 0  # length of input_ids at the previous step
+
+    def __call__(self, input_ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        if not self.measure:
+            return logits
+        self._record_chosen(input_ids)
+        scores = np.asarray(logits, dtype=np.float64)
+        top = scores.max()
+        log_z = top + np.log(np.exp(scores - top).sum())
+        log_p = scores - log_z
+        self.entropies.append(float(-(np.exp(log_p) * log_p).sum()))
+        self._last, self._seen = log_p, len(input_ids)
+        return logits
+
+    def _record_chosen(self, input_ids: np.ndarray) -> None:
+        # The token chosen at the previous step is the one that entered input_ids since.
+        if self._last is not None and len(input_ids) > self._seen:
+            self.logprobs.append(float(self._last[int(input_ids[self._seen])]))
+
+    def should_stop(self, input_ids, logits) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()

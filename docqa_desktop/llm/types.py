@@ -1,0 +1,64 @@
+"""What goes into a model call and what comes back, independent of the backend."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # system | user | assistant
+    text: str
+    images: tuple[bytes, ...] = ()  # PNG/JPEG bytes of page images, for vision models
+
+
+@dataclass(frozen=True)
+class Options:
+    max_tokens: int = 256
+    temperature: float = 0.0
+    seed: int | None = None  # a seeded call gives the same output every time on the same backend
+    schema: dict | None = None  # JSON schema: decoding is constrained and the output parsed
+    logprobs: bool = False  # per-token log-probabilities and entropies of the output
+    repeat_penalty: float = 1.0  # > 1 discourages loops in free text; keep 1.0 for JSON (it repeats quotes)
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str  # stop | length | cancelled
+    usage: Usage
+    parsed: Any = None  # the JSON value when Options.schema was given
+    token_logprobs: list[float] = field(default_factory=list)
+    token_entropies: list[float] = field(default_factory=list)  # nats, one per sampling step
+
+    @property
+    def mean_entropy(self) -> float:
+        return sum(self.token_entropies) / len(self.token_entropies) if self.token_entropies else 0.0
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    backend: str  # local | remote
+    context: int  # tokens
+    vision: bool
+    path: str = ""  # model file, or server URL
+
+
+class ModelError(RuntimeError):
+    """A model file that cannot be used, or a call that cannot be served; the message says why."""
+
+
+class PromptTooLong(ModelError):
+    """The prompt (plus room for the answer) does not fit the model's context window."""
+
+
+class InvalidOutput(ModelError):
+    """The model's output is not the JSON the call asked for, even after repair."""
