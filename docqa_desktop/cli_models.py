@@ -54,7 +54,7 @@ def _list(service: Service, args) -> int:
         print(f"{r.role:14}{r.name:26}{r.state:15}{r.variant:9}{size:>9}{memory:>8}  {r.licence}")
     print()
     print(f"text tasks   → {roles['text'] or 'none'}")
-    print(f"page images  → {roles['vision'] or NO_VISION_MODEL}")
+    print(f"page images  → {roles['vision'] or NO_VISION_MODEL.split('. ')[0]}")
     return 0
 
 

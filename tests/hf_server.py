@@ -28,6 +28,7 @@ import re
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 from urllib.parse import unquote, urlsplit
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"  # the commit every served revision resolves to
@@ -88,7 +89,7 @@ class FakeHub:
         assert self._server is not None, "FakeHub is not running"
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> FakeHub:
+    def __enter__(self) -> Self:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, name="FakeHub", daemon=True).start()
@@ -164,8 +165,11 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if cut is not None:
                 payload = payload[:cut]
                 self.close_connection = True  # the client sees a body shorter than Content-Length
-            self.wfile.write(payload)
-            self.wfile.flush()
+            try:
+                self.wfile.write(payload)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (e.g. a cancelled download)
+                self.close_connection = True
 
         def _error(self, status: int, code: str | None, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)

@@ -76,7 +76,8 @@ class RemoteBackend:
 
     def _call(self, messages, options: Options, seed, cancel) -> Completion:
         body = {"messages": [as_chat(m) for m in messages], "max_tokens": options.max_tokens,
-                "temperature": options.temperature, "stream": True}
+                "temperature": options.temperature, "stream": True,
+                "stream_options": {"include_usage": True}}
         if self._model:
             body["model"] = self._model
         if seed is not None:
@@ -147,7 +148,8 @@ class RemoteBackend:
             return urllib.request.urlopen(request, timeout=self._timeout)
         except urllib.error.HTTPError as exc:
             detail = _error_detail(exc)
-            if exc.code in (400, 422) and (body or {}).get("response_format", {}).get("type") == "json_schema":
+            asked_schema = (body or {}).get("response_format", {}).get("type") == "json_schema"
+            if asked_schema and (exc.code in (400, 422) or "response_format" in detail):  # some answer 500
                 raise _Rejected(detail) from exc
             if "context" in detail.lower() and ("exceed" in detail.lower() or "too long" in detail.lower()):
                 raise PromptTooLong(f"the model server at {self._base} says: {detail}") from exc

@@ -1,0 +1,252 @@
+"""Model manager: catalog, pull (against a local fake hub), import, verify, remove, roles, hardware, CLI."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from docqa_desktop.cli import main
+from docqa_desktop.llm import ModelError
+from docqa_desktop.llm import download
+from docqa_desktop.llm.catalog import ROLES, Catalog, CatalogEntry, RemoteFile, Variant, load_catalog
+from docqa_desktop.llm.hardware import Gpu, Hardware, detect
+from docqa_desktop.llm.manager import ModelManager
+from docqa_desktop.llm.runtime import ModelRuntimes
+from docqa_desktop.settings import LlmSettings
+from hf_server import COMMIT, FakeHub
+
+REPO = "acme/Tiny-VL-GGUF"
+MODEL_FILE, PROJECTOR_FILE = "tiny-vl-Q4_K_M.gguf", "mmproj-tiny-vl-f16.gguf"
+
+
+@pytest.fixture(autouse=True)
+def downloads_allowed(monkeypatch):
+    """The test runner sets HF_HUB_OFFLINE for the rest of the suite; these tests download (from 127.0.0.1)."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
+
+@pytest.fixture
+def hub(tiny_vlm_files):
+    with FakeHub() as fake:
+        fake.add(REPO, MODEL_FILE, tiny_vlm_files[0].read_bytes())
+        fake.add(REPO, PROJECTOR_FILE, tiny_vlm_files[1].read_bytes())
+        yield fake
+
+
+@pytest.fixture
+def manager(tmp_path, hub):
+    entry = CatalogEntry(name="tiny-vl", role="vision", title="Tiny VL", licence="MIT", default_variant="Q4_K_M",
+                         variants={"Q4_K_M": Variant("Q4_K_M", MODEL_FILE, 0.3, 0.1)}, repo=REPO,
+                         projector=RemoteFile(PROJECTOR_FILE))
+    catalog = Catalog((entry,) + load_catalog().entries)
+    return ModelManager(tmp_path / "data" / "models.json", catalog, hub_cache=tmp_path / "hf", endpoint=hub.endpoint)
+
+
+# -- catalog -------------------------------------------------------------------------------------------
+
+def test_catalog_entries_are_complete():
+    catalog = load_catalog()
+    names = [e.name for e in catalog.entries]
+    assert len(names) == len(set(names))
+    assert {e.role for e in catalog.entries} == set(ROLES)
+    for entry in catalog.entries:
+        assert entry.default_variant in entry.variants, entry.name
+        assert entry.builtin or entry.repo, entry.name
+        if entry.role == "vision":
+            assert entry.projector is not None and entry.projector.file.startswith("mmproj"), entry.name
+        for variant in entry.variants.values():
+            assert variant.sha256 == "" or len(variant.sha256) == 64
+    assert {"qwen2.5-vl-7b-instruct", "qwen2.5-vl-3b-instruct", "colqwen2.5-v0.2"} <= set(names)
+
+
+def test_builtin_model_matches_its_catalog_checksum(tmp_path):
+    [result] = ModelManager(tmp_path / "models.json").verify("smollm2-135m-instruct")
+    assert result.ok and "checksum matches" in result.detail
+
+
+# -- pull ----------------------------------------------------------------------------------------------
+
+def test_pull_downloads_verifies_and_registers(manager, hub, tmp_path):
+    seen = []
+    model = manager.pull("tiny-vl", progress=lambda done, total: seen.append((done, total)))
+    assert model.source == "pull" and model.variant == "Q4_K_M"
+    for path in model.paths:
+        assert (tmp_path / "hf") in Path(path).parents  # the standard cache layout
+        assert f"snapshots/{COMMIT}/" in path
+    assert seen and seen[-1][0] == seen[-1][1]
+    assert manager.resolve("vision").name == "tiny-vl"
+    assert manager.resolve("text").name == "tiny-vl"  # a vision model serves text tasks too
+    # a second pull is served from the cache: no GET at all
+    gets = sum(r.method == "GET" for r in hub.requests)
+    manager.pull("tiny-vl")
+    assert sum(r.method == "GET" for r in hub.requests) == gets
+
+
+def test_interrupted_pull_resumes_with_a_range_request(manager, hub, tiny_vlm_files, tmp_path):
+    size = tiny_vlm_files[0].stat().st_size
+    hub.cut_after(REPO, MODEL_FILE, size // 3)
+    with pytest.raises(ModelError, match="interrupted after .* pull again to resume"):
+        manager.pull("tiny-vl")
+    partials = list((tmp_path / "hf").rglob("*.incomplete"))
+    assert len(partials) == 1 and partials[0].stat().st_size == size // 3
+    manager.pull("tiny-vl")
+    resumed = [r for r in hub.requests if r.method == "GET" and MODEL_FILE in r.path][-1]
+    assert resumed.range == f"bytes={size // 3}-"
+    path = manager.registry.get("tiny-vl").model_path
+    assert download.sha256_of(path) == download.sha256_of(tiny_vlm_files[0])
+    assert not list((tmp_path / "hf").rglob("*.incomplete"))
+
+
+def test_corrupt_download_is_rejected_and_not_kept(manager, hub, tmp_path):
+    hub.corrupt(REPO, MODEL_FILE)
+    with pytest.raises(download.ChecksumMismatch, match="corrupt"):
+        manager.pull("tiny-vl")
+    assert not [p for p in (tmp_path / "hf").rglob("*") if p.is_file() and p.stat().st_size > 200_000]
+    assert manager.registry.get("tiny-vl") is None
+
+
+def test_catalog_checksum_is_enforced(tmp_path, hub):
+    entry = CatalogEntry(name="tiny-text", role="text", title="t", licence="MIT", default_variant="Q",
+                         variants={"Q": Variant("Q", MODEL_FILE, sha256="0" * 64)}, repo=REPO)
+    manager = ModelManager(tmp_path / "models.json", Catalog((entry,)), tmp_path / "hf", hub.endpoint)
+    with pytest.raises(download.ChecksumMismatch):
+        manager.pull("tiny-text")
+
+
+def test_cancelled_pull_keeps_the_partial_file_for_later(manager, hub, tmp_path):
+    cancel = threading.Event()
+
+    def stop_after_first_block(done, total):
+        cancel.set()
+
+    big = bytes(range(256)) * 12_000  # 3 MB: several blocks
+    hub.add(REPO, MODEL_FILE, big)
+    with pytest.raises(download.DownloadCancelled):
+        manager.pull("tiny-vl", progress=stop_after_first_block, cancel=cancel)
+    assert list((tmp_path / "hf").rglob("*.incomplete"))
+
+
+def test_pull_without_network_fails_at_once_and_suggests_import(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+    manager = ModelManager(tmp_path / "models.json", hub_cache=tmp_path / "hf", endpoint=closed)
+    with pytest.raises(download.Offline, match="docqa models import"):
+        manager.pull("qwen2.5-vl-3b-instruct")
+
+
+def test_offline_mode_is_respected_and_explained(manager, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(download.Offline, match="HF_HUB_OFFLINE"):
+        manager.pull("tiny-vl")
+
+
+def test_unknown_model_and_builtin_pull_are_explained(manager):
+    with pytest.raises(ModelError, match="no model called"):
+        manager.pull("gpt-17")
+    with pytest.raises(ModelError, match="built in"):
+        manager.pull("smollm2-135m-instruct")
+
+
+# -- import, verify, remove ----------------------------------------------------------------------------
+
+def test_import_verify_and_remove_a_gguf_on_disk(tmp_path, tiny_vlm_files):
+    model, projector = (shutil.copy(p, tmp_path / p.name) for p in tiny_vlm_files)
+    manager = ModelManager(tmp_path / "models.json")
+    installed = manager.import_file(model, projector, name="my-vl")
+    assert installed.role == "vision"
+    assert manager.resolve("vision").name == "my-vl"
+    assert all(r.ok for r in manager.verify("my-vl"))
+    with open(model, "r+b") as handle:  # the file changes behind our back
+        handle.seek(-100, 2)
+        handle.write(b"\x00" * 100)
+    result = manager.verify("my-vl")[0]
+    assert not result.ok and "changed" in result.detail
+    manager.remove("my-vl")
+    assert manager.registry.get("my-vl") is None
+    assert tmp_path.joinpath(tiny_vlm_files[0].name).exists()  # imported files are never deleted
+
+
+def test_import_refuses_projector_alone_and_mismatched_pairs(tmp_path, tiny_vlm_files):
+    from tiny_gguf import write_vlm
+
+    manager = ModelManager(tmp_path / "models.json")
+    with pytest.raises(ModelError, match="vision projector"):
+        manager.import_file(tiny_vlm_files[1])
+    _, wrong = write_vlm(tmp_path / "other", projector_width=96)
+    with pytest.raises(ModelError, match="does not match"):
+        manager.import_file(tiny_vlm_files[0], wrong)
+    assert manager.registry.all() == {}
+
+
+def test_removing_a_pulled_model_deletes_its_cache_files(manager):
+    model = manager.pull("tiny-vl")
+    deleted = manager.remove("tiny-vl")
+    assert deleted and not any(os.path.exists(p) for p in model.paths)
+
+
+def test_damaged_registry_is_reported(tmp_path):
+    (tmp_path / "models.json").write_text("{not json")
+    with pytest.raises(ModelError, match="damaged"):
+        ModelManager(tmp_path / "models.json").statuses()
+
+
+# -- roles and hardware --------------------------------------------------------------------------------
+
+def test_without_downloads_the_builtin_model_answers_and_vision_is_absent(tmp_path):
+    runtimes = ModelRuntimes(LlmSettings(threads=1), ModelManager(tmp_path / "models.json"))
+    assert runtimes.text().info.name == "smollm2-135m-instruct"
+    assert runtimes.vision() is None
+    runtimes.close()
+
+
+def test_one_local_model_is_loaded_at_a_time(tmp_path, tiny_vlm_files):
+    manager = ModelManager(tmp_path / "models.json")
+    runtimes = ModelRuntimes(LlmSettings(threads=1, text_model="smollm2-135m-instruct"), manager)
+    text = runtimes.text()
+    assert text is runtimes.text()  # shared, not reloaded
+    manager.import_file(*tiny_vlm_files, name="tiny")
+    vision = runtimes.vision()
+    assert vision.info.vision and vision is not text
+    assert text._llm is None  # the text model was freed when the vision model loaded
+    runtimes.close()
+
+
+def test_hardware_detection_and_recommendations():
+    here = detect()
+    assert here.cpu_cores >= 1 and here.ram_gb > 0
+    assert here.default_threads() == max(1, here.cpu_cores - 1)
+    gpu = Gpu("RTX", 24, 20, "nvidia")
+    assert Hardware(8, 32, (gpu,), True).recommendation()[0] == "qwen2.5-vl-7b-instruct"
+    assert Hardware(8, 32, (gpu,), False).recommendation()[0] == "qwen2.5-vl-3b-instruct"  # CPU-only build
+    assert Hardware(2, 4, (), False).recommendation()[0] == "smollm2-135m-instruct"
+
+
+def test_models_list_cli_shows_builtin_ready_and_the_catalog(tmp_path, capsys):
+    assert main(["models", "list", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "smollm2-135m-instruct" in out and "built in" in out
+    assert "qwen2.5-vl-7b-instruct" in out and "not installed" in out
+    assert "no vision model installed" in out
+    assert main(["models", "list", "--json", "--home", str(tmp_path)]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert listing["roles"] == {"text": "smollm2-135m-instruct", "vision": None}
+    assert listing["hardware"]["cpu_cores"] >= 1
+
+
+def test_models_cli_import_and_errors(tmp_path, capsys, tiny_vlm_files):
+    home = str(tmp_path / "home")
+    assert main(["models", "import", str(tiny_vlm_files[0]), "--projector", str(tiny_vlm_files[1]),
+                 "--name", "tiny", "--home", home]) == 0
+    assert main(["models", "verify", "--home", home]) == 0
+    assert main(["models", "import", str(tmp_path / "nope.gguf"), "--home", home]) == 2
+    assert "nope.gguf does not exist" in capsys.readouterr().err
