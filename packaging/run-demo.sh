@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
-# default), then search it.   bash packaging/run-demo.sh [FOLDER] [QUERY]
+# default), then search it, and show the language models (the built-in one is ready).   bash packaging/run-demo.sh [FOLDER] [QUERY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
@@ -12,3 +12,5 @@ export DOCQA_HOME=${DOCQA_HOME:-"$PWD/.docqa-demo"}
 echo
 echo "search: $query"
 .venv/bin/docqa search "$query" --k 5
+echo
+.venv/bin/docqa models list

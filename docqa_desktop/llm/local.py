@@ -11,9 +11,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .backend import Backend
 from .gguf_file import check_pair, read_header
 from .images import estimated_image_tokens, fit_image
-from .jsonout import parse_samples, schema_grammar, with_room_for_schema
+from .jsonout import parse_samples, schema_grammar
 from .observer import TokenObserver
 from .wire import as_chat
 from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
@@ -31,7 +32,7 @@ class LocalConfig:
     image_max_pixels: int
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     """One loaded model; calls are serialised because a llama.cpp context serves one sequence at a time."""
 
     def __init__(self, name: str, model_path: str | Path, config: LocalConfig,
@@ -93,16 +94,9 @@ class LocalBackend:
         with self._lock:
             return len(self._loaded().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def chat(self, messages: list[Message], options: Options = Options(),
-             cancel: threading.Event | None = None) -> Completion:
-        return self.sample(messages, options, 1, cancel)[0]
-
-    def sample(self, messages: list[Message], options: Options = Options(), n: int = 1,
-               cancel: threading.Event | None = None) -> list[Completion]:
-        """`n` completions of one prompt; the prompt is evaluated once and its KV cache reused."""
-        if n < 1:
-            raise ValueError("n must be at least 1")
-        options = with_room_for_schema(options)
+    def _sample(self, messages: list[Message], options: Options, n: int,
+                cancel: threading.Event | None) -> list[Completion]:
+        """The prompt is evaluated once and its KV cache reused by every sample."""
         with self._lock:
             llm = self._loaded()
             messages = self._fit_images(messages)

@@ -13,7 +13,8 @@ import time
 import urllib.error
 import urllib.request
 
-from .jsonout import parse_samples, with_room_for_schema
+from .backend import Backend
+from .jsonout import parse_samples
 from .wire import as_chat
 from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
 
@@ -21,7 +22,7 @@ CHARS_PER_TOKEN = 3.5  # the API has no tokenizer endpoint; a conservative estim
 TOP_LOGPROBS = 5  # entropy is estimated from the top candidates plus the remaining mass
 
 
-class RemoteBackend:
+class RemoteBackend(Backend):
     def __init__(self, base_url: str, model: str = "", api_key: str = "", timeout: float = 300.0,
                  context: int = 8192, vision: bool = False):
         if not base_url.startswith(("http://", "https://")):
@@ -49,16 +50,9 @@ class RemoteBackend:
         with self._open("GET", "/models", None) as response:
             return [m["id"] for m in json.load(response).get("data", [])]
 
-    def chat(self, messages: list[Message], options: Options = Options(),
-             cancel: threading.Event | None = None) -> Completion:
-        return self.sample(messages, options, 1, cancel)[0]
-
-    def sample(self, messages: list[Message], options: Options = Options(), n: int = 1,
-               cancel: threading.Event | None = None) -> list[Completion]:
+    def _sample(self, messages: list[Message], options: Options, n: int,
+                cancel: threading.Event | None) -> list[Completion]:
         """n calls with consecutive seeds: llama.cpp's server reuses the cached prompt between them."""
-        if n < 1:
-            raise ValueError("n must be at least 1")
-        options = with_room_for_schema(options)
         if any(m.images for m in messages) and not self.info.vision:
             raise ModelError(f"the remote model {self.info.name} is not configured as a vision model")
         base = options.seed if options.seed is not None else random.randrange(2**31)
