@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
-# default), then search it, and show the language models (the built-in one is ready).   bash packaging/run-demo.sh [FOLDER] [QUERY]
+# default), search it, and show the language models (the built-in one is ready).
+#   bash packaging/run-demo.sh [FOLDER] [QUERY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
