@@ -102,6 +102,18 @@ def test_cancel_stops_generation(smollm2):
     assert smollm2.sample(QUESTION, Options(max_tokens=8), n=3, cancel=cancel)[0].finish_reason == "cancelled"
 
 
+def test_cancel_interrupts_a_long_prompt_evaluation(smollm2):
+    long_page = "The turbine output rose sharply in the third quarter. " * 250  # ~10 s to read on a CPU
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    completion = smollm2.chat([Message("user", long_page)], Options(max_tokens=8), cancel=cancel)
+    timer.cancel()
+    assert completion.finish_reason == "cancelled"
+    assert completion.usage.output_tokens == 0  # stopped inside the prompt, before the first token
+    assert smollm2.chat(QUESTION, Options(max_tokens=8)).text  # the model is usable right after
+
+
 def test_prompt_larger_than_context_is_refused_clearly(smollm2):
     long_page = "The turbine output rose sharply in the third quarter. " * 600
     with pytest.raises(PromptTooLong, match="context"):

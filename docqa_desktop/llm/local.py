@@ -49,6 +49,8 @@ class LocalBackend(Backend):
                               path=str(model_path))
         self._llm = None
         self._lock = threading.Lock()
+        self._cancel: threading.Event | None = None  # of the call in progress, read by the abort callback
+        self._abort_callback = None
 
     # -- loading -----------------------------------------------------------------------------------
 
@@ -76,9 +78,21 @@ class LocalBackend(Backend):
                     handler._init_mtmd_context(llm)  # now, so a bad projector fails at load, not mid-answer
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"cannot load {self._header.path}: {exc}") from exc
+        self._abort_when_cancelled(llm)
         log.info("loaded %s in %.2f s (%d threads, context %d, vision %s)", self.info.name,
                  time.perf_counter() - started, self._config.threads, self.info.context, self.info.vision)
         return llm
+
+    def _abort_when_cancelled(self, llm) -> None:
+        """llama.cpp polls this during every decode: Stop interrupts even a long prompt evaluation
+        (a page-image prompt can take minutes on a CPU), not only the gaps between tokens."""
+        import llama_cpp
+
+        def should_abort(_data) -> bool:
+            return self._cancel is not None and self._cancel.is_set()
+
+        self._abort_callback = llama_cpp.ggml_abort_callback(should_abort)  # kept alive with the model
+        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, self._abort_callback, None)
 
     def close(self) -> None:
         with self._lock:
@@ -103,7 +117,11 @@ class LocalBackend(Backend):
             prompt_tokens = self._check_fits(llm, messages, options)
             if options.seed is not None:
                 llm.reset()  # a cached prefix changes numerics slightly: seeded calls start clean
-            raw = self._generate(llm, messages, options, n, cancel)
+            self._cancel = cancel
+            try:
+                raw = self._generate(llm, messages, options, n, cancel)
+            finally:
+                self._cancel = None
         return _finish(raw, options, prompt_tokens)
 
     def _fit_images(self, messages: list[Message]) -> list[Message]:
@@ -167,6 +185,9 @@ class LocalBackend(Backend):
                 raise PromptTooLong(f"{self.info.name}: {exc}") from exc
             raise ModelError(f"{self.info.name} failed: {exc}") from exc
         except RuntimeError as exc:  # llama_decode errors, e.g. an image the encoder cannot fit in memory
+            llm.reset()  # the KV cache may hold half a batch
+            if cancel is not None and cancel.is_set():
+                return results  # aborted mid-decode by Stop
             raise ModelError(f"{self.info.name} failed: {exc}") from exc
         finally:
             del llm.create_completion
