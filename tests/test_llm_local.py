@@ -124,3 +124,4 @@ def test_prompt_larger_than_context_is_refused_clearly(smollm2):
 def test_text_model_refuses_images(smollm2):
     with pytest.raises(ModelError, match="cannot read images"):
         smollm2.chat([Message("user", "What is on this page?", (b"\x89PNG",))])
+

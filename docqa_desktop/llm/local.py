@@ -180,14 +180,12 @@ class LocalBackend(Backend):
             with _quiet_native_stderr() if self.info.vision else contextlib.nullcontext():
                 llm.create_chat_completion(messages=[as_chat(m) for m in messages],
                                            max_tokens=options.max_tokens)
-        except ValueError as exc:
-            if "exceed" in str(exc) and "context" in str(exc) or "n_ctx" in str(exc):
-                raise PromptTooLong(f"{self.info.name}: {exc}") from exc
-            raise ModelError(f"{self.info.name} failed: {exc}") from exc
-        except RuntimeError as exc:  # llama_decode errors, e.g. an image the encoder cannot fit in memory
+        except (ValueError, RuntimeError) as exc:  # decode errors, an image the encoder cannot fit, …
             llm.reset()  # the KV cache may hold half a batch
             if cancel is not None and cancel.is_set():
                 return results  # aborted mid-decode by Stop
+            if "n_ctx" in str(exc) or ("exceed" in str(exc) and "context" in str(exc)):
+                raise PromptTooLong(f"{self.info.name}: {exc}") from exc
             raise ModelError(f"{self.info.name} failed: {exc}") from exc
         finally:
             del llm.create_completion

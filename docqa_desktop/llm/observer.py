@@ -19,6 +19,7 @@ class TokenObserver:
         self.logprobs: list[float] = []
         self._last: np.ndarray | None = None  # log-softmax of the previous step
         self._seen = 0  # length of input_ids at the previous step
+        self.cancelled = False  # this sample was stopped by cancellation
 
     def __call__(self, input_ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
         if not self.measure:
@@ -38,8 +39,6 @@ class TokenObserver:
             self.logprobs.append(float(self._last[int(input_ids[self._seen])]))
 
     def should_stop(self, input_ids, logits) -> bool:
-        return self.cancel is not None and self.cancel.is_set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self.cancel is not None and self.cancel.is_set()
+        if self.cancel is not None and self.cancel.is_set():
+            self.cancelled = True
+        return self.cancelled
