@@ -1,4 +1,5 @@
-"""A fake Hugging Face Hub on 127.0.0.1 for testing real `huggingface_hub.hf_hub_download` calls (stdlib only).
+"""A fake Hugging Face Hub on 127.0.0.1 for testing real downloads (stdlib only): the model manager's
+(huggingface_hub metadata + our resumable GET) and huggingface_hub's own `hf_hub_download`.
 
     with FakeHub() as hub:
         hub.add("org/repo", "model.gguf", data)
