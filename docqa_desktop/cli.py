@@ -12,7 +12,9 @@ from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
+from .export import FORMATS, export
 from .index.pdf import PdfError
+from .methods import METHODS
 from .llm import ModelError
 from .settings import Settings, SettingsError
 from .store import StoreError
@@ -51,6 +53,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("page", type=int, help="1-based page index")
     p.add_argument("-o", "--output", help="file to write (default: DOC-pPAGE.png)")
     p.add_argument("--size", type=int, default=1600, help="longer side in pixels")
+    p = sub.add_parser("ask", parents=[common], help="answer a question from the indexed documents, with citations")
+    p.add_argument("question")
+    p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
+    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: simpledoc")
+    p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (default 10)")
+    p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (default 3)")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("history", parents=[common], help="questions asked before, newest first")
+    p.add_argument("--limit", type=_positive, default=20)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("export", parents=[common], help="write an answer with its citations to a file")
+    p.add_argument("id", help="answer id (see docqa history)")
+    p.add_argument("--format", choices=FORMATS, default="md")
+    p.add_argument("-o", "--output", help="file to write (default: answer-ID.FORMAT)")
     cli_models.add_parsers(sub, common)
     return parser
 
@@ -145,6 +161,42 @@ def _cmd_search(service: Service, args) -> int:
     return 0
 
 
+def _cmd_ask(service: Service, args) -> int:
+    cancel = cancel_on_sigint()
+    progress = None if args.json else (lambda message: print(f"… {message}", file=sys.stderr))
+    answer = service.ask(args.question, args.doc, args.method, args.k, args.iterations, progress, cancel)
+    if args.json:
+        print(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
+    else:
+        print(f"\n{answer.text}\n")
+        for n, c in enumerate(answer.citations, 1):
+            print(f"[{n}] {c.doc} p.{c.page}" + (f" ({c.label})" if c.label != str(c.page) else "")
+                  + f": \"{c.quote}\"")
+        print(f"\n{answer.status.value} · {answer.method} · {answer.iterations} round(s) · {len(answer.calls)} model "
+              f"calls · {answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
+    return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
+
+
+def _cmd_history(service: Service, args) -> int:
+    answers = service.history(args.limit)
+    if args.json:
+        print(json.dumps([{**a.as_json(), "question": a.question, "created_at": a.created_at} for a in answers],
+                         indent=2, ensure_ascii=False))
+        return 0
+    if not answers:
+        print("no questions asked yet: docqa ask QUESTION")
+    for a in answers:
+        print(f"{a.id}  {a.created_at}  {a.status.value:14} {a.question}\n{'':48}{a.text[:100]}")
+    return 0
+
+
+def _cmd_export(service: Service, args) -> int:
+    answer = service.answer(args.id)
+    output = export(answer, args.format, args.output or f"answer-{answer.id}.{args.format}")
+    print(output)
+    return 0
+
+
 def _cmd_render(service: Service, args) -> int:
     png = service.page_image(args.doc, args.page, args.size)
     output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
@@ -155,7 +207,8 @@ def _cmd_render(service: Service, args) -> int:
 
 
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
-            "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run}
+            "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
+            "ask": _cmd_ask, "history": _cmd_history, "export": _cmd_export}
 
 
 def _print_report(report: IndexReport) -> None:

@@ -1,10 +1,14 @@
-"""The one facade the CLI and the GUI talk to: index, watch, remove, status, search."""
+"""The one facade the CLI and the GUI talk to: index, watch, remove, status, search, ask, history, models."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
+import uuid
 from pathlib import Path
+from typing import Callable
 
+from .answers import Answer
 from .domain import FileEntry, IndexReport, SearchHit
 from .index.indexer import Indexer, ProgressCallback
 from .index.render import ThumbnailCache, render_page
@@ -12,8 +16,13 @@ from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm.manager import ModelManager
 from .llm.runtime import ModelRuntimes
+from .methods import run_method
+from .methods.base import MethodContext
+from .methods.evidence import PageSource
+from .methods.summaries import Summarizer
 from .retrieval.text_retriever import Mode, TextRetriever
 from .settings import Settings
+from .store import answers as answers_store
 from .store import catalog
 from .store.database import Database
 
@@ -149,6 +158,42 @@ class Service:
         if not existing:
             raise UnknownDocument(f"{doc!r} is indexed but no longer on disk ({', '.join(paths)})")
         return sha, existing[0]
+
+    # -- asking ------------------------------------------------------------------------------
+
+    def ask(self, question: str, docs: list[str] | None = None, method: str | None = None,
+            k: int | None = None, iterations: int | None = None,
+            progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> Answer:
+        """Answer a question over the library (or the named documents), with citations; kept as history."""
+        if not question.strip():
+            raise ValueError("the question is empty")
+        ask = dataclasses.replace(self.settings.ask, **{key: value for key, value in
+                                                        (("k", k), ("iterations", iterations)) if value})
+        method = method or ask.method
+        doc_ids = self.resolve_documents(docs)
+        retriever = TextRetriever(self.db, self.settings.search)
+        pages = PageSource(self.db)
+        text_model, vision_model = self.runtimes.text(), self.runtimes.vision()
+        reader = vision_model or text_model
+        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=method, scope=list(docs or []))
+        ctx = MethodContext(
+            question=question, answer=answer, pages=pages, text_model=text_model, vision_model=vision_model,
+            retrieve=lambda query, n: pages.refs(retriever.search(query, doc_ids, n, Mode.FUSED)),
+            settings=ask, summaries=Summarizer(self.db, pages, reader, ask.summary_tokens, ask.image_side, ask.page_tokens),
+            progress=progress or (lambda message: None), cancel=cancel)
+        run_method(method, ctx)
+        with self.db.transaction() as cur:
+            answers_store.save_answer(cur, answer)
+        return answer
+
+    def history(self, limit: int = 50) -> list[Answer]:
+        return answers_store.recent_answers(self.db.cursor(), limit)
+
+    def answer(self, answer_id: str) -> Answer:
+        found = answers_store.load_answer(self.db.cursor(), answer_id)
+        if found is None:
+            raise UnknownDocument(f"no answer with id {answer_id!r}; `docqa history` lists them")
+        return found
 
     def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
                mode: Mode = Mode.FUSED) -> list[SearchHit]:

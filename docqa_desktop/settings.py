@@ -101,11 +101,23 @@ class LlmSettings:
 
 
 @dataclass(frozen=True)
+class AskSettings:
+    method: str = "simpledoc"  # simpledoc | m3docrag
+    k: int = 10  # pages from the first-stage retriever (SimpleDoc uses 10, or 30)
+    iterations: int = 3  # SimpleDoc's L: reasoning rounds before "not answerable"
+    max_pages: int = 5  # pages handed to the answering model per round
+    summary_tokens: int = 160  # per page summary
+    page_tokens: int = 1200  # most text tokens of one page shown to a model (speed and focus on a CPU)
+    image_side: int = 1280  # longest side of a page image sent to a vision model
+
+
+@dataclass(frozen=True)
 class Settings:
     locations: Locations
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
+    ask: AskSettings = field(default_factory=AskSettings)
 
     @classmethod
     def load(cls, home: str | os.PathLike | None = None) -> "Settings":
@@ -122,7 +134,8 @@ class Settings:
         llm = _merge(LlmSettings(), values.get("llm", {}), "DOCQA_LLM_", source)
         if llm.backend not in ("local", "remote"):
             raise SettingsError(f"llm.backend must be 'local' or 'remote', not {llm.backend!r}")
-        return cls(locations, index, search, llm)
+        ask = _merge(AskSettings(), values.get("ask", {}), "DOCQA_ASK_", source)
+        return cls(locations, index, search, llm, ask)
 
 
 def _merge(base, values: dict, env_prefix: str, source: Path):

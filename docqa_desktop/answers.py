@@ -1,0 +1,106 @@
+"""What a question produces: an answer with citations, the pages used and a trace of every model call.
+
+Plain data (like domain.py): methods build it, the store keeps it as history, exports and the GUI show it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+from .domain import BBox
+
+
+class AnswerStatus(str, Enum):
+    ANSWERED = "answered"
+    NOT_ANSWERABLE = "not_answerable"
+    FAILED = "failed"  # a model or store error; `error` says which
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """One page of one indexed document, as methods see it."""
+    doc_id: int
+    doc: str  # file name
+    path: str
+    page: int  # 1-based
+    label: str  # printed page label
+
+    def key(self) -> tuple[int, int]:
+        return self.doc_id, self.page
+
+
+@dataclass(frozen=True)
+class Citation:
+    doc: str
+    path: str
+    page: int
+    label: str
+    quote: str  # text found on the page (never the model's paraphrase)
+    bbox: BBox | None = None  # where the quote is on the page, in PDF points
+
+    def as_json(self) -> dict:
+        return {"doc": self.doc, "path": self.path, "page": self.page, "label": self.label,
+                "bbox": [round(v, 1) for v in self.bbox] if self.bbox else None, "quote": self.quote}
+
+
+@dataclass
+class LlmCall:
+    step: str  # e.g. "summary", "select pages", "reason 2"
+    model: str
+    prompt_tokens: int
+    output_tokens: int
+    seconds: float
+    pages: list[str] = field(default_factory=list)  # "file.pdf p.4" the call saw
+    output: str = ""  # what the model returned (truncated for the trace)
+
+
+@dataclass
+class Answer:
+    id: str
+    question: str
+    method: str
+    text: str = ""
+    status: AnswerStatus = AnswerStatus.FAILED
+    citations: list[Citation] = field(default_factory=list)
+    pages_used: list[PageRef] = field(default_factory=list)  # every page shown to the answering model
+    iterations: int = 0
+    calls: list[LlmCall] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # working memory: document summary and notes per round
+    seconds: float = 0.0
+    scope: list[str] = field(default_factory=list)  # documents asked about; empty = whole library
+    error: str = ""
+    created_at: str = ""
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.calls)
+
+    def as_json(self) -> dict:
+        """The `docqa ask --json` shape."""
+        return {"id": self.id, "answer": self.text, "status": self.status.value,
+                "citations": [c.as_json() for c in self.citations],
+                "pages_used": [{"doc": p.doc, "page": p.page} for p in self.pages_used],
+                "method": self.method, "iterations": self.iterations, "llm_calls": len(self.calls),
+                "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
+                "seconds": round(self.seconds, 2)}
+
+    def as_record(self) -> dict:
+        """Everything, for the store and the JSON export (the full trace)."""
+        record = asdict(self)
+        record["status"] = self.status.value
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict) -> "Answer":
+        data = dict(record)
+        data["status"] = AnswerStatus(data["status"])
+        data["citations"] = [Citation(**{**c, "bbox": tuple(c["bbox"]) if c.get("bbox") else None})
+                             for c in data.get("citations", [])]
+        data["pages_used"] = [PageRef(**p) for p in data.get("pages_used", [])]
+        data["calls"] = [LlmCall(**c) for c in data.get("calls", [])]
+        return cls(**data)

@@ -1,0 +1,118 @@
+"""Cited answers exported as Markdown, HTML, PDF (made with pymupdf, no browser) or JSON (full trace).
+
+Markdown and HTML show numbered citations with the cited region of each page as an image, so a reader
+can check the answer without the PDFs; PDF embeds the same images.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+from typing import Callable
+
+import pymupdf
+
+from .answers import Answer, Citation
+
+FORMATS = ("md", "html", "pdf", "json")
+REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
+RenderFn = Callable[[Citation], bytes | None]  # PNG of the cited region, None if the PDF is gone
+
+
+def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
+    """PNG of the cited region (the whole page when no box is known), or None if the file is gone."""
+    try:
+        with pymupdf.open(citation.path) as doc:
+            page = doc[citation.page - 1]
+            clip = page.rect
+            if citation.bbox:
+                x0, y0, x1, y1 = citation.bbox
+                clip = pymupdf.Rect(0, y0 - REGION_MARGIN, page.rect.width, y1 + REGION_MARGIN) & page.rect
+            return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip).tobytes("png")
+    except (RuntimeError, ValueError, IndexError, OSError):
+        return None
+
+
+def export(answer: Answer, fmt: str, out: Path, render: RenderFn = cited_region) -> Path:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    out = Path(out)
+    if fmt == "json":
+        out.write_text(json.dumps(answer.as_record(), indent=2, ensure_ascii=False), encoding="utf-8")
+    elif fmt == "md":
+        _markdown(answer, out, render)
+    elif fmt == "html":
+        out.write_text(_html(answer, render), encoding="utf-8")
+    else:
+        _pdf(answer, out, render)
+    return out
+
+
+def _source(c: Citation) -> str:
+    label = f" (printed {c.label})" if c.label and c.label != str(c.page) else ""
+    return f"{c.doc}, page {c.page}{label}"
+
+
+def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:
+    images = out.with_name(out.stem + "_files")
+    lines = [f"# {answer.question}", "", answer.text, "", f"*{answer.status.value} · {answer.method} · "
+             f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", "## Citations", ""]
+    for n, c in enumerate(answer.citations, 1):
+        lines.append(f"{n}. {_source(c)} — “{c.quote}”  \n   `{c.path}`")
+        png = render(c)
+        if png:
+            images.mkdir(exist_ok=True)
+            (images / f"citation-{n}.png").write_bytes(png)
+            lines.append(f"\n   ![citation {n}]({images.name}/citation-{n}.png)")
+        lines.append("")
+    out.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _html(answer: Answer, render: RenderFn) -> str:
+    parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(answer.question)}</title>",
+             "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50em;margin:2em auto;padding:0 1em}"
+             "img{max-width:100%;border:1px solid #ccc}li{margin-bottom:1.5em}</style>",
+             f"<h1>{html.escape(answer.question)}</h1><p>{html.escape(answer.text)}</p>",
+             f"<p><small>{answer.status.value} · {answer.method} · {len(answer.calls)} model calls · "
+             f"{answer.seconds:.1f} s</small></p><h2>Citations</h2><ol>"]
+    for c in answer.citations:
+        png = render(c)
+        image = f"<br><img alt='cited region' src='data:image/png;base64,{base64.b64encode(png).decode()}'>" if png else ""
+        parts.append(f"<li>{html.escape(_source(c))} — “{html.escape(c.quote)}”<br>"
+                     f"<code>{html.escape(c.path)}</code>{image}</li>")
+    parts.append("</ol>")
+    return "\n".join(parts)
+
+
+def _pdf(answer: Answer, out: Path, render: RenderFn) -> None:
+    doc = pymupdf.open()
+    page, y = _new_page(doc), 50.0
+    y = _write(doc, page, y, answer.question, 15)
+    y = _write(doc, page, y, answer.text, 11)
+    y = _write(doc, page, y, f"{answer.status.value} - {answer.method} - {len(answer.calls)} model calls", 9)
+    for n, c in enumerate(answer.citations, 1):
+        if y > 700:
+            page, y = _new_page(doc), 50.0
+        y = _write(doc, page, y + 6, f'[{n}] {_source(c)}: "{c.quote}"', 10)
+        png = render(c)
+        if png:
+            pix = pymupdf.Pixmap(png)
+            height = min(260.0, 495.0 * pix.height / pix.width)
+            if y + height > 790:
+                page, y = _new_page(doc), 50.0
+            page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
+            y += height + 8
+    doc.save(out)
+    doc.close()
+
+
+def _new_page(doc):
+    return doc.new_page(width=595, height=842)  # A4
+
+
+def _write(doc, page, y: float, text: str, size: float) -> float:
+    box = pymupdf.Rect(50, y, 545, 800)
+    spare = page.insert_textbox(box, text, fontsize=size, fontname="helv")
+    used = box.height - spare if spare >= 0 else box.height
+    return y + used + size * 0.6

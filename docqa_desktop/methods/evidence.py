@@ -1,0 +1,77 @@
+"""Pages as methods read them: references, text (with table markdown), word boxes, rendered images.
+
+Documents can vanish while a question runs (the watcher removes a deleted file); every read raises
+PageGone then, and methods drop that page instead of failing the whole answer.
+"""
+from __future__ import annotations
+
+import os
+
+from ..answers import PageRef
+from ..domain import SearchHit
+from ..index.render import render_page
+from ..store import catalog
+from ..store.database import Database
+
+
+class PageGone(LookupError):
+    """The page's document was removed from the index or from disk."""
+
+
+class PageSource:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def refs(self, hits: list[SearchHit]) -> list[PageRef]:
+        """PageRefs (with printed labels) for search hits, in the same order."""
+        if not hits:
+            return []
+        labels = dict(((d, p), label) for d, p, label in self.db.cursor().execute(
+            "SELECT doc_id, page, label FROM pages WHERE (doc_id, page) IN "
+            "(SELECT (unnest(?::BIGINT[]), unnest(?::INTEGER[])))",
+            [[h.doc_id for h in hits], [h.page for h in hits]]).fetchall())
+        return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)))
+                for h in hits]
+
+    def text(self, ref: PageRef, with_tables: bool = True) -> str:
+        """The page's text (text layer or OCR), followed by its tables as Markdown."""
+        row = self.db.cursor().execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?",
+                                       [ref.doc_id, ref.page]).fetchone()
+        if row is None:
+            raise PageGone(f"{ref.doc} is no longer indexed")
+        if not with_tables:
+            return row[0]
+        tables = [t for (t,) in self.db.cursor().execute(
+            "SELECT text FROM elements WHERE doc_id = ? AND page = ? AND kind = 'table' ORDER BY seq",
+            [ref.doc_id, ref.page]).fetchall() if t.strip()]
+        return row[0] + ("\n\nTables on this page:\n" + "\n\n".join(tables) if tables else "")
+
+    def words(self, ref: PageRef) -> list[tuple[str, tuple[float, float, float, float]]]:
+        rows = self.db.cursor().execute(
+            "SELECT text, x0, y0, x1, y1 FROM words WHERE doc_id = ? AND page = ? ORDER BY seq",
+            [ref.doc_id, ref.page]).fetchall()
+        return [(t, (x0, y0, x1, y1)) for t, x0, y0, x1, y1 in rows]
+
+    def image(self, ref: PageRef, max_side: int) -> bytes:
+        return render_page(self.path_on_disk(ref), ref.page, max_side)
+
+    def path_on_disk(self, ref: PageRef) -> str:
+        try:
+            _, paths = catalog.document_sources(self.db.cursor(), ref.doc_id)
+        except KeyError:
+            raise PageGone(f"{ref.doc} is no longer indexed") from None
+        for path in [ref.path] + paths:
+            if os.path.exists(path):
+                return path
+        raise PageGone(f"{ref.doc} is no longer on disk")
+
+    def still_there(self, refs: list[PageRef]) -> tuple[list[PageRef], list[PageRef]]:
+        """(pages whose document is still indexed and on disk, pages that are gone)."""
+        present, gone = [], []
+        for ref in refs:
+            try:
+                self.path_on_disk(ref)
+                present.append(ref)
+            except PageGone:
+                gone.append(ref)
+        return present, gone

@@ -1,0 +1,209 @@
+"""SimpleDoc's control flow on a real indexed corpus PDF, driven by a scripted stand-in for the model
+runtime (each reasoner branch), plus citations, history, export and the CLI."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+
+import pymupdf
+import pytest
+
+from conftest import SMALL_PAPER, corpus_pdf
+from docqa_desktop.answers import AnswerStatus, PageRef
+from docqa_desktop.cli import main
+from docqa_desktop.export import export
+from docqa_desktop.llm import Completion, ModelInfo, Usage
+from docqa_desktop.llm.jsonout import parse_json
+from docqa_desktop.methods.citations import cite
+from docqa_desktop.methods.evidence import PageSource
+
+
+class ScriptedModel:
+    """Plays the runtime: replies come from `reason` (a list used in order) and fixed select/summary
+    replies; every reply is parsed against the call's schema, like a backend without a grammar."""
+
+    def __init__(self, reason: list, select=None, on_select=None):
+        self.info = ModelInfo("scripted", "local", 8192, False)
+        self.reason, self.select, self.on_select = list(reason), select, on_select
+        self.prompts: list[tuple[str, str]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def chat(self, messages, options, cancel=None):
+        prompt = messages[-1].text
+        schema = options.schema or {}
+        if "selected_pages" in schema.get("properties", {}):
+            kind = "select"
+            if self.on_select:
+                self.on_select()
+            reply = self.select or {"document_summary": "The paper studies pivot-based translation.",
+                                    "selected_pages": [1, 2]}
+        elif "response" in schema.get("properties", {}):
+            kind, reply = "reason", self.reason.pop(0)
+        else:
+            kind, reply = "summary", "A page of a machine translation paper."
+        self.prompts.append((kind, prompt))
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
+        if options.schema:
+            completion.parsed = parse_json(text, options.schema)
+        return completion
+
+    def close(self):
+        pass
+
+
+class FixedRuntimes:
+    def __init__(self, model):
+        self.model = model
+
+    def text(self):
+        return self.model
+
+    def vision(self):
+        return None
+
+    def close(self):
+        pass
+
+
+def reasoning(response="answer", answer="", evidence=(), query_update="", notes=""):
+    return {"scratchpad": "Looking at the pages.", "response": response, "answer": answer,
+            "evidence": list(evidence), "query_update": query_update, "notes": notes}
+
+
+@pytest.fixture
+def paper(tmp_path):
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+    return folder
+
+
+@pytest.fixture
+def paper_service(fast_service, paper):
+    fast_service.index([str(paper)])
+    return fast_service
+
+
+def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):
+    service._runtimes = FixedRuntimes(model)
+    return service.ask(question, **kwargs)
+
+
+def page_words(service, page: int) -> str:
+    return service.db.cursor().execute(
+        "SELECT string_agg(text, ' ' ORDER BY seq) FROM words w JOIN documents d ON d.id = w.doc_id "
+        "WHERE page = ?", [page]).fetchone()[0]
+
+
+def test_answer_with_a_verifiable_citation(paper_service):
+    model = ScriptedModel([reasoning("answer", "English is the pivot language.",
+                                     [{"page": 1, "quote": "pivot"}])])
+    answer = ask_with(paper_service, model, k=3)
+    assert answer.status is AnswerStatus.ANSWERED and answer.iterations == 1
+    assert answer.text == "English is the pivot language."
+    [citation] = answer.citations
+    assert (citation.doc, citation.page) in {(p.doc, p.page) for p in answer.pages_used}
+    page_text = re.sub(r"\s+", " ", page_words(paper_service, citation.page))
+    assert citation.quote in page_text  # the quote is the page's own words
+    assert "pivot" in citation.quote.lower()
+    x0, y0, x1, y1 = citation.bbox
+    assert 0 <= x0 < x1 and 0 <= y0 < y1
+    kinds = [kind for kind, _ in model.prompts]
+    assert kinds.count("select") == 1 and kinds[-1] == "reason" and "summary" in kinds
+    assert [c.step for c in answer.calls][-2:] == ["select pages", "reason 1"]
+    assert answer.prompt_tokens > 0 and answer.output_tokens > 0
+    # summaries were stored with the model that wrote them, and are reused
+    again = ScriptedModel([reasoning("not_answerable")])
+    ask_with(paper_service, again, k=3)
+    assert "summary" not in [kind for kind, _ in again.prompts]
+
+
+def test_not_answerable(paper_service):
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")]), k=3)
+    assert answer.status is AnswerStatus.NOT_ANSWERABLE and answer.iterations == 1
+    assert answer.citations == [] and answer.pages_used
+
+
+def test_query_update_grows_the_memory_and_searches_again(paper_service):
+    model = ScriptedModel([
+        reasoning("query_update", query_update="BLEU scores of the pivot-based systems on Europarl",
+                  notes="Page 1 names the pivot setup; the scores are elsewhere."),
+        reasoning("answer", "The scores are in the results table.", [{"page": 1, "quote": "BLEU"}]),
+    ])
+    answer = ask_with(paper_service, model, k=3)
+    assert answer.status is AnswerStatus.ANSWERED and answer.iterations == 2
+    selects = [prompt for kind, prompt in model.prompts if kind == "select"]
+    reasons = [prompt for kind, prompt in model.prompts if kind == "reason"]
+    assert "BLEU scores of the pivot-based systems" in selects[1]  # the updated query drives retrieval
+    assert "the scores are elsewhere" in reasons[1] and "the scores are elsewhere" not in reasons[0]
+    assert answer.notes[-1] == "The paper studies pivot-based translation."  # memory: summaries and notes
+    assert any("scores are elsewhere" in note for note in answer.notes)
+
+
+def test_iteration_limit_ends_as_not_answerable(paper_service):
+    model = ScriptedModel([reasoning("query_update", query_update=f"try {i}", notes=f"note {i}") for i in range(3)])
+    answer = ask_with(paper_service, model, k=2, iterations=2)
+    assert answer.status is AnswerStatus.NOT_ANSWERABLE and answer.iterations == 2
+    assert len([k for k, _ in model.prompts if k == "reason"]) == 2
+
+
+def test_malformed_model_output_fails_clearly_and_is_kept(paper_service):
+    answer = ask_with(paper_service, ScriptedModel(["I think the answer is English, probably."]), k=2)
+    assert answer.status is AnswerStatus.FAILED
+    assert "not valid JSON" in answer.error
+    assert paper_service.answer(answer.id).status is AnswerStatus.FAILED
+
+
+def test_document_deleted_between_retrieval_and_reading(paper_service, paper):
+    def delete_it():
+        os.unlink(paper / SMALL_PAPER)
+
+    model = ScriptedModel([reasoning("answer", "x", [])], on_select=delete_it)
+    answer = ask_with(paper_service, model, k=2)
+    assert answer.status is AnswerStatus.NOT_ANSWERABLE
+    assert "reason" not in [kind for kind, _ in model.prompts]  # nothing left to read
+    assert any("removed while answering" in note for note in answer.notes)
+
+
+def test_citations_only_name_pages_the_model_saw(paper_service):
+    source = PageSource(paper_service.db)
+    doc_id = paper_service.db.cursor().execute("SELECT id FROM documents").fetchone()[0]
+    seen = PageRef(doc_id, SMALL_PAPER, str(corpus_pdf(SMALL_PAPER)), 1, "1")
+    unseen = PageRef(doc_id, SMALL_PAPER, str(corpus_pdf(SMALL_PAPER)), 5, "5")
+    citations = cite(source, [(unseen, "BLEU"), (seen, "pivot")], "pivot", [seen])
+    assert [c.page for c in citations] == [1]
+
+
+def test_history_export_and_cli(paper_service, tmp_path, home, capsys):
+    model = ScriptedModel([reasoning("answer", "English is the pivot.", [{"page": 1, "quote": "pivot language"},
+                                                                          {"page": 2, "quote": "BLEU"}])])
+    answer = ask_with(paper_service, model, k=2)
+    assert paper_service.history()[0].id == answer.id
+    assert len(answer.citations) >= 1
+    written = {fmt: export(answer, fmt, tmp_path / f"a.{fmt}") for fmt in ("md", "html", "pdf", "json")}
+    md = written["md"].read_text()
+    html = written["html"].read_text()
+    for n, c in enumerate(answer.citations, 1):
+        assert c.quote in md and f"citation-{n}.png" in md
+        assert (tmp_path / "a_files" / f"citation-{n}.png").stat().st_size > 1000
+        assert c.quote in html
+    assert html.count("data:image/png;base64,") == len(answer.citations)
+    with pymupdf.open(written["pdf"]) as pdf:
+        text = " ".join(page.get_text() for page in pdf)
+        assert all(c.quote.split()[0] in text for c in answer.citations)
+        assert sum(len(page.get_images()) for page in pdf) == len(answer.citations)
+    record = json.loads(written["json"].read_text())
+    assert record["calls"] and record["citations"][0]["quote"] == answer.citations[0].quote
+    paper_service.close()
+    assert main(["history", "--json", "--home", str(home)]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["id"] == answer.id and listed[0]["citations"]
+    out = tmp_path / "cli.html"
+    assert main(["export", answer.id, "--format", "html", "-o", str(out), "--home", str(home)]) == 0
+    assert out.exists()
+    assert main(["export", "nope", "--home", str(home)]) == 2
