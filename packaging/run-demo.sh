@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
-# default), search it, and show the language models (the built-in one is ready).
-#   bash packaging/run-demo.sh [FOLDER] [QUERY]
+# default), search it, show the language models, and answer a question with citations on the
+# built-in model.   bash packaging/run-demo.sh [FOLDER] [QUESTION]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
@@ -15,3 +15,6 @@ echo "search: $query"
 .venv/bin/docqa search "$query" --k 5
 echo
 .venv/bin/docqa models list
+echo
+echo "ask: $query"
+.venv/bin/docqa ask "$query"

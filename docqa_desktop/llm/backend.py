@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import threading
 
-from .jsonout import with_room_for_schema
 from .types import Completion, Message, Options
 
 
@@ -17,7 +16,7 @@ class Backend:
         """`n` completions of one prompt (n > 1 for self-consistency and answer sampling)."""
         if n < 1:
             raise ValueError("n must be at least 1")
-        return self._sample(messages, with_room_for_schema(options), n, cancel)
+        return self._sample(messages, options, n, cancel)
 
     def _sample(self, messages: list[Message], options: Options, n: int,
                 cancel: threading.Event | None) -> list[Completion]:

@@ -55,12 +55,14 @@ def output_token_bound(schema: dict) -> int | None:
     return None
 
 
-def with_room_for_schema(options):
-    """`options` with max_tokens raised to what the schema can need, so a valid answer is never cut."""
+def with_room_for_schema(options, room: int | None = None):
+    """`options` with max_tokens raised towards what the schema can need (so a valid answer is not cut),
+    as far as `room` (tokens left in the context) allows, never below what the caller asked for."""
     bound = output_token_bound(options.schema) if options.schema else None
-    if bound is None or bound <= options.max_tokens:
+    if bound is None:
         return options
-    return dataclasses.replace(options, max_tokens=bound)
+    target = bound if room is None else min(bound, room)
+    return options if target <= options.max_tokens else dataclasses.replace(options, max_tokens=target)
 
 
 def parse_json(text: str, schema: dict | None = None):

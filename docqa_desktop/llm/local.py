@@ -14,7 +14,7 @@ from pathlib import Path
 from .backend import Backend
 from .gguf_file import check_pair, read_header
 from .images import estimated_image_tokens, fit_image
-from .jsonout import parse_samples, schema_grammar
+from .jsonout import parse_samples, schema_grammar, with_room_for_schema
 from .observer import TokenObserver
 from .wire import as_chat
 from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
@@ -115,6 +115,7 @@ class LocalBackend(Backend):
             llm = self._loaded()
             messages = self._fit_images(messages)
             prompt_tokens = self._check_fits(llm, messages, options)
+            options = with_room_for_schema(options, self.info.context - prompt_tokens)
             if options.seed is not None:
                 llm.reset()  # a cached prefix changes numerics slightly: seeded calls start clean
             self._cancel = cancel

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 
 from .backend import Backend
-from .jsonout import parse_samples
+from .jsonout import parse_samples, with_room_for_schema
 from .wire import as_chat
 from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
 
@@ -53,6 +53,7 @@ class RemoteBackend(Backend):
     def _sample(self, messages: list[Message], options: Options, n: int,
                 cancel: threading.Event | None) -> list[Completion]:
         """n calls with consecutive seeds: llama.cpp's server reuses the cached prompt between them."""
+        options = with_room_for_schema(options)
         if any(m.images for m in messages) and not self.info.vision:
             raise ModelError(f"the remote model {self.info.name} is not configured as a vision model")
         base = options.seed if options.seed is not None else random.randrange(2**31)

@@ -13,7 +13,6 @@ from typing import Callable, Protocol
 from ..answers import Answer, LlmCall, PageRef
 from ..llm import Message, Options
 from ..llm.budget import share_budget, trim_to_tokens
-from ..llm.jsonout import output_token_bound
 from ..llm.runtime import Runtime
 from ..settings import AskSettings
 from .evidence import PageGone, PageSource
@@ -85,10 +84,9 @@ class MethodContext:
         return "; ".join(labels), body, images
 
     def text_budget(self, runtime: Runtime, options: Options, images: int = 0) -> int:
-        """Tokens left for page text once instructions, images and the longest reply are counted."""
-        reply = max(options.max_tokens, output_token_bound(options.schema) or 0) if options.schema else options.max_tokens
+        """Tokens left for page text once instructions, images and the reply are counted."""
         image_tokens = images * 1300  # a page image at the default pixel budget
-        return max(200, runtime.info.context - reply - PROMPT_RESERVE_TOKENS - image_tokens)
+        return max(200, runtime.info.context - options.max_tokens - PROMPT_RESERVE_TOKENS - image_tokens)
 
     @staticmethod
     def multi_document(refs: list[PageRef]) -> bool:
