@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
@@ -60,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (default 10)")
     p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (default 3)")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("summarize", parents=[common],
+                       help="write page summaries ahead of questions (resumable; ask makes missing ones itself)")
+    p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
     p = sub.add_parser("history", parents=[common], help="questions asked before, newest first")
     p.add_argument("--limit", type=_positive, default=20)
     p.add_argument("--json", action="store_true")
@@ -177,6 +181,20 @@ def _cmd_ask(service: Service, args) -> int:
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
 
 
+def _cmd_summarize(service: Service, args) -> int:
+    cancel = cancel_on_sigint()
+    started = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        rate = done / max(1e-6, time.monotonic() - started)
+        print(f"\rsummarised {done}/{total} pages, {rate * 60:.1f}/min, ETA {(total - done) / rate:.0f}s   ",
+              end="", file=sys.stderr, flush=True)
+
+    written = service.summarize(args.doc, progress, cancel)
+    print(f"\n{written} page summaries written" + (" (cancelled)" if cancel.is_set() else ""))
+    return 130 if cancel.is_set() else 0
+
+
 def _cmd_history(service: Service, args) -> int:
     answers = service.history(args.limit)
     if args.json:
@@ -208,7 +226,7 @@ def _cmd_render(service: Service, args) -> int:
 
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
             "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
-            "ask": _cmd_ask, "history": _cmd_history, "export": _cmd_export}
+            "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export}
 
 
 def _print_report(report: IndexReport) -> None:

@@ -24,6 +24,7 @@ from .retrieval.text_retriever import Mode, TextRetriever
 from .settings import Settings
 from .store import answers as answers_store
 from .store import catalog
+from .store import summaries as summaries_store
 from .store.database import Database
 
 
@@ -185,6 +186,27 @@ class Service:
         with self.db.transaction() as cur:
             answers_store.save_answer(cur, answer)
         return answer
+
+    def summarize(self, docs: list[str] | None = None, progress: Callable[[int, int], None] | None = None,
+                  cancel: threading.Event | None = None) -> int:
+        """Write SimpleDoc's page summaries ahead of questions (ask writes missing ones on demand).
+        Resumable: pages already summarised by the current model are skipped. Returns pages written."""
+        pages = PageSource(self.db)
+        model = self.runtimes.vision() or self.runtimes.text()
+        ask = self.settings.ask
+        summarizer = Summarizer(self.db, pages, model, ask.summary_tokens, ask.image_side, ask.page_tokens)
+        todo = summaries_store.pages_without_summary(self.db.cursor(), self.resolve_documents(docs), summarizer.model)
+        refs = pages.refs_for(todo)
+        trace = Answer(id="", question="", method="summaries")
+        ctx = MethodContext(question="", answer=trace, retrieve=lambda query, n: [], pages=pages,
+                            text_model=model, vision_model=None, settings=ask, summaries=summarizer, cancel=cancel)
+        for done, ref in enumerate(refs, 1):
+            if cancel is not None and cancel.is_set():
+                return done - 1
+            summarizer.ensure([ref], ctx.call)
+            if progress:
+                progress(done, len(refs))
+        return len(refs)
 
     def history(self, limit: int = 50) -> list[Answer]:
         return answers_store.recent_answers(self.db.cursor(), limit)

@@ -207,3 +207,25 @@ def test_history_export_and_cli(paper_service, tmp_path, home, capsys):
     assert main(["export", answer.id, "--format", "html", "-o", str(out), "--home", str(home)]) == 0
     assert out.exists()
     assert main(["export", "nope", "--home", str(home)]) == 2
+
+
+def test_summaries_ahead_of_questions_are_resumable(paper_service):
+    import threading
+
+    paper_service._runtimes = FixedRuntimes(ScriptedModel([]))
+    cancel = threading.Event()
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        if done == 3:
+            cancel.set()
+
+    assert paper_service.summarize(progress=progress, cancel=cancel) == 3
+    total = seen[0][1]
+    assert total == 8  # the paper's pages
+    assert paper_service.summarize() == total - 3  # picks up where it stopped
+    assert paper_service.summarize() == 0
+    model = ScriptedModel([reasoning("not_answerable")])
+    ask_with(paper_service, model, k=4)
+    assert "summary" not in [kind for kind, _ in model.prompts]

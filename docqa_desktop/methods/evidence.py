@@ -33,6 +33,19 @@ class PageSource:
         return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)))
                 for h in hits]
 
+    def refs_for(self, pages: list[tuple[int, int]]) -> list[PageRef]:
+        """PageRefs for (doc_id, page) pairs, named by each document's first path."""
+        names = {}
+        for doc_id in {d for d, _ in pages}:
+            try:
+                _, paths = catalog.document_sources(self.db.cursor(), doc_id)
+            except KeyError:
+                continue
+            if paths:
+                names[doc_id] = paths[0]
+        hits = [SearchHit(d, os.path.basename(names[d]), names[d], p, 0.0, "") for d, p in pages if d in names]
+        return self.refs(hits)
+
     def text(self, ref: PageRef, with_tables: bool = True) -> str:
         """The page's text (text layer or OCR), followed by its tables as Markdown."""
         row = self.db.cursor().execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?",

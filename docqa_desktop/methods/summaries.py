@@ -1,7 +1,7 @@
 """SimpleDoc's page index: a short summary of each page, written once per page and model.
 
 Summaries are made on demand for the pages retrieval brings up (re-ranking needs only those) and kept,
-so a page is summarised once; `Service.summarize` writes them ahead for whole documents. A page's
+so a page is summarised once; `docqa summarize` (Service.summarize) writes them ahead for whole documents. A page's
 summary is redone when its document changes (a new document id) or the summarising model changes.
 """
 from __future__ import annotations
