@@ -8,7 +8,6 @@ the hub which version to fetch; the bytes are ours to move so a download survive
 from __future__ import annotations
 
 import errno
-import hashlib
 import http.client
 import os
 import re
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..index.scan import sha256_of
 from .types import ModelError
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -87,14 +87,17 @@ def fetch(repo: str, filename: str, sha256: str = "", *, revision: str = "main",
                 raise DownloadError(f"download of {label} was interrupted after {kept:,} bytes ({exc}); "
                                     "pull again to resume") from exc
             raise _explained(exc, repo, filename, endpoint) from exc
-        _check(partial, sha256 or (meta.etag if SHA256_HEX.match(meta.etag) else ""), label)
+        actual = _checked(partial, sha256 or (meta.etag if SHA256_HEX.match(meta.etag) else ""), label,
+                          partial.unlink)
         os.replace(partial, blob)
+    else:
+        actual = ""  # a blob another revision fetched: checked below
     link = repo_dir / "snapshots" / meta.commit_hash / filename
     _link(link, blob)
     (repo_dir / "refs").mkdir(exist_ok=True)
     if revision != meta.commit_hash:
         (repo_dir / "refs" / revision).write_text(meta.commit_hash)
-    return _verified(link, sha256, label)
+    return Fetched(link, actual) if actual else _verified(link, sha256, label)
 
 
 def _download(url: str, partial: Path, size: int | None, headers: dict, progress: ProgressFn | None,
@@ -129,14 +132,6 @@ def _download(url: str, partial: Path, size: int | None, headers: dict, progress
     if size is not None and done != size:
         raise DownloadError(f"download of {label} was interrupted after {done:,} of {size:,} bytes; "
                             "pull again to resume")
-
-
-def _check(path: Path, expected: str, label: str) -> None:
-    actual = sha256_of(path)
-    if expected and actual != expected:
-        path.unlink()
-        raise ChecksumMismatch(f"{label}: downloaded file is corrupt (sha256 {actual[:12]}…, expected "
-                               f"{expected[:12]}…); it was deleted — pull again")
 
 
 def _link(link: Path, blob: Path) -> None:
@@ -192,12 +187,17 @@ def _verified(path: Path, expected: str, label: str) -> Fetched:
     a mismatch deletes it so it is never loaded and the next pull downloads it again."""
     blob_name = path.resolve().name
     expected = expected or (blob_name if SHA256_HEX.match(blob_name) else "")
+    return Fetched(path, _checked(path, expected, label, lambda: delete_cached([str(path)])))
+
+
+def _checked(path: Path, expected: str, label: str, remove: Callable[[], object]) -> str:
+    """The file's sha256; a mismatch with `expected` removes the file and raises."""
     actual = sha256_of(path)
     if expected and actual != expected:
-        delete_cached([str(path)])
+        remove()
         raise ChecksumMismatch(f"{label}: the file is corrupt (sha256 {actual[:12]}…, expected "
                                f"{expected[:12]}…); it was deleted — pull again")
-    return Fetched(path, actual)
+    return actual
 
 
 def _explained(exc: Exception, repo: str, filename: str, endpoint: str | None) -> DownloadError:
@@ -257,14 +257,6 @@ def _cancellable_bar(cancel: threading.Event | None):
             return super().update(n)
 
     return Bar
-
-
-def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def delete_cached(paths: list[str]) -> list[str]:
