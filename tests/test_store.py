@@ -58,3 +58,31 @@ def test_corrupt_database_file_is_reported(tmp_path):
     path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError, match=str(path.name)):
         Database(path)
+
+
+def test_two_handles_in_one_process_rebuild_the_text_index_without_racing(tmp_path):
+    """The watcher and a reader (GUI, CLI in the same process) open the same file: DuckDB shares
+    the instance, so concurrent FTS rebuilds used to collide with "fts_main_pages already exists"."""
+    import threading
+    path = tmp_path / "lib.duckdb"
+    with Database(path) as first, Database(path) as second:
+        with first.transaction() as cur:
+            cur.execute("INSERT INTO pages (doc_id, page, label, width, height, text, text_source) "
+                        "SELECT 1, i, i::VARCHAR, 600, 800, repeat('heron solar panel ', 200), 'layer' "
+                        "FROM range(1, 400) t(i)")
+        errors = []
+
+        def rebuild(db):
+            try:
+                for _ in range(8):
+                    db.rebuild_text_index()
+            except Exception as exc:  # collected: an exception in a thread would otherwise vanish
+                errors.append(exc)
+
+        threads = [threading.Thread(target=rebuild, args=(db,)) for db in (first, second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert not first.text_index_stale() and not second.text_index_stale()

@@ -37,6 +37,18 @@ def _bundled_extension(name: str) -> str | None:
     return None
 
 
+_process_locks: dict[str, threading.RLock] = {}
+_process_locks_guard = threading.Lock()
+
+
+def _lock_for(path: Path) -> threading.RLock:
+    """DuckDB shares one database instance between connections to the same file in a process,
+    so every Database object on that file must share one writer lock too."""
+    key = os.path.realpath(path)
+    with _process_locks_guard:
+        return _process_locks.setdefault(key, threading.RLock())
+
+
 class Database:
     """One connection to the library file; threads take cursors from it."""
 
@@ -44,7 +56,7 @@ class Database:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = self._connect(wait_seconds)
-        self._lock = threading.RLock()  # one writer transaction at a time inside this process
+        self._lock = _lock_for(self.path)  # one writer transaction at a time inside this process
         try:
             migrations.migrate(self.con)
         except migrations.NewerSchema as exc:
@@ -125,8 +137,8 @@ class Database:
                         "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
                     cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
                     return
-                except duckdb.TransactionException:
-                    # another connection in this process rebuilt it at the same moment
+                except (duckdb.TransactionException, duckdb.CatalogException):
+                    # another process rebuilt it at the same moment (conflict or "already exists")
                     if attempt == attempts - 1:
                         raise
                     time.sleep(0.2 * (attempt + 1))
