@@ -13,6 +13,7 @@ from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
+from .evaluation import EvalRunner, load_questions, write_report
 from .export import FORMATS, export
 from .index.pdf import PdfError
 from .methods import METHODS
@@ -71,6 +72,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="answer id (see docqa history)")
     p.add_argument("--format", choices=FORMATS, default="md")
     p.add_argument("-o", "--output", help="file to write (default: answer-ID.FORMAT)")
+    p = sub.add_parser("eval", parents=[common],
+                       help="score methods on labelled questions (MMLongBench-Doc format); resumable")
+    p.add_argument("questions", help="JSON lines: doc, question, answer, answer_format, evidence_pages, ...")
+    p.add_argument("--corpus", required=True, help="folder holding the questions' PDFs (indexed if needed)")
+    p.add_argument("--method", action="append", choices=sorted(METHODS),
+                   help="method to evaluate; repeatable (default: simpledoc)")
+    p.add_argument("--limit", type=_positive, default=None, help="only the first N questions")
+    p.add_argument("--out", default="eval-results",
+                   help="folder for results.jsonl, report.md and charts (an existing run there is resumed)")
+    p.add_argument("--judge", action="store_true", help="also let the text model judge each answer")
     cli_models.add_parsers(sub, common)
     return parser
 
@@ -215,6 +226,18 @@ def _cmd_export(service: Service, args) -> int:
     return 0
 
 
+def _cmd_eval(service: Service, args) -> int:
+    questions = load_questions(args.questions)[: args.limit]
+    methods = list(dict.fromkeys(args.method or [service.settings.ask.method]))
+    cancel = cancel_on_sigint()
+    runner = EvalRunner(service, args.out, lambda message: print(message, file=sys.stderr, flush=True), cancel)
+    outcome = runner.run(questions, args.corpus, methods, args.judge)
+    report = write_report(args.out, outcome.records)
+    state = "interrupted (run again to resume)" if outcome.cancelled else "done"
+    print(f"{state}: {outcome.ran} answered now, {outcome.skipped} from earlier runs; report: {report}")
+    return 130 if outcome.cancelled else 0
+
+
 def _cmd_render(service: Service, args) -> int:
     png = service.page_image(args.doc, args.page, args.size)
     output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
@@ -226,7 +249,8 @@ def _cmd_render(service: Service, args) -> int:
 
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
             "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
-            "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export}
+            "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export,
+            "eval": _cmd_eval}
 
 
 def _print_report(report: IndexReport) -> None:

@@ -164,8 +164,10 @@ class Service:
 
     def ask(self, question: str, docs: list[str] | None = None, method: str | None = None,
             k: int | None = None, iterations: int | None = None,
-            progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> Answer:
-        """Answer a question over the library (or the named documents), with citations; kept as history."""
+            progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None,
+            save: bool = True) -> Answer:
+        """Answer a question over the library (or the named documents), with citations; kept as history
+        unless save is False (evaluation runs keep their own results)."""
         if not question.strip():
             raise ValueError("the question is empty")
         ask = dataclasses.replace(self.settings.ask, **{key: value for key, value in
@@ -183,8 +185,9 @@ class Service:
             settings=ask, summaries=Summarizer(self.db, pages, reader, ask.summary_tokens, ask.image_side, ask.page_tokens),
             progress=progress or (lambda message: None), cancel=cancel)
         run_method(method, ctx)
-        with self.db.transaction() as cur:
-            answers_store.save_answer(cur, answer)
+        if save:
+            with self.db.transaction() as cur:
+                answers_store.save_answer(cur, answer)
         return answer
 
     def summarize(self, docs: list[str] | None = None, progress: Callable[[int, int], None] | None = None,

@@ -1,0 +1,152 @@
+"""Run every benchmark of the project, then collect their result files into benchmarks/RESULTS.md.
+
+    .venv/bin/python benchmarks/run_all.py                  # everything, full size (hours on 2 cores)
+    .venv/bin/python benchmarks/run_all.py --quick          # smoke-sized runs (~15 min)
+    .venv/bin/python benchmarks/run_all.py --collect-only   # only rebuild RESULTS.md from existing files
+    .venv/bin/python benchmarks/run_all.py --only llm_speed,eval_dev
+
+One at a time: each benchmark keeps both cores busy. A benchmark that fails is reported and the
+others still run; RESULTS.md then shows the last figures that exist, with the date they were measured.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common  # noqa: E402
+
+from docqa_desktop.evaluation.report import figures_by_method  # noqa: E402
+
+BENCH = _common.REPO / "benchmarks"
+PYTHON = sys.executable
+DOCQA = str(Path(sys.executable).with_name("docqa"))
+# the committed dev report runs with this budget: the built-in 135M model on 2 CPU cores
+EVAL_BUDGET = {"DOCQA_ASK_K": "5", "DOCQA_ASK_MAX_PAGES": "3", "DOCQA_ASK_PAGE_TOKENS": "400",
+               "DOCQA_ASK_SUMMARY_TOKENS": "80"}
+
+
+@dataclass
+class Benchmark:
+    name: str
+    command: Callable[[argparse.Namespace], list[str]]
+    result: Path  # a JSON file, or an evaluation folder holding results.jsonl
+    headline: Callable[[Path], list[tuple[str, str]]]  # (figure, value) rows for RESULTS.md
+    env: dict | None = None
+
+
+def _json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _index_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for name, run in _json(path)["runs"].items():
+        rows.append((f"{name}: pages/s (wall), {run['pages']} pages", f"{run['pages_per_s']:.1f}"))
+        rows.append((f"{name}: peak RSS main / worker MB",
+                     f"{run['peak_rss']['main_mb']:.0f} / {run['peak_rss']['workers_max_mb']:.0f}"))
+    return rows
+
+
+def _retrieval_headline(path: Path) -> list[tuple[str, str]]:
+    summary = _json(path)["summary"]
+    return [(f"{mode}: all-hit@10 / recall@10 / median ms", f"{s['all_hit@10']:.3f} / {s['recall@10']:.3f} / "
+             f"{s['latency_ms_median']:.0f}") for mode, s in summary.items() if "all_hit@10" in s]
+
+
+def _llm_headline(path: Path) -> list[tuple[str, str]]:
+    data = _json(path)
+    return [(f"{data.get('model', 'model')}, {run['threads']} thread(s): prompt / generation tok/s, n=8 vs n=1",
+             f"{run['prompt_tokens_per_s']:.0f} / {run['generation_tokens_per_s']:.0f}, "
+             f"{run['samples']['8']['relative_to_n1']:.2f}×") for run in data["runs"]]
+
+
+def _eval_headline(folder: Path) -> list[tuple[str, str]]:
+    records = [json.loads(line) for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    rows = []
+    for method, f in figures_by_method(records).items():
+        rows.append((f"{method}: accuracy / F1 % ({f['questions']} questions)",
+                     f"{100 * f['accuracy']:.1f} / {100 * f['f1']:.1f}"))
+        rows.append((f"{method}: page recall / F1 / all-hit %",
+                     " / ".join("–" if f[k] is None else f"{100 * f[k]:.1f}" for k in ("page_recall", "page_f1",
+                                                                                      "all_hit"))))
+        rows.append((f"{method}: pages, calls, tokens per question; p50 / p90 s",
+                     f"{f['pages_per_question']:.1f}, {f['llm_calls']:.1f}, "
+                     f"{f['prompt_tokens'] + f['output_tokens']:,.0f}; {f['seconds_p50']:.0f} / {f['seconds_p90']:.0f}"))
+    return rows
+
+
+def _eval_command(args) -> list[str]:
+    out = BENCH / ("results/eval-quick" if args.quick else "eval-dev")
+    return ([DOCQA, "--home", str(args.home), "eval", str(_common.EVAL_FILE), "--corpus", str(_common.CORPUS),
+             "--method", "simpledoc", "--method", "m3docrag", "--judge", "--out", str(out)]
+            + (["--limit", "4"] if args.quick else []))
+
+
+BENCHMARKS = [
+    Benchmark("index_throughput", lambda a: [PYTHON, str(BENCH / "index_throughput.py")] + (["--quick"] if a.quick else []),
+              BENCH / "results/index_throughput.json", _index_headline),
+    Benchmark("retrieval_eval", lambda a: [PYTHON, str(BENCH / "retrieval_eval.py"), "--home", str(a.home)],
+              BENCH / "results/retrieval_eval.json", _retrieval_headline),
+    Benchmark("llm_speed", lambda a: [PYTHON, str(BENCH / "llm_speed.py")] + (["--repeats", "2"] if a.quick else []),
+              BENCH / "results/llm_speed.json", _llm_headline),
+    Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
+]
+
+
+def run(bench: Benchmark, args) -> bool:
+    command = bench.command(args)
+    print(f"== {bench.name}: {' '.join(command)}", flush=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **(bench.env or {})}
+    return subprocess.run(command, cwd=_common.REPO, env=env).returncode == 0
+
+
+def measured_on(path: Path) -> str:
+    """The date the result file records (a git checkout resets file times)."""
+    data = _json(path / "run.json" if path.is_dir() else path)
+    date = data.get("date") or data.get("updated") or data.get("environment", {}).get("date")
+    return date[:10] if date else "?"
+
+
+def write_results(failed: list[str]) -> Path:
+    lines = ["# Benchmark results", "",
+             "Collected by `benchmarks/run_all.py` from the result files of each benchmark (see "
+             "`benchmarks/README.md` for what each measures). Machine: 2 CPU cores, no GPU.", "",
+             "| Benchmark | Figure | Value | Measured | Source |", "|---|---|---|---|---|"]
+    for bench in BENCHMARKS:
+        source = bench.result.relative_to(_common.REPO)
+        if not bench.result.exists():
+            lines.append(f"| {bench.name} | not measured yet | – | – | `{source}` |")
+            continue
+        for figure, value in bench.headline(bench.result):
+            lines.append(f"| {bench.name} | {figure} | {value} | {measured_on(bench.result)} | `{source}` |")
+    if failed:
+        lines += ["", f"Failed in the last run_all.py run (older figures shown): {', '.join(failed)}."]
+    path = BENCH / "RESULTS.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smoke-sized runs (results of full runs are kept)")
+    ap.add_argument("--collect-only", action="store_true", help="only rebuild RESULTS.md")
+    ap.add_argument("--only", help="comma-separated subset of " + ",".join(b.name for b in BENCHMARKS))
+    ap.add_argument("--home", type=Path, default=Path("/tmp/docqa-bench-home"),
+                    help="DOCQA home reused by the retrieval and answer benchmarks (indexing is paid once)")
+    args = ap.parse_args()
+    chosen = [b for b in BENCHMARKS if not args.only or b.name in args.only.split(",")]
+    failed = [] if args.collect_only else [b.name for b in chosen if not run(b, args)]
+    print(f"written {write_results(failed)}" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

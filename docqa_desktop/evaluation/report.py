@@ -1,0 +1,164 @@
+"""Figures per method from results.jsonl, written as a Markdown report beside two PNG charts."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+from . import charts
+from .questions import MULTI, SINGLE, UNANSWERABLE
+from .runner import RUN_FILE, score_record
+from .scoring import accuracy_and_f1
+
+REPORT_FILE = "report.md"
+KINDS = (SINGLE, MULTI, UNANSWERABLE)
+
+
+def _mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.fmean(values) if values else None
+
+
+def _accuracy(records: list[dict]) -> float | None:
+    return _mean(r["score"] for r in records) if records else None
+
+
+def method_figures(records: list[dict]) -> dict:
+    """Everything the report says about one method's records."""
+    pages = [r["page_metrics"] for r in records if r["page_metrics"] is not None]
+    seconds = [r["seconds"] for r in records]
+    judged = [r["judge"]["correct"] for r in records if "correct" in (r.get("judge") or {})]
+    accuracy, f1 = accuracy_and_f1([(r["gold"], r["extracted"], r["score"]) for r in records])
+    sources = sorted({s for r in records for s in r["evidence_sources"]})
+    formats = sorted({r["answer_format"] for r in records})
+    return {
+        "questions": len(records), "accuracy": accuracy, "f1": f1,
+        "judge_accuracy": _mean(judged), "judged": len(judged),
+        "status": {s: sum(r["status"] == s for r in records) for s in ("answered", "not_answerable", "failed")},
+        "page_recall": _mean(p["recall"] for p in pages), "page_precision": _mean(p["precision"] for p in pages),
+        "page_f1": _mean(p["f1"] for p in pages), "all_hit": _mean(p["all_hit"] for p in pages),
+        "with_evidence_pages": len(pages),
+        "pages_per_question": _mean(len(r["pages_used"]) for r in records),
+        "llm_calls": _mean(r["llm_calls"] for r in records),
+        "prompt_tokens": _mean(r["prompt_tokens"] for r in records),
+        "output_tokens": _mean(r["output_tokens"] for r in records),
+        "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
+        "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
+        "seconds_total": sum(seconds),
+        "by_source": {s: (_accuracy([r for r in records if s in r["evidence_sources"]]),
+                          sum(s in r["evidence_sources"] for r in records)) for s in sources},
+        "by_kind": {k: (_accuracy([r for r in records if r["kind"] == k]), sum(r["kind"] == k for r in records))
+                    for k in KINDS},
+        "by_format": {f: (_accuracy([r for r in records if r["answer_format"] == f]),
+                          sum(r["answer_format"] == f for r in records)) for f in formats},
+    }
+
+
+def figures_by_method(records: list[dict]) -> dict[str, dict]:
+    methods = sorted({r["method"] for r in records})
+    return {m: method_figures([score_record(r) for r in records if r["method"] == m]) for m in methods}
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(row) + " |" for row in rows] + [""])
+
+
+def _breakdown(figures: dict[str, dict], key: str, title: str) -> list[str]:
+    methods = list(figures)
+    groups = sorted({g for f in figures.values() for g in f[key]}, key=lambda g: (g not in KINDS, KINDS.index(g)
+                                                                                 if g in KINDS else 0, g))
+    rows = []
+    for group in groups:
+        n = max(f[key].get(group, (None, 0))[1] for f in figures.values())
+        rows.append([group, str(n)] + [_pct(figures[m][key].get(group, (None, 0))[0]) for m in methods])
+    return [f"### {title}", ""] + _table([title.split(" by ")[-1].capitalize(), "n"] + methods, rows)
+
+
+def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
+    def row(label, fn):
+        return [label] + [fn(f) for f in figures.values()]
+    rows = [
+        row("questions", lambda f: str(f["questions"])),
+        row("generalized accuracy %", lambda f: _pct(f["accuracy"])),
+        row("F1 %", lambda f: _pct(f["f1"])),
+        row("answered / not answerable / failed",
+            lambda f: f"{f['status']['answered']} / {f['status']['not_answerable']} / {f['status']['failed']}"),
+    ]
+    if any(f["judged"] for f in figures.values()):
+        rows.append(row("judge accuracy %", lambda f: f"{_pct(f['judge_accuracy'])} (n={f['judged']})"))
+    rows += [
+        row("page recall %", lambda f: _pct(f["page_recall"])),
+        row("page precision %", lambda f: _pct(f["page_precision"])),
+        row("page F1 %", lambda f: _pct(f["page_f1"])),
+        row("all-hit %", lambda f: _pct(f["all_hit"])),
+        row("pages per question", lambda f: _num(f["pages_per_question"], 2)),
+        row("model calls per question", lambda f: _num(f["llm_calls"])),
+        row("prompt tokens per question", lambda f: _num(f["prompt_tokens"], 0)),
+        row("output tokens per question", lambda f: _num(f["output_tokens"], 0)),
+        row("latency p50 s", lambda f: _num(f["seconds_p50"])),
+        row("latency p90 s", lambda f: _num(f["seconds_p90"])),
+        row("total time h", lambda f: _num(f["seconds_total"] / 3600, 2)),
+    ]
+    return rows
+
+
+def per_question_rows(records: list[dict], methods: list[str]) -> list[list[str]]:
+    by_key = {(r["qid"], r["method"]): r for r in records}
+    rows = []
+    for qid in dict.fromkeys(r["qid"] for r in records):
+        first = next(by_key[(qid, m)] for m in methods if (qid, m) in by_key)
+        cells = [_cell(first["doc"], 24), _cell(first["question"], 70), _cell(json.dumps(first["gold"]), 30)]
+        for m in methods:
+            r = by_key.get((qid, m))
+            cells.append("–" if r is None else f"{_cell(json.dumps(r['extracted']), 30)} ({r['score']:.2f})")
+        rows.append(cells)
+    return rows
+
+
+def _cell(text: str, width: int) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluation report") -> Path:
+    out_dir = Path(out_dir)
+    figures = figures_by_method(records)
+    methods = list(figures)
+    run_path = out_dir / RUN_FILE
+    run = json.loads(run_path.read_text(encoding="utf-8")) if run_path.exists() else {}
+    chart_files = charts.write_charts(out_dir, figures)
+    lines = [f"# {title}", "",
+             f"Generated {dt.datetime.now().isoformat(timespec='minutes')} from `{out_dir.name}/results.jsonl` "
+             f"({len(records)} results, {len({r['qid'] for r in records})} questions, methods: {', '.join(methods)}).",
+             ""]
+    if run:
+        models = ", ".join(f"{role}: {name or 'none'}" for role, name in run.get("models", {}).items())
+        settings = ", ".join(f"{k}={v}" for k, v in run.get("settings", {}).items())
+        lines += [f"Models — {models}. Settings — {settings}.", ""]
+    lines += ["Scoring: MMLongBench-Doc's rules on a short answer extracted from each prediction (accuracy is the "
+              "mean score, F1 treats \"Not answerable\" as the negative class); page metrics per SimpleDoc A.3 "
+              "over questions with evidence pages; latency is the method's wall time per question.", "",
+              "## Overall", ""]
+    lines += _table(["", *methods], overall_rows(figures))
+    lines += ["## Breakdowns (generalized accuracy %)", ""]
+    lines += _breakdown(figures, "by_source", "Accuracy by evidence source")
+    lines += _breakdown(figures, "by_kind", "Accuracy by evidence pages")
+    lines += _breakdown(figures, "by_format", "Accuracy by answer format")
+    lines += ["## Charts", ""] + [f"![{name}]({name})" for name in chart_files] + [""]
+    lines += ["## Per question (extracted answer and score)", ""]
+    lines += _table(["doc", "question", "gold", *methods], per_question_rows(records, methods))
+    path = out_dir / REPORT_FILE
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

@@ -1,0 +1,169 @@
+"""`docqa eval`: index the corpus, run every question with every method, one JSON line per result.
+
+Resumable: results.jsonl is appended (and synced) after each answer, and a rerun skips the
+(question, method) pairs already in it — an interrupted run loses at most the answer in flight.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..answers import Answer, AnswerStatus
+from .extraction import extract
+from .judge import judge
+from .pages import page_metrics
+from .questions import EvalQuestion
+from .scoring import score
+
+RESULTS_FILE = "results.jsonl"
+RUN_FILE = "run.json"
+
+
+class EvalError(ValueError):
+    pass
+
+
+@dataclass
+class EvalOutcome:
+    ran: int = 0
+    skipped: int = 0  # already in results.jsonl
+    cancelled: bool = False
+    records: list[dict] = field(default_factory=list)  # every result of this question set, old and new
+
+
+class ResultsFile:
+    """results.jsonl: read what exists (a line cut by a crash is dropped), append one record at a time."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.records: list[dict] = []
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    self.records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # the write in flight when the run was killed
+            self._rewrite()  # drop the cut line so appends start on a fresh line
+
+    def done(self) -> set[tuple[str, str]]:
+        return {(r["qid"], r["method"]) for r in self.records}
+
+    def append(self, record: dict) -> None:
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.records.append(record)
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def score_record(record: dict) -> dict:
+    """Extracted short answer, rule score and page metrics; recomputed by the report, so better rules
+    apply to old results too."""
+    answered = record["status"] == AnswerStatus.ANSWERED.value
+    extracted = extract(record["prediction"], answered, record["answer_format"])
+    record["extracted"] = extracted
+    record["score"] = round(score(record["gold"], extracted, record["answer_format"]), 4)
+    record["page_metrics"] = page_metrics(record["evidence_pages"], record["pages_used"])
+    return record
+
+
+def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
+    return score_record({
+        "qid": q.id, "method": method, "doc": q.doc, "question": q.question, "gold": q.answer,
+        "answer_format": q.answer_format, "kind": q.kind, "evidence_pages": list(q.evidence_pages),
+        "evidence_sources": list(q.evidence_sources), "prediction": answer.text, "status": answer.status.value,
+        "error": answer.error, "pages_used": sorted({p.page for p in answer.pages_used}),
+        "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
+        "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
+        "output_tokens": answer.output_tokens, "seconds": round(answer.seconds, 2),
+        "calls": [{"step": c.step, "model": c.model, "prompt_tokens": c.prompt_tokens,
+                   "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2)} for c in answer.calls]})
+
+
+def failed_answer(q: EvalQuestion, method: str, reason: str) -> Answer:
+    return Answer(id="", question=q.question, method=method, status=AnswerStatus.FAILED, error=reason)
+
+
+class EvalRunner:
+    def __init__(self, service, out_dir: str | Path, progress: Callable[[str], None] = lambda message: None,
+                 cancel: threading.Event | None = None):
+        self.service = service
+        self.out_dir = Path(out_dir)
+        self.progress = progress
+        self.cancel = cancel or threading.Event()
+
+    def run(self, questions: list[EvalQuestion], corpus: str | Path, methods: list[str],
+            use_judge: bool = False) -> EvalOutcome:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        paths = self._document_paths(questions, Path(corpus))
+        results = ResultsFile(self.out_dir / RESULTS_FILE)
+        done = results.done()
+        todo = [(q, m) for q in questions for m in methods if (q.id, m) not in done]
+        outcome = EvalOutcome(skipped=len(questions) * len(methods) - len(todo))
+        index_errors = self._index(sorted({paths[q.doc] for q, _ in todo})) if todo else {}
+        self._write_run_info(methods, use_judge, len(questions), str(corpus))
+        for n, (q, method) in enumerate(todo, 1):
+            if self.cancel.is_set():
+                outcome.cancelled = True
+                break
+            path = paths[q.doc]
+            if path in index_errors:
+                answer = failed_answer(q, method, f"{path}: {index_errors[path]}")
+            else:
+                answer = self.service.ask(q.question, [path], method, cancel=self.cancel, save=False)
+            if answer.status is AnswerStatus.CANCELLED:
+                outcome.cancelled = True  # not recorded: the next run asks it again
+                break
+            record = result_record(q, method, answer)
+            if use_judge:
+                record["judge"] = judge(self.service.runtimes.text(), q.question, q.answer, answer.text)
+            results.append(record)
+            outcome.ran += 1
+            self.progress(f"[{n}/{len(todo)}] {method} {q.doc}: {answer.status.value}, score {record['score']:.2f}, "
+                          f"pages {record['pages_used']} (evidence {list(q.evidence_pages)}), {answer.seconds:.1f}s")
+        wanted = {(q.id, m) for q in questions for m in methods}
+        outcome.records = [r for r in results.records if (r["qid"], r["method"]) in wanted]
+        return outcome
+
+    def _document_paths(self, questions: list[EvalQuestion], corpus: Path) -> dict[str, str]:
+        if not corpus.is_dir():
+            raise EvalError(f"corpus folder {corpus} does not exist")
+        paths = {q.doc: os.path.abspath(corpus / q.doc) for q in questions}
+        missing = sorted(doc for doc, path in paths.items() if not os.path.isfile(path))
+        if missing:
+            raise EvalError(f"{corpus} lacks the question documents: {', '.join(missing)}")
+        return paths
+
+    def _index(self, paths: list[str]) -> dict[str, str]:
+        """Index (or find already indexed) the documents; returns path -> reason for those that failed."""
+        self.progress(f"indexing {len(paths)} document(s) (reused when already indexed)")
+        report = self.service.index(paths, cancel=self.cancel)
+        for path, reason in report.errors.items():
+            self.progress(f"cannot index {path}: {reason}; its questions are recorded as failed")
+        return dict(report.errors)
+
+    def _write_run_info(self, methods: list[str], use_judge: bool, questions: int, corpus: str) -> None:
+        """What produced these results (models, method settings), for the report's header."""
+        info_path = self.out_dir / RUN_FILE
+        info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else {}
+        ask = self.service.settings.ask
+        llm = self.service.settings.llm
+        info.update({
+            "updated": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "questions": questions, "corpus": corpus, "machine": f"{os.cpu_count()} CPU threads",
+            "methods": sorted(set(info.get("methods", [])) | set(methods)), "judge": use_judge or info.get("judge", False),
+            "models": self.service.model_roles(),
+            "settings": {"k": ask.k, "iterations": ask.iterations, "max_pages": ask.max_pages,
+                         "summary_tokens": ask.summary_tokens, "page_tokens": ask.page_tokens,
+                         "llm_threads": llm.threads or "auto (cores - 1)", "context": llm.context}})
+        info_path.write_text(json.dumps(info, indent=2), encoding="utf-8")

@@ -1,0 +1,124 @@
+"""`docqa eval` end to end on two corpus PDFs with the built-in SmolLM2: results, scores, report,
+charts, and resuming after an interruption without asking finished questions again."""
+from __future__ import annotations
+
+import json
+import threading
+
+import pymupdf
+import pytest
+
+from conftest import REPORT_15, SMALL_PAPER, corpus_pdf
+from docqa_desktop.cli import main
+from docqa_desktop.evaluation import EvalRunner, load_questions
+from docqa_desktop.evaluation.scoring import score
+from docqa_desktop.service import Service
+from docqa_desktop.settings import Settings
+
+QUESTIONS = [  # labelled by reading the pages
+    {"doc": REPORT_15, "question": "Which agency submitted the Integrated Personnel Management System business case?",
+     "answer": "Department of State", "answer_format": "Str", "evidence_pages": [1],
+     "evidence_sources": ["Pure-text (Plain-text)"]},
+    {"doc": SMALL_PAPER, "question": "What does BRLM stand for?", "answer": "BRidge Language Modeling",
+     "answer_format": "Str", "evidence_pages": [3], "evidence_sources": ["Figure", "Pure-text (Plain-text)"]},
+    {"doc": SMALL_PAPER, "question": "What is the capital of Peru according to the paper?",
+     "answer": "Not answerable", "answer_format": "None", "evidence_pages": [], "evidence_sources": []},
+]
+METHODS = ["simpledoc", "m3docrag"]
+SMALL_BUDGET = {"DOCQA_ASK_K": "2", "DOCQA_ASK_MAX_PAGES": "1", "DOCQA_ASK_PAGE_TOKENS": "150",
+                "DOCQA_ASK_SUMMARY_TOKENS": "24", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_LLM_THREADS": "1",
+                "DOCQA_INDEX_LAYOUT": "0", "DOCQA_INDEX_DENSE": "0"}
+
+
+@pytest.fixture
+def eval_setup(tmp_path, monkeypatch):
+    for key, value in SMALL_BUDGET.items():
+        monkeypatch.setenv(key, value)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in (SMALL_PAPER, REPORT_15):  # read in place, as the corpus licence asks
+        (corpus / name).symlink_to(corpus_pdf(name))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    return tmp_path / "home", corpus, questions, tmp_path / "out"
+
+
+def _lines(path):
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_eval_scores_reports_and_resumes(eval_setup, capsys):
+    home, corpus, questions, out = eval_setup
+    # first run: interrupted right after its first answer (as Ctrl-C would)
+    cancel = threading.Event()
+
+    def progress(message):
+        if message.startswith("[1/"):
+            cancel.set()
+
+    with Service(Settings.load(home)) as service:
+        outcome = EvalRunner(service, out, progress, cancel).run(load_questions(questions), corpus, METHODS)
+        assert service.history() == []  # evaluation answers stay out of the user's history
+    assert outcome.cancelled and outcome.ran == 1
+    first_line = _lines(out / "results.jsonl")[0]
+    with (out / "results.jsonl").open("a") as fh:
+        fh.write('{"qid": "cut by a crash')  # a write that never finished
+
+    # second run through the command line resumes: only the five missing results are computed
+    assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus),
+                 "--method", "simpledoc", "--method", "m3docrag", "--out", str(out), "--judge"]) == 0
+    assert "5 answered now, 1 from earlier runs" in capsys.readouterr().out
+    lines = _lines(out / "results.jsonl")
+    assert lines[0] == first_line and len(lines) == 6
+    records = [json.loads(line) for line in lines]
+    assert sorted((r["qid"], r["method"]) for r in records) == sorted(
+        (q.id, m) for q in load_questions(questions) for m in METHODS)
+
+    pages_in = {SMALL_PAPER: pymupdf.open(corpus_pdf(SMALL_PAPER)).page_count,
+                REPORT_15: pymupdf.open(corpus_pdf(REPORT_15)).page_count}
+    for r in records:
+        assert r["status"] in ("answered", "not_answerable"), r["error"]
+        assert r["pages_used"] and all(1 <= p <= pages_in[r["doc"]] for p in r["pages_used"])
+        assert r["llm_calls"] >= 1 and r["prompt_tokens"] > 0 and r["output_tokens"] > 0 and r["seconds"] > 0
+        assert r["score"] == pytest.approx(score(r["gold"], r["extracted"], r["answer_format"]), abs=1e-4)
+        if r["evidence_pages"]:
+            hit = set(r["evidence_pages"]) & set(r["pages_used"])
+            assert r["page_metrics"]["recall"] == len(hit) / len(r["evidence_pages"])
+            assert r["page_metrics"]["precision"] == len(hit) / len(r["pages_used"])
+        else:
+            assert r["page_metrics"] is None
+        if r["status"] == "not_answerable":
+            assert r["extracted"] == "Not answerable"
+        if r is not records[0]:  # the first run had no --judge
+            assert r["judge"].get("correct") in (0, 1) or r["judge"]["error"]
+        cited = {(c["doc"], c["page"]) for c in r["citations"]}
+        assert cited <= {(r["doc"], p) for p in r["pages_used"]}
+
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| generalized accuracy % |" in report
+    assert "|  | m3docrag | simpledoc |" in report  # side by side
+    for heading in ("Accuracy by evidence source", "Accuracy by evidence pages", "Accuracy by answer format"):
+        assert heading in report
+    for chart in ("accuracy_by_source.png", "cost_vs_accuracy.png"):
+        assert f"]({chart})" in report
+        png = (out / chart).read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 5000
+    run = json.loads((out / "run.json").read_text())
+    assert run["models"]["text"] == "smollm2-135m-instruct" and run["settings"]["k"] == 2
+
+    # a third run has nothing left to ask; --limit narrows the report to the first question
+    assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--method", "m3docrag",
+                 "--limit", "1", "--out", str(out)]) == 0
+    assert "0 answered now, 1 from earlier runs" in capsys.readouterr().out
+    assert len(_lines(out / "results.jsonl")) == 6
+    assert "(1 results, 1 questions, methods: m3docrag)" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_eval_names_missing_documents_and_bad_question_files(eval_setup, capsys):
+    home, corpus, questions, out = eval_setup
+    (corpus / SMALL_PAPER).unlink()
+    assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--out", str(out)]) == 2
+    assert f"lacks the question documents: {SMALL_PAPER}" in capsys.readouterr().err
+    questions.write_text('{"doc": "x.pdf", "question": "Q", "answer": 1, "answer_format": "Number"}\n')
+    assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--out", str(out)]) == 2
+    assert "questions.jsonl:1: answer_format 'Number'" in capsys.readouterr().err
