@@ -230,7 +230,13 @@ def _cmd_eval(service: Service, args) -> int:
     questions = load_questions(args.questions)[: args.limit]
     methods = list(dict.fromkeys(args.method or [service.settings.ask.method]))
     cancel = cancel_on_sigint()
-    runner = EvalRunner(service, args.out, lambda message: print(message, file=sys.stderr, flush=True), cancel)
+    bar = _ProgressBar()
+
+    def say(message: str) -> None:
+        bar.close()
+        print(message, file=sys.stderr, flush=True)
+
+    runner = EvalRunner(service, args.out, say, cancel, bar)
     outcome = runner.run(questions, args.corpus, methods, args.judge)
     report = write_report(args.out, outcome.records)
     state = "interrupted (run again to resume)" if outcome.cancelled else "done"

@@ -77,8 +77,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _breakdown(figures: dict[str, dict], key: str, title: str) -> list[str]:
     methods = list(figures)
-    groups = sorted({g for f in figures.values() for g in f[key]}, key=lambda g: (g not in KINDS, KINDS.index(g)
-                                                                                 if g in KINDS else 0, g))
+    groups = KINDS if key == "by_kind" else sorted({g for f in figures.values() for g in f[key]})
     rows = []
     for group in groups:
         n = max(f[key].get(group, (None, 0))[1] for f in figures.values())

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..answers import Answer, AnswerStatus
+from ..index.indexer import ProgressCallback
 from .extraction import extract
 from .judge import judge
 from .pages import page_metrics
@@ -96,11 +97,12 @@ def failed_answer(q: EvalQuestion, method: str, reason: str) -> Answer:
 
 class EvalRunner:
     def __init__(self, service, out_dir: str | Path, progress: Callable[[str], None] = lambda message: None,
-                 cancel: threading.Event | None = None):
+                 cancel: threading.Event | None = None, index_progress: ProgressCallback | None = None):
         self.service = service
         self.out_dir = Path(out_dir)
         self.progress = progress
         self.cancel = cancel or threading.Event()
+        self.index_progress = index_progress
 
     def run(self, questions: list[EvalQuestion], corpus: str | Path, methods: list[str],
             use_judge: bool = False) -> EvalOutcome:
@@ -147,7 +149,7 @@ class EvalRunner:
     def _index(self, paths: list[str]) -> dict[str, str]:
         """Index (or find already indexed) the documents; returns path -> reason for those that failed."""
         self.progress(f"indexing {len(paths)} document(s) (reused when already indexed)")
-        report = self.service.index(paths, cancel=self.cancel)
+        report = self.service.index(paths, self.index_progress, self.cancel)
         for path, reason in report.errors.items():
             self.progress(f"cannot index {path}: {reason}; its questions are recorded as failed")
         return dict(report.errors)
