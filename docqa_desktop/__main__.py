@@ -1,6 +1,6 @@
+"""`python -m docqa_desktop` opens the desktop app (`docqa gui`); with arguments it is the CLI."""
 import sys
 
 from .cli import main
 
-if __name__ == "__main__":
-    sys.exit(main())
+sys.exit(main(sys.argv[1:] or ["gui"]))

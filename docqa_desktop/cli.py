@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="eval-results",
                    help="folder for results.jsonl, report.md and charts (an existing run there is resumed)")
     p.add_argument("--judge", action="store_true", help="also let the text model judge each answer")
+    sub.add_parser("gui", parents=[common], help="open the desktop app")
     cli_models.add_parsers(sub, common)
     return parser
 
@@ -244,6 +245,13 @@ def _cmd_eval(service: Service, args) -> int:
     return 130 if outcome.cancelled else 0
 
 
+def _cmd_gui(service: Service, args) -> int:
+    from .ui.app import run  # Qt is loaded only for the app
+
+    service.close()  # the app opens its own
+    return run(service.settings)
+
+
 def _cmd_render(service: Service, args) -> int:
     png = service.page_image(args.doc, args.page, args.size)
     output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
@@ -256,7 +264,7 @@ def _cmd_render(service: Service, args) -> int:
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
             "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
             "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export,
-            "eval": _cmd_eval}
+            "eval": _cmd_eval, "gui": _cmd_gui}
 
 
 def _print_report(report: IndexReport) -> None:

@@ -11,7 +11,7 @@ from typing import Callable
 from .answers import Answer
 from .domain import FileEntry, IndexReport, SearchHit
 from .index.indexer import Indexer, ProgressCallback
-from .index.render import ThumbnailCache, render_page
+from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm.manager import ModelManager
@@ -143,8 +143,12 @@ class Service:
 
     def page_image(self, doc: str, page: int, max_side: int = 1600) -> bytes:
         """PNG of a page of an indexed document, rendered from whichever of its paths still exists."""
+        return self.rendered_page(doc, page, max_side).png
+
+    def rendered_page(self, doc: str, page: int, max_side: int = 1600) -> RenderedPage:
+        """The page image with the page's size in points and the document's page count (for viewers)."""
         _, path = self._document_on_disk(doc)
-        return render_page(path, page, max_side)
+        return render(path, page, max_side)
 
     def thumbnail(self, doc: str, page: int) -> Path:
         sha, path = self._document_on_disk(doc)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
@@ -12,8 +13,16 @@ from .pdf import PdfError, open_pdf
 THUMBNAIL_SIDE = 256
 
 
-def render_page(path: str, page: int, max_side: int = 1600) -> bytes:
-    """PNG of a 1-based page, scaled so its longer side is `max_side` pixels."""
+@dataclass(frozen=True)
+class RenderedPage:
+    png: bytes
+    width: float  # page size in PDF points: the scale for drawing boxes given in points
+    height: float
+    page_count: int
+
+
+def render(path: str, page: int, max_side: int = 1600) -> RenderedPage:
+    """A 1-based page as PNG, scaled so its longer side is `max_side` pixels."""
     try:
         doc = open_pdf(path)
     except PdfError as exc:
@@ -22,9 +31,14 @@ def render_page(path: str, page: int, max_side: int = 1600) -> bytes:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"{path}: page {page} out of range 1..{doc.page_count}")
         pdf_page = doc[page - 1]
-        scale = max_side / max(pdf_page.rect.width, pdf_page.rect.height)
+        rect = pdf_page.rect
+        scale = max_side / max(rect.width, rect.height)
         pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
-        return pix.tobytes("png")
+        return RenderedPage(pix.tobytes("png"), rect.width, rect.height, doc.page_count)
+
+
+def render_page(path: str, page: int, max_side: int = 1600) -> bytes:
+    return render(path, page, max_side).png
 
 
 class ThumbnailCache:

@@ -55,13 +55,15 @@ class Database:
     def __init__(self, path: str | os.PathLike, *, wait_seconds: float = 10.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = self._connect(wait_seconds)
         self._lock = _lock_for(self.path)  # one writer transaction at a time inside this process
-        try:
-            migrations.migrate(self.con)
-        except migrations.NewerSchema as exc:
-            self.con.close()
-            raise StoreError(f"{self.path}: {exc}") from None
+        # threads opening the file at once would create two DuckDB instances or migrate it twice
+        with self._lock:
+            self.con = self._connect(wait_seconds)
+            try:
+                migrations.migrate(self.con)
+            except migrations.NewerSchema as exc:
+                self.con.close()
+                raise StoreError(f"{self.path}: {exc}") from None
 
     def _connect(self, wait_seconds: float) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + wait_seconds

@@ -1,0 +1,108 @@
+"""An answer with numbered citation chips, thumbnails of the pages the model read, and the trace."""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import (QListWidget, QListWidgetItem, QTextBrowser, QToolButton, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from ..answers import Answer, AnswerStatus
+
+STATUS_TEXT = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.NOT_ANSWERABLE: "Not found in the documents",
+               AnswerStatus.FAILED: "Failed", AnswerStatus.CANCELLED: "Stopped"}
+
+
+def answer_html(answer: Answer) -> str:
+    """The answer text, then one chip per citation linking to `cite:N`."""
+    chips = "".join(
+        f'<p style="margin:4px 0"><a href="cite:{n}" style="text-decoration:none">'
+        f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.doc)}, p.{c.page}'
+        + (f" ({html.escape(c.label)})" if c.label != str(c.page) else "")
+        + f' — <i>“{html.escape(c.quote)}”</i></p>'
+        for n, c in enumerate(answer.citations, 1))
+    meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {answer.iterations} round(s) · "
+            f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
+            f"{answer.seconds:.1f} s")
+    error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
+    return (f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
+            f'<p style="font-size:large">{html.escape(answer.text).replace(chr(10), "<br>")}</p>{error}'
+            f'{chips}<p style="color:gray">{meta}</p>')
+
+
+class AnswerView(QWidget):
+    citation_clicked = Signal(object)  # Citation
+    page_clicked = Signal(str, int)  # document path, page
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.answer: Answer | None = None
+        self.text = QTextBrowser()
+        self.text.setOpenLinks(False)
+        self.text.anchorClicked.connect(self._anchor)
+        self.text.setPlaceholderText("Answers appear here, with numbered citations you can click.")
+        self.pages = QListWidget()
+        self.pages.setViewMode(QListWidget.ViewMode.IconMode)
+        self.pages.setIconSize(QSize(96, 128))
+        self.pages.setFixedHeight(170)
+        self.pages.setFlow(QListWidget.Flow.LeftToRight)
+        self.pages.setWrapping(False)
+        self.pages.setToolTip("Pages the model read; click one to open it")
+        self.pages.itemClicked.connect(self._page)
+        self.trace_toggle = QToolButton()
+        self.trace_toggle.setText("Reasoning trace")
+        self.trace_toggle.setCheckable(True)
+        self.trace_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.trace_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.trace_toggle.toggled.connect(self._toggle_trace)
+        self.trace = QTreeWidget()
+        self.trace.setHeaderLabels(["Step", "Model", "Pages", "Tokens in/out", "Seconds", "Output"])
+        self.trace.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.text, 3)
+        layout.addWidget(self.pages)
+        layout.addWidget(self.trace_toggle)
+        layout.addWidget(self.trace, 2)
+
+    def show_answer(self, answer: Answer) -> None:
+        self.answer = answer
+        self.text.setHtml(answer_html(answer))
+        self.pages.clear()
+        for ref in answer.pages_used:
+            item = QListWidgetItem(f"{ref.doc[:18]}\np.{ref.page}")
+            item.setData(Qt.ItemDataRole.UserRole, (ref.path, ref.page))
+            item.setToolTip(f"{ref.doc} page {ref.page}")
+            self.pages.addItem(item)
+        self.trace.clear()
+        for note in answer.notes:
+            QTreeWidgetItem(self.trace, ["note", "", "", "", "", note])
+        for call in answer.calls:
+            QTreeWidgetItem(self.trace, [call.step, call.model, ", ".join(call.pages),
+                                         f"{call.prompt_tokens}/{call.output_tokens}", f"{call.seconds:.1f}",
+                                         call.output[:300]])
+
+    def set_thumbnail(self, path: str, page: int, png: bytes) -> None:
+        for i in range(self.pages.count()):
+            item = self.pages.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == (path, page):
+                pixmap = QPixmap()
+                pixmap.loadFromData(png)
+                item.setIcon(QIcon(pixmap))
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() == "cite" and self.answer:
+            n = int(url.path() or url.toString().split(":", 1)[1])
+            if 1 <= n <= len(self.answer.citations):
+                self.citation_clicked.emit(self.answer.citations[n - 1])
+
+    def _page(self, item: QListWidgetItem) -> None:
+        path, page = item.data(Qt.ItemDataRole.UserRole)
+        self.page_clicked.emit(path, page)
+
+    def _toggle_trace(self, shown: bool) -> None:
+        self.trace.setVisible(shown)
+        self.trace_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+

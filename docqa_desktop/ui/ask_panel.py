@@ -1,0 +1,62 @@
+"""The question box: method, scope, Ask / Stop, and the live steps of the running method."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget)
+
+WHOLE_LIBRARY = "Whole library"
+SELECTED = "Selected documents"
+
+
+class AskPanel(QWidget):
+    ask_requested = Signal(str, str, bool)  # question, method, only the selected documents
+    stop_requested = Signal()
+
+    def __init__(self, methods: list[str], default_method: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Ask a question about your documents (Ctrl+L), Enter to ask")
+        self.question.returnPressed.connect(self._ask)
+        self.method = QComboBox()
+        self.method.addItems(methods)
+        self.method.setCurrentText(default_method)
+        self.method.setToolTip("Answering method: SimpleDoc reads page summaries, picks pages and reasons in rounds")
+        self.scope = QComboBox()
+        self.scope.addItems([WHOLE_LIBRARY, SELECTED])
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.setDefault(True)
+        self.ask_button.clicked.connect(self._ask)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the running answer (Esc)")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.setEnabled(False)
+        self.steps = QLabel("")
+        self.steps.setWordWrap(True)
+        self.steps.setObjectName("steps")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Method"))
+        row.addWidget(self.method)
+        row.addWidget(QLabel("Scope"))
+        row.addWidget(self.scope)
+        row.addStretch(1)
+        row.addWidget(self.ask_button)
+        row.addWidget(self.stop_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.question)
+        layout.addLayout(row)
+        layout.addWidget(self.steps)
+
+    def _ask(self) -> None:
+        text = self.question.text().strip()
+        if text and self.ask_button.isEnabled():
+            self.ask_requested.emit(text, self.method.currentText(), self.scope.currentText() == SELECTED)
+
+    def set_running(self, running: bool) -> None:
+        self.ask_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        if running:
+            self.steps.setText("Starting…")
+
+    def show_step(self, message: str) -> None:
+        self.steps.setText(message[:1].upper() + message[1:] + "…")

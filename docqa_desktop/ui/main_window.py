@@ -1,0 +1,331 @@
+"""The main window: library and history on the left, question and answer in the middle, the page on
+the right; indexing progress in the status bar. Every service call runs as a task off the GUI thread."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QProgressBar, QPushButton, QSplitter,
+                               QTabWidget, QVBoxLayout, QWidget)
+
+from ..answers import Answer, Citation
+from ..domain import IndexProgress, IndexReport
+from ..export import FORMATS, export
+from ..methods import METHODS
+from ..service import Service
+from .answer_view import AnswerView
+from .ask_panel import AskPanel
+from .history_panel import HistoryPanel
+from .library_panel import LibraryPanel
+from .page_viewer import PageViewer
+from .tasks import Task, TaskRunner
+
+FIRST_RUN_NOTE = ("Answering with the built-in SmolLM2-135M text model: it reads page text only and its "
+                  "answers are weak. A recommended vision model (docqa models list) also reads page images — "
+                  "charts, tables and scans — and answers far better.")
+
+
+def progress_text(p: IndexProgress) -> str:
+    name = os.path.basename(p.current_file or "")
+    eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
+    what = "pages" if p.unit == "pages" else p.unit
+    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.pages_done}/{p.pages_total} {what}, "
+            f"{p.pages_per_second:.1f}/s{eta}")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, service: Service, watch_service: Service | None = None):
+        super().__init__()
+        self.service = service
+        self.watch_service = watch_service or Service(service.settings)  # watch closes its own database
+        self.tasks = TaskRunner(self, threads=4)
+        self.watch_task: Task | None = None
+        self.ask_task: Task | None = None
+        self.roots: list[str] = []
+        self.setWindowTitle("DocQA Desktop")
+        self.resize(1400, 860)
+
+        self.library = LibraryPanel()
+        self.history = HistoryPanel()
+        self.ask_panel = AskPanel(sorted(METHODS), service.settings.ask.method)
+        self.answer_view = AnswerView()
+        self.viewer = PageViewer()
+        self.first_run = QLabel(FIRST_RUN_NOTE)
+        self.first_run.setWordWrap(True)
+        self.first_run.setObjectName("firstRun")
+        self.first_run.setVisible(False)
+
+        left = QTabWidget()
+        left.addTab(self.library, "Library")
+        left.addTab(self.history, "History")
+        self.left_tabs = left
+        middle = QWidget()
+        column = QVBoxLayout(middle)
+        column.addWidget(self.first_run)
+        column.addWidget(self.ask_panel)
+        column.addWidget(self.answer_view, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        for widget, stretch in ((left, 2), (middle, 4), (self.viewer, 4)):
+            splitter.addWidget(widget)
+            splitter.setStretchFactor(splitter.count() - 1, stretch)
+        splitter.setSizes([330, 560, 510])
+        self.setCentralWidget(splitter)
+
+        self.status_text = QLabel("Ready")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop indexing (what is already indexed stays)")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_indexing)
+        self.statusBar().addWidget(self.status_text, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+
+        self._connect()
+        self._menus()
+        self.refresh_library()
+        self.refresh_history()
+        self._check_models()
+
+    # -- wiring ---------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        self.library.add_requested.connect(self.choose_folder)
+        self.library.paths_dropped.connect(self.add_paths)
+        self.library.remove_requested.connect(self.remove_path)
+        self.library.reindex_requested.connect(self.start_watching)
+        self.library.document_activated.connect(lambda path: self.viewer.open_page(path, 1))
+        self.ask_panel.ask_requested.connect(self.ask)
+        self.ask_panel.stop_requested.connect(self.stop_answer)
+        self.answer_view.citation_clicked.connect(self.show_citation)
+        self.answer_view.page_clicked.connect(lambda path, page: self.viewer.open_page(path, page))
+        self.viewer.render_requested.connect(self.render_page)
+        self.history.answer_chosen.connect(self.open_answer)
+
+    def _menus(self) -> None:
+        def action(menu, text, slot, shortcut=None):
+            act = QAction(text, self)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        file_menu = self.menuBar().addMenu("&File")
+        action(file_menu, "Add folder…", self.choose_folder, "Ctrl+O")
+        self.export_action = action(file_menu, "Export answer…", self.choose_export, "Ctrl+E")
+        file_menu.addSeparator()
+        action(file_menu, "Quit", self.close, "Ctrl+Q")
+        edit_menu = self.menuBar().addMenu("&Edit")
+        action(edit_menu, "Ask a question", self.focus_question, "Ctrl+L")
+        action(edit_menu, "Copy answer", self.copy_answer, "Ctrl+Shift+C")
+        action(edit_menu, "Stop", self.stop_answer, "Esc")
+
+    # -- library --------------------------------------------------------------------------
+
+    def refresh_library(self) -> None:
+        def read(progress, cancel):
+            return self.service.libraries(), self.service.status()
+
+        def show(result):
+            roots, entries = result
+            first_time = not self.roots and roots and self.watch_task is None
+            self.roots = roots
+            self.library.show_library(roots, entries)
+            if first_time:
+                self.start_watching()
+
+        self.tasks.start("read library", read, show, on_failed=self.show_error)
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs")
+        if folder:
+            self.add_paths([folder])
+
+    def add_paths(self, paths: list[str]) -> None:
+        self.roots = list(dict.fromkeys(self.roots + [os.path.abspath(p) for p in paths]))
+        self.start_watching()
+
+    def start_watching(self) -> None:
+        """(Re)start the in-process watcher over every library: it indexes now, then follows changes."""
+        if not self.roots:
+            return
+        previous = self.watch_task
+        if previous is not None:
+            previous.cancel.set()
+        roots = list(self.roots)
+
+        def watch(progress, cancel):
+            if previous is not None:
+                previous_done.wait(60)  # let the old watcher roll back its document first
+            self.watch_service.watch(roots, progress=lambda p: progress(p), stop=cancel,
+                                     on_report=lambda r: progress(r), on_error=lambda e: progress(e))
+
+        previous_done = threading.Event()
+        if previous is not None:
+            previous.signals.finished.connect(previous_done.set)
+        self.watch_task = self.tasks.start("watch", watch, on_progress=self._watch_event, on_failed=self.show_error)
+        self.watch_task.signals.finished.connect(self._watch_ended)
+        self._set_indexing(True, "Checking the library for new and changed PDFs…")
+
+    def _watch_event(self, event) -> None:
+        if isinstance(event, IndexProgress):
+            if event.phase in ("done", "cancelled"):
+                return
+            self._set_indexing(True, progress_text(event))
+            if event.pages_total:
+                self.progress.setRange(0, event.pages_total)
+                self.progress.setValue(event.pages_done)
+        elif isinstance(event, IndexReport):
+            self._set_indexing(False, self._report_text(event))
+            self.refresh_library()
+        elif isinstance(event, Exception):
+            self.status_text.setText(f"Watching: {event} (will retry)")
+
+    def _watch_ended(self) -> None:
+        if self.watch_task is not None and self.watch_task.cancel.is_set():
+            self._set_indexing(False, "Indexing stopped; what was indexed is kept. Re-index to resume watching.")
+            self.refresh_library()
+
+    @staticmethod
+    def _report_text(r: IndexReport) -> str:
+        if r.cancelled:
+            return "Indexing cancelled; what was indexed is kept."
+        changed = f"{r.added} added, {r.updated} updated, {r.removed} removed"
+        failed = f", {r.failed} failed (hover the ⚠ for the reason)" if r.failed else ""
+        return f"Library up to date: {changed}{failed}. Watching for changes."
+
+    def _set_indexing(self, busy: bool, message: str) -> None:
+        self.status_text.setText(message)
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if busy and self.progress.maximum() == 0:
+            self.progress.setRange(0, 0)  # busy indicator until the first counts arrive
+
+    def cancel_indexing(self) -> None:
+        if self.watch_task is not None:
+            self.watch_task.cancel.set()
+            self.status_text.setText("Cancelling… the current document is rolled back")
+
+    def remove_path(self, path: str) -> None:
+        def remove(progress, cancel):
+            return self.service.remove(path)
+
+        def removed(count):
+            if path in self.roots:
+                self.roots.remove(path)
+                self.start_watching()
+            self.status_text.setText(f"Removed {count} file(s) from the library (files on disk are kept)")
+            self.refresh_library()
+
+        self.tasks.start("remove", remove, removed, on_failed=self.show_error)
+
+    # -- asking ---------------------------------------------------------------------------
+
+    def focus_question(self) -> None:
+        self.ask_panel.question.setFocus()
+        self.ask_panel.question.selectAll()
+
+    def ask(self, question: str, method: str, selected_only: bool) -> None:
+        docs = self.library.selected_documents() if selected_only else None
+        if selected_only and not docs:
+            self.status_text.setText("Select documents in the library first, or ask the whole library")
+            return
+
+        def run(progress, cancel):
+            return self.service.ask(question, docs, method, progress=progress, cancel=cancel)
+
+        self.ask_panel.set_running(True)
+        self.ask_task = self.tasks.start("ask", run, self.show_answer, self.ask_panel.show_step, self._ask_failed)
+        self.ask_task.signals.finished.connect(lambda: self.ask_panel.set_running(False))
+
+    def stop_answer(self) -> None:
+        if self.ask_task is not None:
+            self.ask_task.cancel.set()
+            self.ask_panel.steps.setText("Stopping…")
+
+    def _ask_failed(self, message: str) -> None:
+        self.ask_panel.steps.setText(message)
+        self.show_error(message)
+
+    def show_answer(self, answer: Answer) -> None:
+        self.ask_panel.steps.setText("")
+        self.answer_view.show_answer(answer)
+        self.export_action.setEnabled(True)
+        if answer.citations:
+            self.show_citation(answer.citations[0])
+        elif answer.pages_used:
+            self.viewer.open_page(answer.pages_used[0].path, answer.pages_used[0].page)
+        for ref in answer.pages_used:
+            self._load_thumbnail(ref.path, ref.page)
+        self.refresh_history()
+
+    def _load_thumbnail(self, path: str, page: int) -> None:
+        def load(progress, cancel):
+            return Path(self.service.thumbnail(path, page)).read_bytes()
+
+        self.tasks.start("thumbnail", load, lambda png: self.answer_view.set_thumbnail(path, page, png))
+
+    def show_citation(self, citation: Citation) -> None:
+        self.viewer.open_page(citation.path, citation.page, citation.bbox)
+
+    def render_page(self, path: str, page: int, side: int) -> None:
+        def render(progress, cancel):
+            return self.service.rendered_page(path, page, side)
+
+        self.tasks.start("render", render, lambda rendered: self.viewer.show_render(path, page, rendered),
+                         on_failed=self.viewer.show_error)
+
+    # -- history, export ------------------------------------------------------------------
+
+    def refresh_history(self) -> None:
+        self.tasks.start("history", lambda progress, cancel: self.service.history(200), self.history.show_history,
+                         on_failed=self.show_error)
+
+    def open_answer(self, answer_id: str) -> None:
+        self.tasks.start("open answer", lambda progress, cancel: self.service.answer(answer_id), self.show_answer,
+                         on_failed=self.show_error)
+
+    def choose_export(self) -> None:
+        answer = self.answer_view.answer
+        if answer is None:
+            self.status_text.setText("Ask a question first: there is no answer to export")
+            return
+        filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in FORMATS)
+        path, chosen = QFileDialog.getSaveFileName(self, "Export answer", f"answer-{answer.id}.md", filters)
+        if path:
+            fmt = Path(path).suffix.lstrip(".").lower()
+            self.export_answer(answer, path, fmt if fmt in FORMATS else chosen.split()[0].lower())
+
+    def export_answer(self, answer: Answer, path: str, fmt: str) -> Task:
+        return self.tasks.start("export", lambda progress, cancel: export(answer, fmt, Path(path)),
+                                lambda out: self.status_text.setText(f"Exported to {out}"), on_failed=self.show_error)
+
+    def copy_answer(self) -> None:
+        answer = self.answer_view.answer
+        if answer is not None:
+            cites = "\n".join(f"[{n}] {c.doc} p.{c.page}: \"{c.quote}\"" for n, c in enumerate(answer.citations, 1))
+            QGuiApplication.clipboard().setText(f"{answer.text}\n\n{cites}".strip())
+            self.status_text.setText("Answer copied with its citations")
+
+    # -- models, errors, closing ----------------------------------------------------------
+
+    def _check_models(self) -> None:
+        def roles(progress, cancel):
+            return self.service.model_roles()
+
+        self.tasks.start("models", roles, lambda r: self.first_run.setVisible(r.get("vision") is None))
+
+    def show_error(self, message: str) -> None:
+        self.status_text.setText(message)
+
+    def closeEvent(self, event) -> None:
+        self.tasks.cancel_all()
+        self.tasks.wait(30000)
+        self.watch_service.close()
+        super().closeEvent(event)

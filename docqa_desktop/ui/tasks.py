@@ -1,0 +1,74 @@
+"""Service calls off the GUI thread: each task runs a function on a pool thread and reports back by
+signals, which Qt delivers on the GUI thread (the emitter lives there, so connections are queued)."""
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+log = logging.getLogger(__name__)
+
+
+class TaskSignals(QObject):
+    progress = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+    finished = Signal()  # after done or failed, always
+
+
+class Task(QRunnable):
+    """fn(progress, cancel) -> result; progress(value) may be called from the pool thread at any rate."""
+
+    def __init__(self, name: str, fn: Callable[[Callable[[Any], None], threading.Event], Any]):
+        super().__init__()
+        self.setAutoDelete(False)  # the runner keeps it until `finished` so signals stay alive
+        self.name = name
+        self.fn = fn
+        self.cancel = threading.Event()
+        self.signals = TaskSignals()
+
+    def run(self) -> None:
+        try:
+            result = self.fn(self.signals.progress.emit, self.cancel)
+        except Exception as exc:  # any failure becomes a message, never a crashed window
+            log.warning("task %s failed: %s\n%s", self.name, exc, traceback.format_exc())
+            self.signals.failed.emit(f"{self.name}: {exc}")
+        else:
+            self.signals.done.emit(result)
+        finally:
+            self.signals.finished.emit()
+
+
+class TaskRunner(QObject):
+    """Starts tasks on a small thread pool and keeps them alive until they finish."""
+
+    def __init__(self, parent: QObject | None = None, threads: int = 3):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(threads)
+        self.running: set[Task] = set()
+
+    def start(self, name: str, fn, on_done: Callable[[Any], None] | None = None,
+              on_progress: Callable[[Any], None] | None = None,
+              on_failed: Callable[[str], None] | None = None) -> Task:
+        task = Task(name, fn)
+        if on_done:
+            task.signals.done.connect(on_done)
+        if on_progress:
+            task.signals.progress.connect(on_progress)
+        if on_failed:
+            task.signals.failed.connect(on_failed)
+        task.signals.finished.connect(lambda: self.running.discard(task))
+        self.running.add(task)
+        self.pool.start(task)
+        return task
+
+    def cancel_all(self) -> None:
+        for task in list(self.running):
+            task.cancel.set()
+
+    def wait(self, msecs: int = 30000) -> bool:
+        return self.pool.waitForDone(msecs)
