@@ -75,6 +75,13 @@ class Service:
             roles[role] = resolved.name if resolved else None
         return roles
 
+    def apply_settings(self, settings: Settings) -> None:
+        """New settings from the app; a changed model setting reloads the model on its next use."""
+        if settings.llm != self.settings.llm and self._runtimes is not None:
+            self._runtimes.close()
+            self._runtimes = None
+        self.settings = settings
+
     def close(self) -> None:
         if self._runtimes is not None:
             self._runtimes.close()

@@ -138,6 +138,37 @@ class Settings:
         return cls(locations, index, search, llm, ask)
 
 
+SECTIONS = ("index", "search", "llm", "ask")
+
+
+def save(settings: Settings) -> Path:
+    """Write the values that differ from the defaults to settings.toml (what the Settings dialog changes)."""
+    lines = ["# DocQA Desktop settings; DOCQA_<SECTION>_<FIELD> variables override them", ""]
+    for section in SECTIONS:
+        current = getattr(settings, section)
+        default = type(current)()
+        changed = [(f.name, getattr(current, f.name)) for f in dataclasses.fields(current)
+                   if getattr(current, f.name) != getattr(default, f.name)]
+        if changed:
+            lines.append(f"[{section}]")
+            lines += [f"{name} = {_toml_value(value)}" for name, value in changed]
+            lines.append("")
+    path = settings.locations.settings_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _merge(base, values: dict, env_prefix: str, source: Path):
     """Apply a TOML table then DOCQA_<SECTION>_<FIELD> variables, converting to each field's type."""
     changes = {}

@@ -5,8 +5,16 @@ import html
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QIcon, QPixmap
-from PySide6.QtWidgets import (QListWidget, QListWidgetItem, QTextBrowser, QToolButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QListWidget,
+    QListWidgetItem,
+    QTextBrowser,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..answers import Answer, AnswerStatus
 

@@ -8,9 +8,19 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QProgressBar, QPushButton, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from .. import settings as settings_file
 from ..answers import Answer, Citation
 from ..domain import IndexProgress, IndexReport
 from ..export import FORMATS, export
@@ -20,7 +30,9 @@ from .answer_view import AnswerView
 from .ask_panel import AskPanel
 from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
+from .models_dialog import ModelsDialog
 from .page_viewer import PageViewer
+from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
 
 FIRST_RUN_NOTE = ("Answering with the built-in SmolLM2-135M text model: it reads page text only and its "
@@ -125,6 +137,9 @@ class MainWindow(QMainWindow):
         action(edit_menu, "Ask a question", self.focus_question, "Ctrl+L")
         action(edit_menu, "Copy answer", self.copy_answer, "Ctrl+Shift+C")
         action(edit_menu, "Stop", self.stop_answer, "Esc")
+        tools_menu = self.menuBar().addMenu("&Tools")
+        action(tools_menu, "Models…", self.open_models)
+        action(tools_menu, "Settings…", self.open_settings, "Ctrl+,")
 
     # -- library --------------------------------------------------------------------------
 
@@ -313,7 +328,28 @@ class MainWindow(QMainWindow):
             QGuiApplication.clipboard().setText(f"{answer.text}\n\n{cites}".strip())
             self.status_text.setText("Answer copied with its citations")
 
-    # -- models, errors, closing ----------------------------------------------------------
+    # -- models, settings, errors, closing ------------------------------------------------
+
+    def open_models(self) -> ModelsDialog:
+        dialog = ModelsDialog(self.service, self.tasks, self)
+        dialog.finished.connect(lambda _: self._check_models())
+        dialog.open()
+        return dialog
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.service.settings, sorted(METHODS), self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, chosen) -> None:
+        def apply(progress, cancel):
+            self.service.apply_settings(chosen)
+            return settings_file.save(chosen)
+
+        self.ask_panel.method.setCurrentText(chosen.ask.method)
+        self.tasks.start("settings", apply, lambda path: self.status_text.setText(f"Settings saved to {path}"),
+                         on_failed=self.show_error)
 
     def _check_models(self) -> None:
         def roles(progress, cancel):

@@ -1,0 +1,118 @@
+"""The desktop app (pytest-qt, offscreen): library, indexing, errors, asking, citations, export."""
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")  # the test extra installs it
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from conftest import make_settings  # noqa: E402
+from docqa_desktop.service import Service  # noqa: E402
+
+PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_only_the_ui_package_imports_qt_and_the_ui_imports_no_engines():
+    for path in PACKAGE.rglob("*.py"):
+        imports = _imports(path)
+        if "ui" in path.relative_to(PACKAGE).parts:
+            assert not imports & {"duckdb", "llama_cpp", "torch"}, path
+        else:
+            assert "PySide6" not in imports, path
+
+
+@pytest.fixture
+def window(qtbot, home):
+    from docqa_desktop.ui.main_window import MainWindow
+
+    service = Service(make_settings(home, layout=False, dense=False))
+    win = MainWindow(service)
+    qtbot.addWidget(win)
+    yield win
+    win.close()
+    service.close()
+
+
+def _documents(win) -> dict[str, str]:
+    tree = win.library.tree
+    found = {}
+    for i in range(tree.topLevelItemCount()):
+        folder = tree.topLevelItem(i)
+        for j in range(folder.childCount()):
+            found[folder.child(j).text(0)] = folder.child(j).text(2)
+    return found
+
+
+def test_adding_a_folder_indexes_it_and_lists_its_documents(window, qtbot, library):
+    window.add_paths([str(library)])
+    qtbot.waitUntil(lambda: len(_documents(window)) == 3 and all("indexed" in s for s in _documents(window).values()),
+                    timeout=180_000)
+    assert "Library up to date: 3 added" in window.status_text.text()
+    assert not window.cancel_button.isVisible()
+
+
+def test_a_broken_pdf_shows_its_error(window, qtbot, tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "truncated.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>")
+    window.add_paths([str(folder)])
+    qtbot.waitUntil(lambda: "error" in _documents(window).get("truncated.pdf", ""), timeout=60_000)
+    item = window.library.tree.topLevelItem(0).child(0)
+    assert "truncated.pdf" in item.toolTip(0) and len(item.toolTip(2)) > 5  # the reason, on hover
+
+
+ASK_BUDGET = {"DOCQA_ASK_K": "2", "DOCQA_ASK_MAX_PAGES": "1", "DOCQA_ASK_PAGE_TOKENS": "150",
+              "DOCQA_ASK_SUMMARY_TOKENS": "24", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_LLM_THREADS": "1"}
+
+
+def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monkeypatch):
+    """The whole asking path in the window, with the real built-in model: steps while it runs, the answer,
+    a citation (or a page read) opening the page viewer on that page, export, history."""
+    from docqa_desktop.settings import Settings
+    for key, value in ASK_BUDGET.items():
+        monkeypatch.setenv(key, value)
+    window.service.apply_settings(Settings.load(window.service.settings.locations.database.parent.parent))
+    window.add_paths([str(library)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+
+    steps = []
+    show_step = window.ask_panel.show_step
+    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    window.ask_panel.question.setText("Which pivot language is used for translation?")
+    window.ask_panel.method.setCurrentText("m3docrag")
+    window.ask_panel.ask_button.click()
+    assert window.ask_panel.stop_button.isEnabled()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=300_000)
+    answer = window.answer_view.answer
+    assert answer.status.value in ("answered", "not_answerable") and answer.pages_used
+    assert not window.ask_panel.stop_button.isEnabled()
+    assert any("reading pages" in step for step in steps)  # live steps reached the window
+
+    target = answer.citations[0] if answer.citations else answer.pages_used[0]
+    qtbot.waitUntil(lambda: window.viewer.page == target.page and window.viewer.image.pixmap() is not None
+                    and not window.viewer.image.pixmap().isNull(), timeout=60_000)
+    assert os.path.basename(target.path) in window.viewer.title.text()
+
+    out = tmp_path / "answer.html"
+    window.export_answer(answer, str(out), "html")
+    qtbot.waitUntil(out.exists, timeout=60_000)
+    assert answer.question in out.read_text(encoding="utf-8")
+
+    qtbot.waitUntil(lambda: window.history.count() >= 1, timeout=30_000)
+    assert window.history.item(0).data(Qt.ItemDataRole.UserRole) == answer.id
