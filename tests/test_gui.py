@@ -116,3 +116,24 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
 
     qtbot.waitUntil(lambda: window.history.count() >= 1, timeout=30_000)
     assert window.history.item(0).data(Qt.ItemDataRole.UserRole) == answer.id
+
+
+def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path):
+    from conftest import CORPUS
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for pdf in sorted(CORPUS.glob("*.pdf"))[:6]:
+        (folder / pdf.name).symlink_to(pdf)
+    window.add_paths([str(folder)])
+    qtbot.waitUntil(lambda: window.cancel_button.isVisible() and "Indexing" in window.status_text.text(),
+                    timeout=60_000)
+    window.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.cancel_button.isVisible(), timeout=120_000)
+    with Service(window.service.settings) as reader:
+        entries = reader.status()
+        # every document listed as indexed has all of its pages; nothing is half written
+        for e in entries:
+            if e.status.value == "indexed":
+                count = reader.db.cursor().execute("SELECT count(*) FROM pages WHERE doc_id = ?", [e.doc_id]).fetchone()[0]
+                assert count == e.pages
+    assert window.watch_task.cancel.is_set() and "stopped" in window.status_text.text()
