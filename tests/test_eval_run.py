@@ -97,6 +97,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| generalized accuracy % |" in report
     assert "|  | m3docrag | simpledoc |" in report  # side by side
+    assert "| judge agrees with rules % |" in report
     for heading in ("Accuracy by evidence source", "Accuracy by evidence pages", "Accuracy by answer format"):
         assert heading in report
     for chart in ("accuracy_by_source.png", "cost_vs_accuracy.png"):

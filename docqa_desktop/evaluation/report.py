@@ -30,13 +30,16 @@ def method_figures(records: list[dict]) -> dict:
     """Everything the report says about one method's records."""
     pages = [r["page_metrics"] for r in records if r["page_metrics"] is not None]
     seconds = [r["seconds"] for r in records]
-    judged = [r["judge"]["correct"] for r in records if "correct" in (r.get("judge") or {})]
+    judged = [(r["judge"]["correct"], r["score"]) for r in records if "correct" in (r.get("judge") or {})]
     accuracy, f1 = accuracy_and_f1([(r["gold"], r["extracted"], r["score"]) for r in records])
     sources = sorted({s for r in records for s in r["evidence_sources"]})
     formats = sorted({r["answer_format"] for r in records})
     return {
         "questions": len(records), "accuracy": accuracy, "f1": f1,
-        "judge_accuracy": _mean(judged), "judged": len(judged),
+        "judge_accuracy": _mean(j for j, _ in judged), "judged": len(judged),
+        # how often the judge agrees with the rules (score >= 0.5 counts as correct): a judge that
+        # approves everything shows up here, not in its own accuracy
+        "judge_agreement": _mean(float(j == (s >= 0.5)) for j, s in judged),
         "status": {s: sum(r["status"] == s for r in records) for s in ("answered", "not_answerable", "failed")},
         "page_recall": _mean(p["recall"] for p in pages), "page_precision": _mean(p["precision"] for p in pages),
         "page_f1": _mean(p["f1"] for p in pages), "all_hit": _mean(p["all_hit"] for p in pages),
@@ -97,6 +100,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
     ]
     if any(f["judged"] for f in figures.values()):
         rows.append(row("judge accuracy %", lambda f: f"{_pct(f['judge_accuracy'])} (n={f['judged']})"))
+        rows.append(row("judge agrees with rules %", lambda f: _pct(f["judge_agreement"])))
     rows += [
         row("page recall %", lambda f: _pct(f["page_recall"])),
         row("page precision %", lambda f: _pct(f["page_precision"])),
