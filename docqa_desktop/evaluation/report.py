@@ -51,13 +51,16 @@ def method_figures(records: list[dict]) -> dict:
         "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
         "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
         "seconds_total": sum(seconds),
-        "by_source": {s: (_accuracy([r for r in records if s in r["evidence_sources"]]),
-                          sum(s in r["evidence_sources"] for r in records)) for s in sources},
-        "by_kind": {k: (_accuracy([r for r in records if r["kind"] == k]), sum(r["kind"] == k for r in records))
-                    for k in KINDS},
-        "by_format": {f: (_accuracy([r for r in records if r["answer_format"] == f]),
-                          sum(r["answer_format"] == f for r in records)) for f in formats},
+        "by_source": _groups(records, sources, lambda r, s: s in r["evidence_sources"]),
+        "by_kind": _groups(records, KINDS, lambda r, k: r["kind"] == k),
+        "by_format": _groups(records, formats, lambda r, f: r["answer_format"] == f),
     }
+
+
+def _groups(records: list[dict], groups, member) -> dict[str, tuple[float | None, int]]:
+    """(accuracy, questions) per group; a question can be in several (it may have several evidence sources)."""
+    chosen = {g: [r for r in records if member(r, g)] for g in groups}
+    return {g: (_accuracy(rs), len(rs)) for g, rs in chosen.items()}
 
 
 def figures_by_method(records: list[dict]) -> dict[str, dict]:
