@@ -13,7 +13,7 @@ from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.text_retriever import Mode
 from .service import Service, UnknownDocument
-from .evaluation import EvalRunner, load_questions, write_report
+from .evaluation import EvalRunner, load_questions, saved_records, write_report
 from .export import FORMATS, export
 from .index.pdf import PdfError
 from .methods import METHODS
@@ -82,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="eval-results",
                    help="folder for results.jsonl, report.md and charts (an existing run there is resumed)")
     p.add_argument("--judge", action="store_true", help="also let the text model judge each answer")
+    p.add_argument("--report-only", action="store_true",
+                   help="only rebuild the report from the results already in --out (asks nothing)")
     sub.add_parser("gui", parents=[common], help="open the desktop app")
     cli_models.add_parsers(sub, common)
     return parser
@@ -229,6 +231,9 @@ def _cmd_export(service: Service, args) -> int:
 
 def _cmd_eval(service: Service, args) -> int:
     questions = load_questions(args.questions)[: args.limit]
+    if args.report_only:
+        print(f"report: {write_report(args.out, saved_records(args.out, questions, args.method))}")
+        return 0
     methods = list(dict.fromkeys(args.method or [service.settings.ask.method]))
     cancel = cancel_on_sigint()
     bar = _ProgressBar()

@@ -30,13 +30,16 @@ def method_figures(records: list[dict]) -> dict:
     """Everything the report says about one method's records."""
     pages = [r["page_metrics"] for r in records if r["page_metrics"] is not None]
     seconds = [r["seconds"] for r in records]
-    judged = [r["judge"]["correct"] for r in records if "correct" in (r.get("judge") or {})]
+    judged = [(r["judge"]["correct"], r["score"]) for r in records if "correct" in (r.get("judge") or {})]
     accuracy, f1 = accuracy_and_f1([(r["gold"], r["extracted"], r["score"]) for r in records])
     sources = sorted({s for r in records for s in r["evidence_sources"]})
     formats = sorted({r["answer_format"] for r in records})
     return {
         "questions": len(records), "accuracy": accuracy, "f1": f1,
-        "judge_accuracy": _mean(judged), "judged": len(judged),
+        "judge_accuracy": _mean(j for j, _ in judged), "judged": len(judged),
+        # how often the judge agrees with the rules (score >= 0.5 counts as correct): a judge that
+        # approves everything shows up here, not in its own accuracy
+        "judge_agreement": _mean(float(j == (s >= 0.5)) for j, s in judged),
         "status": {s: sum(r["status"] == s for r in records) for s in ("answered", "not_answerable", "failed")},
         "page_recall": _mean(p["recall"] for p in pages), "page_precision": _mean(p["precision"] for p in pages),
         "page_f1": _mean(p["f1"] for p in pages), "all_hit": _mean(p["all_hit"] for p in pages),
@@ -48,13 +51,16 @@ def method_figures(records: list[dict]) -> dict:
         "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
         "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
         "seconds_total": sum(seconds),
-        "by_source": {s: (_accuracy([r for r in records if s in r["evidence_sources"]]),
-                          sum(s in r["evidence_sources"] for r in records)) for s in sources},
-        "by_kind": {k: (_accuracy([r for r in records if r["kind"] == k]), sum(r["kind"] == k for r in records))
-                    for k in KINDS},
-        "by_format": {f: (_accuracy([r for r in records if r["answer_format"] == f]),
-                          sum(r["answer_format"] == f for r in records)) for f in formats},
+        "by_source": _groups(records, sources, lambda r, s: s in r["evidence_sources"]),
+        "by_kind": _groups(records, KINDS, lambda r, k: r["kind"] == k),
+        "by_format": _groups(records, formats, lambda r, f: r["answer_format"] == f),
     }
+
+
+def _groups(records: list[dict], groups, member) -> dict[str, tuple[float | None, int]]:
+    """(accuracy, questions) per group; a question can be in several (it may have several evidence sources)."""
+    chosen = {g: [r for r in records if member(r, g)] for g in groups}
+    return {g: (_accuracy(rs), len(rs)) for g, rs in chosen.items()}
 
 
 def figures_by_method(records: list[dict]) -> dict[str, dict]:
@@ -97,6 +103,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
     ]
     if any(f["judged"] for f in figures.values()):
         rows.append(row("judge accuracy %", lambda f: f"{_pct(f['judge_accuracy'])} (n={f['judged']})"))
+        rows.append(row("judge agrees with rules %", lambda f: _pct(f["judge_agreement"])))
     rows += [
         row("page recall %", lambda f: _pct(f["page_recall"])),
         row("page precision %", lambda f: _pct(f["page_precision"])),

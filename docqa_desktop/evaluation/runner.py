@@ -91,6 +91,19 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
                    "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2)} for c in answer.calls]})
 
 
+def records_for(records: list[dict], questions: list[EvalQuestion], methods: list[str] | None) -> list[dict]:
+    """The results of these questions (and methods; None = every method on record)."""
+    ids = {q.id for q in questions}
+    return [r for r in records if r["qid"] in ids and (methods is None or r["method"] in methods)]
+
+
+def saved_records(out_dir: str | Path, questions: list[EvalQuestion], methods: list[str] | None) -> list[dict]:
+    path = Path(out_dir) / RESULTS_FILE
+    if not path.exists():
+        raise EvalError(f"{path} does not exist: run the evaluation first")
+    return records_for(ResultsFile(path).records, questions, methods)
+
+
 def failed_answer(q: EvalQuestion, method: str, reason: str) -> Answer:
     return Answer(id="", question=q.question, method=method, status=AnswerStatus.FAILED, error=reason)
 
@@ -133,8 +146,7 @@ class EvalRunner:
             outcome.ran += 1
             self.progress(f"[{n}/{len(todo)}] {method} {q.doc}: {answer.status.value}, score {record['score']:.2f}, "
                           f"pages {record['pages_used']} (evidence {list(q.evidence_pages)}), {answer.seconds:.1f}s")
-        wanted = {(q.id, m) for q in questions for m in methods}
-        outcome.records = [r for r in results.records if (r["qid"], r["method"]) in wanted]
+        outcome.records = records_for(results.records, questions, methods)
         return outcome
 
     def _document_paths(self, questions: list[EvalQuestion], corpus: Path) -> dict[str, str]:

@@ -49,6 +49,13 @@ def _lock_for(path: Path) -> threading.RLock:
         return _process_locks.setdefault(key, threading.RLock())
 
 
+def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # a failed COMMIT has already ended the transaction
+
+
 class Database:
     """One connection to the library file; threads take cursors from it."""
 
@@ -93,10 +100,7 @@ class Database:
                 yield cur
                 cur.execute("COMMIT")
             except BaseException as exc:
-                try:
-                    cur.execute("ROLLBACK")
-                except duckdb.Error:
-                    pass  # a failed COMMIT has already ended the transaction
+                _rollback(cur)
                 if isinstance(exc, duckdb.Error):
                     raise self._write_error(exc) from exc
                 raise
@@ -133,13 +137,18 @@ class Database:
             self.load_fts(cur)
             for attempt in range(attempts):
                 try:
+                    # in a transaction: searches running meanwhile keep seeing the previous index instead of
+                    # a half-built one ("match_bm25 does not exist")
+                    cur.execute("BEGIN")
                     # digits are kept: numbers are what users search in reports and filings
                     cur.execute(
                         "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
                         "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
                     cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
+                    cur.execute("COMMIT")
                     return
                 except (duckdb.TransactionException, duckdb.CatalogException):
+                    _rollback(cur)
                     # another process rebuilt it at the same moment (conflict or "already exists")
                     if attempt == attempts - 1:
                         raise
