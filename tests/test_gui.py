@@ -44,6 +44,8 @@ def window(qtbot, home):
     service = Service(make_settings(home, layout=False, dense=False))
     win = MainWindow(service)
     qtbot.addWidget(win)
+    win.show()  # visibility of the progress bar and Cancel button is part of what the tests check
+    qtbot.waitExposed(win)
     yield win
     win.close()
     service.close()

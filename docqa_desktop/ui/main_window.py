@@ -38,6 +38,7 @@ from .tasks import Task, TaskRunner
 FIRST_RUN_NOTE = ("Answering with the built-in SmolLM2-135M text model: it reads page text only and its "
                   "answers are weak. A recommended vision model (docqa models list) also reads page images — "
                   "charts, tables and scans — and answers far better.")
+INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
 
 
 def progress_text(p: IndexProgress) -> str:
@@ -204,13 +205,13 @@ class MainWindow(QMainWindow):
 
     def _watch_ended(self) -> None:
         if self.watch_task is not None and self.watch_task.cancel.is_set():
-            self._set_indexing(False, "Indexing stopped; what was indexed is kept. Re-index to resume watching.")
+            self._set_indexing(False, INDEXING_STOPPED)
             self.refresh_library()
 
     @staticmethod
     def _report_text(r: IndexReport) -> str:
         if r.cancelled:
-            return "Indexing cancelled; what was indexed is kept."
+            return INDEXING_STOPPED
         changed = f"{r.added} added, {r.updated} updated, {r.removed} removed"
         failed = f", {r.failed} failed (hover the ⚠ for the reason)" if r.failed else ""
         return f"Library up to date: {changed}{failed}. Watching for changes."
