@@ -154,3 +154,12 @@ def test_report_only_rebuilds_the_report_from_saved_results(eval_setup, capsys):
     assert rows["answered / not answerable / failed"] == "2 / 1 / 0"
     assert "| unanswerable | 1 | 100.0 |" in report and "| single-page | 2 | 50.0 |" in report
     assert "indexing" not in capsys.readouterr().err  # nothing was indexed or asked
+
+
+def test_a_report_without_results_says_so(eval_setup):
+    home, corpus, questions, out = eval_setup
+    out.mkdir()
+    (out / "results.jsonl").write_text("", encoding="utf-8")
+    assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--out", str(out),
+                 "--report-only"]) == 0
+    assert "No results yet" in (out / "report.md").read_text(encoding="utf-8")

@@ -149,6 +149,11 @@ def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluat
              f"Generated {dt.datetime.now().isoformat(timespec='minutes')} from `{out_dir.name}/results.jsonl` "
              f"({len(records)} results, {len({r['qid'] for r in records})} questions, methods: {', '.join(methods)}).",
              ""]
+    if not records:
+        lines.append("No results yet: run the evaluation (an interrupted run is resumed).")
+        path = out_dir / REPORT_FILE
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
     if run:
         models = ", ".join(f"{role}: {name or 'none'}" for role, name in run.get("models", {}).items())
         settings = ", ".join(f"{k}={v}" for k, v in run.get("settings", {}).items())
