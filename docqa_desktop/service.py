@@ -152,10 +152,11 @@ class Service:
         """PNG of a page of an indexed document, rendered from whichever of its paths still exists."""
         return self.rendered_page(doc, page, max_side).png
 
-    def rendered_page(self, doc: str, page: int, max_side: int = 1600) -> RenderedPage:
-        """The page image with the page's size in points and the document's page count (for viewers)."""
+    def rendered_page(self, doc: str, page: int, max_width: int = 1600, max_height: int | None = None) -> RenderedPage:
+        """The page image, fitted to the given pixels, with the page's size in points and the document's
+        page count (for viewers)."""
         _, path = self._document_on_disk(doc)
-        return render(path, page, max_side)
+        return render(path, page, max_width, max_height)
 
     def thumbnail(self, doc: str, page: int) -> Path:
         sha, path = self._document_on_disk(doc)

@@ -21,8 +21,8 @@ class RenderedPage:
     page_count: int
 
 
-def render(path: str, page: int, max_side: int = 1600) -> RenderedPage:
-    """A 1-based page as PNG, scaled so its longer side is `max_side` pixels."""
+def render(path: str, page: int, max_width: int = 1600, max_height: int | None = None) -> RenderedPage:
+    """A 1-based page as PNG, scaled to fit `max_width` x `max_height` pixels (a square by default)."""
     try:
         doc = open_pdf(path)
     except PdfError as exc:
@@ -32,7 +32,7 @@ def render(path: str, page: int, max_side: int = 1600) -> RenderedPage:
             raise ValueError(f"{path}: page {page} out of range 1..{doc.page_count}")
         pdf_page = doc[page - 1]
         rect = pdf_page.rect
-        scale = max_side / max(rect.width, rect.height)
+        scale = min(max_width / rect.width, (max_height or max_width) / rect.height)
         pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
         return RenderedPage(pix.tobytes("png"), rect.width, rect.height, doc.page_count)
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
@@ -39,6 +39,26 @@ def answer_html(answer: Answer) -> str:
             f'{chips}<p style="color:gray">{meta}</p>')
 
 
+def framed(png: bytes, size: QSize) -> QPixmap:
+    """A page thumbnail scaled into `size` with a thin frame, so white pages stand out on white lists."""
+    pixmap = QPixmap()
+    pixmap.loadFromData(png)
+    pixmap = pixmap.scaled(size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
+    painter = QPainter(pixmap)
+    painter.setPen(QColor(150, 150, 150))
+    painter.drawRect(0, 0, pixmap.width() - 1, pixmap.height() - 1)
+    painter.end()
+    return pixmap
+
+
+TRACE_COLUMN_WIDTHS = (120, 110, 130, 90, 60)  # most of the width is left for the model's output
+
+
+def _short(name: str, keep: int = 16) -> str:
+    stem = name.rsplit(".", 1)[0]
+    return stem if len(stem) <= keep else stem[:keep - 1] + "…"
+
+
 class AnswerView(QWidget):
     citation_clicked = Signal(object)  # Citation
     page_clicked = Signal(str, int)  # document path, page
@@ -52,10 +72,14 @@ class AnswerView(QWidget):
         self.text.setPlaceholderText("Answers appear here, with numbered citations you can click.")
         self.pages = QListWidget()
         self.pages.setViewMode(QListWidget.ViewMode.IconMode)
-        self.pages.setIconSize(QSize(96, 128))
-        self.pages.setFixedHeight(170)
+        self.pages.setIconSize(QSize(110, 110))
+        self.pages.setGridSize(QSize(140, 150))
+        self.pages.setFixedHeight(172)
         self.pages.setFlow(QListWidget.Flow.LeftToRight)
         self.pages.setWrapping(False)
+        self.pages.setMovement(QListWidget.Movement.Static)
+        self.pages.setUniformItemSizes(True)
+        self.pages.setWordWrap(True)
         self.pages.setToolTip("Pages the model read; click one to open it")
         self.pages.itemClicked.connect(self._page)
         self.trace_toggle = QToolButton()
@@ -66,6 +90,8 @@ class AnswerView(QWidget):
         self.trace_toggle.toggled.connect(self._toggle_trace)
         self.trace = QTreeWidget()
         self.trace.setHeaderLabels(["Step", "Model", "Pages", "Tokens in/out", "Seconds", "Output"])
+        self.trace.setRootIsDecorated(False)
+        self.trace.setUniformRowHeights(True)
         self.trace.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -73,31 +99,45 @@ class AnswerView(QWidget):
         layout.addWidget(self.pages)
         layout.addWidget(self.trace_toggle)
         layout.addWidget(self.trace, 2)
+        self.pages.setVisible(False)  # until an answer has pages and calls to show
+        self.trace_toggle.setVisible(False)
 
     def show_answer(self, answer: Answer) -> None:
         self.answer = answer
         self.text.setHtml(answer_html(answer))
         self.pages.clear()
+        placeholder = QPixmap(self.pages.iconSize())  # the right size from the start: the list lays out once
+        placeholder.fill(Qt.GlobalColor.transparent)
         for ref in answer.pages_used:
-            item = QListWidgetItem(f"{ref.doc[:18]}\np.{ref.page}")
+            item = QListWidgetItem(f"{_short(ref.doc)} p.{ref.page}")
             item.setData(Qt.ItemDataRole.UserRole, (ref.path, ref.page))
             item.setToolTip(f"{ref.doc} page {ref.page}")
+            item.setIcon(QIcon(placeholder))
             self.pages.addItem(item)
+        self.pages.setVisible(bool(answer.pages_used))
+        self.trace_toggle.setVisible(bool(answer.calls or answer.notes))
         self.trace.clear()
-        for note in answer.notes:
-            QTreeWidgetItem(self.trace, ["note", "", "", "", "", note])
-        for call in answer.calls:
-            QTreeWidgetItem(self.trace, [call.step, call.model, ", ".join(call.pages),
-                                         f"{call.prompt_tokens}/{call.output_tokens}", f"{call.seconds:.1f}",
-                                         call.output[:300]])
+        rows = [["note", "", "", "", "", note] for note in answer.notes]
+        rows += [[call.step, call.model, ", ".join(call.pages), f"{call.prompt_tokens}/{call.output_tokens}",
+                  f"{call.seconds:.1f}", call.output] for call in answer.calls]
+        for row in rows:
+            item = QTreeWidgetItem(self.trace, [" ".join(cell.split())[:200] for cell in row])
+            for column, cell in enumerate(row):
+                item.setToolTip(column, cell[:2000])  # the whole text on hover
+        for column, widest in enumerate(TRACE_COLUMN_WIDTHS):
+            self.trace.resizeColumnToContents(column)
+            self.trace.setColumnWidth(column, min(self.trace.columnWidth(column), widest))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.answer is not None:
+            self.text.setHtml(answer_html(self.answer))  # links take the new scheme's colour
 
     def set_thumbnail(self, path: str, page: int, png: bytes) -> None:
         for i in range(self.pages.count()):
             item = self.pages.item(i)
             if item.data(Qt.ItemDataRole.UserRole) == (path, page):
-                pixmap = QPixmap()
-                pixmap.loadFromData(png)
-                item.setIcon(QIcon(pixmap))
+                item.setIcon(QIcon(framed(png, self.pages.iconSize())))
 
     def _anchor(self, url: QUrl) -> None:
         if url.scheme() == "cite" and self.answer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ..service import Service
@@ -17,14 +18,40 @@ QTreeWidget, QListWidget, QTextBrowser { border: 1px solid palette(mid); border-
 """
 
 
+DARK = {QPalette.ColorRole.Window: "#2b2d30", QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1e1f22", QPalette.ColorRole.AlternateBase: "#34363a",
+        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#393b40",
+        QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.ToolTipBase: "#393b40",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.Highlight: "#3574f0",
+        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.Link: "#6ea8fe",
+        QPalette.ColorRole.PlaceholderText: "#8c8f94", QPalette.ColorRole.Mid: "#4e5157",
+        QPalette.ColorRole.Light: "#4e5157", QPalette.ColorRole.Dark: "#1b1c1f", QPalette.ColorRole.Shadow: "#111"}
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in DARK.items():
+        palette.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6f7278"))
+    return palette
+
+
+def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None:
+    """Fusion in the system's colour scheme: an explicit dark palette, because not every platform
+    theme gives Fusion one."""
+    scheme = app.styleHints().colorScheme() if scheme is None else scheme
+    app.setPalette(dark_palette() if scheme == Qt.ColorScheme.Dark else app.style().standardPalette())
+    app.setStyleSheet(STYLE)  # palette(...) colours in the style sheet are resolved when it is set
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("DocQA Desktop")
     app.setOrganizationName("DocQA")
-    app.setStyle("Fusion")  # follows the system's light / dark colour scheme (Qt >= 6.5)
-    app.setStyleSheet(STYLE)
-    app.styleHints().colorSchemeChanged.connect(lambda scheme: app.setStyle("Fusion"))
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
+    app.setStyle("Fusion")
+    apply_theme(app)
+    app.styleHints().colorSchemeChanged.connect(lambda scheme: apply_theme(app, scheme))
     return app
 
 

@@ -9,7 +9,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
+    QStackedWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -20,6 +22,9 @@ from ..domain import FileEntry, FileStatus
 
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
 OTHER_FILES = "Single files"
+EMPTY_LIBRARY = ("<p style='font-size:large'>No documents yet</p>"
+                 "<p>Add a folder of PDFs with <b>Add folder…</b> (Ctrl+O),<br>or drop folders or PDFs here.</p>"
+                 "<p>The folder is indexed on this computer and watched<br>for new, changed and deleted PDFs.</p>")
 
 
 def group_by_library(roots: list[str], entries: list[FileEntry]) -> dict[str, list[FileEntry]]:
@@ -63,7 +68,13 @@ class LibraryPanel(QWidget):
             buttons.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.tree)
+        self.empty = QLabel(EMPTY_LIBRARY)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.stack = QStackedWidget()  # the hint until there is something to list
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.tree)
+        layout.addWidget(self.stack)
         layout.addLayout(buttons)
         self.setAcceptDrops(True)
 
@@ -87,6 +98,7 @@ class LibraryPanel(QWidget):
                 folder.addChild(item)
             self.tree.addTopLevelItem(folder)
             folder.setExpanded(root in expanded or len(expanded) == 0)
+        self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
 
     def selected_documents(self) -> list[str]:
         """Paths of the selected documents (a selected folder stands for all of its documents)."""

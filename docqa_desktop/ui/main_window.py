@@ -185,8 +185,8 @@ class MainWindow(QMainWindow):
         previous_done = threading.Event()
         if previous is not None:
             previous.signals.finished.connect(previous_done.set)
-        self.watch_task = self.tasks.start("watch", watch, on_progress=self._watch_event, on_failed=self.show_error)
-        self.watch_task.signals.finished.connect(self._watch_ended)
+        self.watch_task = self.tasks.start("watch", watch, on_progress=self._watch_event, on_failed=self.show_error,
+                                           on_finished=self._watch_ended)
         self._set_indexing(True, "Checking the library for new and changed PDFs…")
 
     def _watch_event(self, event) -> None:
@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
             return self.service.ask(question, docs, method, progress=progress, cancel=cancel)
 
         self.ask_panel.set_running(True)
-        self.ask_task = self.tasks.start("ask", run, self.show_answer, self.ask_panel.show_step, self._ask_failed)
-        self.ask_task.signals.finished.connect(lambda: self.ask_panel.set_running(False))
+        self.ask_task = self.tasks.start("ask", run, self.show_answer, self.ask_panel.show_step, self._ask_failed,
+                                         on_finished=lambda: self.ask_panel.set_running(False))
 
     def stop_answer(self) -> None:
         if self.ask_task is not None:
@@ -290,9 +290,9 @@ class MainWindow(QMainWindow):
     def show_citation(self, citation: Citation) -> None:
         self.viewer.open_page(citation.path, citation.page, citation.bbox)
 
-    def render_page(self, path: str, page: int, side: int) -> None:
+    def render_page(self, path: str, page: int, width: int, height: int) -> None:
         def render(progress, cancel):
-            return self.service.rendered_page(path, page, side)
+            return self.service.rendered_page(path, page, width, height)
 
         self.tasks.start("render", render, lambda rendered: self.viewer.show_render(path, page, rendered),
                          on_failed=self.viewer.show_error)
@@ -362,7 +362,6 @@ class MainWindow(QMainWindow):
         self.status_text.setText(message)
 
     def closeEvent(self, event) -> None:
-        self.tasks.cancel_all()
-        self.tasks.wait(30000)
+        self.tasks.shutdown()
         self.watch_service.close()
         super().closeEvent(event)

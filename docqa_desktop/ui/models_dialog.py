@@ -113,8 +113,8 @@ class ModelsDialog(QDialog):
 
         self._busy(True)
         self.pull_task = self.tasks.start("download", run, lambda m: self.message.setText(f"Installed {m.name}"),
-                                          show_progress, self.message.setText)
-        self.pull_task.signals.finished.connect(lambda: (self._busy(False), self.refresh()))
+                                          show_progress, self.message.setText,
+                                          on_finished=lambda: (self._busy(False), self.refresh()))
 
     def cancel_pull(self) -> None:
         if self.pull_task is not None:

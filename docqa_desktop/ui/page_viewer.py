@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QRectF, Qt, QUrl, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -42,8 +43,8 @@ def highlighted(png: bytes, page: RenderedPage, box: BBox | None, device_ratio: 
 
 
 class PageViewer(QWidget):
-    # (document path, 1-based page, pixel side to render at)
-    render_requested = Signal(str, int, int)
+    # (document path, 1-based page, pixel width and height to fit the page into)
+    render_requested = Signal(str, int, int, int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -51,6 +52,7 @@ class PageViewer(QWidget):
         self.page = 0
         self.page_count = 0
         self.box: BBox | None = None
+        self.shown: tuple[str, int] | None = None  # the page on screen
         self.zoom = 1.0
         self.image = QLabel("Click a citation or a document to see its page here.")
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -61,12 +63,13 @@ class PageViewer(QWidget):
         self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title = QLabel("")
         self.title.setObjectName("pageTitle")
-        self.previous_button = QPushButton("◀")
-        self.previous_button.setToolTip("Previous page (PgUp)")
-        self.next_button = QPushButton("▶")
-        self.next_button.setToolTip("Next page (PgDown)")
-        self.zoom_out_button = QPushButton("−")
-        self.zoom_in_button = QPushButton("+")
+        self.previous_button = self._tool_button("◀", "Previous page (PgUp)", "PgUp")
+        self.next_button = self._tool_button("▶", "Next page (PgDown)", "PgDown")
+        self.zoom_out_button = self._tool_button("−", "Zoom out (Ctrl+-)", "Ctrl+-")
+        self.zoom_in_button = self._tool_button("+", "Zoom in (Ctrl++)", "Ctrl++")
+        self.zoom_label = QLabel("100%")
+        self.zoom_label.setMinimumWidth(40)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.open_button = QPushButton("Open PDF")
         self.open_button.setToolTip("Open the document in the system's PDF viewer")
         self.previous_button.clicked.connect(lambda: self.go(self.page - 1))
@@ -76,13 +79,27 @@ class PageViewer(QWidget):
         self.open_button.clicked.connect(self.open_externally)
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
-        for b in (self.previous_button, self.next_button, self.zoom_out_button, self.zoom_in_button, self.open_button):
-            bar.addWidget(b)
+        for w in (self.previous_button, self.next_button, self.zoom_out_button, self.zoom_label, self.zoom_in_button,
+                  self.open_button):
+            bar.addWidget(w)
+        self.resized = QTimer(self)  # re-render once the user stops resizing, at the new resolution
+        self.resized.setSingleShot(True)
+        self.resized.setInterval(250)
+        self.resized.timeout.connect(self._request)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.scroll, 1)
         self._update_buttons()
+
+    def _tool_button(self, text: str, tip: str, shortcut: str) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setShortcut(shortcut)
+        button.setAutoRaise(True)
+        button.setMinimumWidth(30)
+        return button
 
     def open_page(self, path: str, page: int, box: BBox | None = None) -> None:
         self.path, self.page, self.box = path, page, box
@@ -96,23 +113,27 @@ class PageViewer(QWidget):
         index = min(max(ZOOMS.index(self.zoom) + step, 0), len(ZOOMS) - 1)
         if ZOOMS[index] != self.zoom:
             self.zoom = ZOOMS[index]
+            self.zoom_label.setText(f"{self.zoom:.0%}")
             self._request()
 
-    def pixel_side(self) -> int:
-        """Render at the viewport's device resolution (whole page in view at zoom 1), not a fixed DPI."""
-        side = max(self.scroll.viewport().height() - 8, 400) * self.devicePixelRatioF() * self.zoom
-        return int(min(side, 4000))
+    def pixel_box(self) -> tuple[int, int]:
+        """Render at the viewport's device resolution (whole page in view at zoom 100%), not a fixed DPI."""
+        viewport = self.scroll.viewport()
+        scale = self.devicePixelRatioF() * self.zoom
+        return tuple(int(min(max(side - 8, 200) * scale, 4000)) for side in (viewport.width(), viewport.height()))
 
     def _request(self) -> None:
         if self.path:
-            self.title.setText(f"{os.path.basename(self.path)} — page {self.page}"
-                               + (f" of {self.page_count}" if self.page_count else "") + "  (rendering…)")
-            self.render_requested.emit(self.path, self.page, self.pixel_side())
+            if (self.path, self.page) != self.shown:  # a re-render at a new size keeps its title
+                self.title.setText(f"{os.path.basename(self.path)} — page {self.page}"
+                                   + (f" of {self.page_count}" if self.page_count else "") + "  (rendering…)")
+            self.render_requested.emit(self.path, self.page, *self.pixel_box())
 
     def show_render(self, path: str, page: int, rendered: RenderedPage) -> None:
         if (path, page) != (self.path, self.page):
             return  # an older request finished after the user moved on
         self.page_count = rendered.page_count
+        self.shown = (path, page)
         pixmap = highlighted(rendered.png, rendered, self.box, self.devicePixelRatioF())
         self.image.setPixmap(pixmap)
         self.image.resize(pixmap.deviceIndependentSize().toSize())
@@ -122,6 +143,11 @@ class PageViewer(QWidget):
 
     def show_error(self, message: str) -> None:
         self.title.setText(message)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.path:
+            self.resized.start()
 
     def open_externally(self) -> None:
         if self.path:

@@ -50,25 +50,31 @@ class TaskRunner(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(threads)
         self.running: set[Task] = set()
+        self.closed = False  # after shutdown, results still queued for the GUI thread are dropped
 
     def start(self, name: str, fn, on_done: Callable[[Any], None] | None = None,
               on_progress: Callable[[Any], None] | None = None,
-              on_failed: Callable[[str], None] | None = None) -> Task:
+              on_failed: Callable[[str], None] | None = None,
+              on_finished: Callable[[], None] | None = None) -> Task:
         task = Task(name, fn)
-        if on_done:
-            task.signals.done.connect(on_done)
-        if on_progress:
-            task.signals.progress.connect(on_progress)
-        if on_failed:
-            task.signals.failed.connect(on_failed)
+        for signal, slot in ((task.signals.done, on_done), (task.signals.progress, on_progress),
+                             (task.signals.failed, on_failed), (task.signals.finished, on_finished)):
+            if slot:
+                signal.connect(self._unless_closed(slot))
         task.signals.finished.connect(lambda: self.running.discard(task))
         self.running.add(task)
         self.pool.start(task)
         return task
 
-    def cancel_all(self) -> None:
+    def _unless_closed(self, slot: Callable[[Any], None]) -> Callable[[Any], None]:
+        def deliver(*value):
+            if not self.closed:  # the widgets the slot updates may be gone
+                slot(*value)
+        return deliver
+
+    def shutdown(self, msecs: int = 30000) -> bool:
+        """Cancel every task, drop their pending results, and wait for the pool threads."""
+        self.closed = True
         for task in list(self.running):
             task.cancel.set()
-
-    def wait(self, msecs: int = 30000) -> bool:
         return self.pool.waitForDone(msecs)
