@@ -84,7 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", action="store_true", help="also let the text model judge each answer")
     p.add_argument("--report-only", action="store_true",
                    help="only rebuild the report from the results already in --out (asks nothing)")
-    sub.add_parser("gui", parents=[common], help="open the desktop app")
+    p = sub.add_parser("gui", parents=[common], help="open the desktop app")
+    p.add_argument("folders", nargs="*", help="folders or PDFs to add to the library on start")
     cli_models.add_parsers(sub, common)
     return parser
 
@@ -254,7 +255,7 @@ def _cmd_gui(service: Service, args) -> int:
     from .ui.app import run  # Qt is loaded only for the app
 
     service.close()  # the app opens its own
-    return run(service.settings)
+    return run(service.settings, [os.path.abspath(f) for f in args.folders])
 
 
 def _cmd_render(service: Service, args) -> int:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
 # default), search it, show the language models, and answer a question with citations on the
-# built-in model.   bash packaging/run-demo.sh [FOLDER] [QUESTION]
+# built-in model, then open the desktop app on it when there is a display.
+#   bash packaging/run-demo.sh [FOLDER] [QUESTION]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
@@ -18,3 +19,9 @@ echo
 echo
 echo "ask: $query"
 .venv/bin/docqa ask "$query"
+# then the desktop app on the same library, when there is a screen to show it on
+if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" || "$(uname)" == Darwin ]] && [[ "${DOCQA_DEMO_GUI:-1}" != 0 ]]; then
+    echo
+    echo "opening the desktop app (DOCQA_DEMO_GUI=0 skips this)"
+    .venv/bin/docqa gui "$folder"
+fi

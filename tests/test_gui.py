@@ -115,7 +115,7 @@ def test_a_broken_pdf_shows_its_error(window, qtbot, tmp_path):
     assert "truncated.pdf" in item.toolTip(0) and len(item.toolTip(2)) > 5  # the reason, on hover
 
 
-ASK_BUDGET = {"DOCQA_ASK_K": "2", "DOCQA_ASK_MAX_PAGES": "1", "DOCQA_ASK_PAGE_TOKENS": "150",
+ASK_BUDGET = {"DOCQA_ASK_K": "3", "DOCQA_ASK_MAX_PAGES": "2", "DOCQA_ASK_PAGE_TOKENS": "150",
               "DOCQA_ASK_SUMMARY_TOKENS": "24", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_LLM_THREADS": "1"}
 
 
@@ -142,14 +142,24 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
     assert not window.ask_panel.stop_button.isEnabled()
     assert any("reading pages" in step for step in steps)  # live steps reached the window
 
-    target = answer.citations[0] if answer.citations else answer.pages_used[0]
-    qtbot.waitUntil(lambda: window.viewer.page == target.page and window.viewer.image.pixmap() is not None
-                    and not window.viewer.image.pixmap().isNull(), timeout=60_000)
-    assert os.path.basename(target.path) in window.viewer.title.text()
+    first = answer.citations[0] if answer.citations else answer.pages_used[0]
+    _wait_for_page(window, qtbot, first.path, first.page)  # the answer opens its first citation
     viewport, shown = window.viewer.scroll.viewport().size(), window.viewer.image.size()
     assert shown.width() <= viewport.width() and shown.height() <= viewport.height()  # the whole page at 100 %
     window.viewer.zoom_in_button.click()
     qtbot.waitUntil(lambda: window.viewer.image.width() > shown.width(), timeout=60_000)
+
+    # clicking a thumbnail, and a citation chip when the model cited, opens that page
+    pages = window.answer_view.pages
+    last = pages.item(pages.count() - 1)
+    pages.itemClicked.emit(last)
+    _wait_for_page(window, qtbot, *last.data(Qt.ItemDataRole.UserRole))
+    if answer.citations:
+        from PySide6.QtCore import QUrl
+        n = len(answer.citations)
+        window.answer_view.text.anchorClicked.emit(QUrl(f"cite:{n}"))
+        _wait_for_page(window, qtbot, answer.citations[-1].path, answer.citations[-1].page)
+        assert "cited region highlighted" in window.viewer.title.text()
 
     out = tmp_path / "answer.html"
     window.export_answer(answer, str(out), "html")
@@ -158,6 +168,12 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
 
     qtbot.waitUntil(lambda: window.history.count() >= 1, timeout=30_000)
     assert window.history.item(0).data(Qt.ItemDataRole.UserRole) == answer.id
+
+
+def _wait_for_page(window, qtbot, path: str, page: int) -> None:
+    qtbot.waitUntil(lambda: window.viewer.shown == (path, page), timeout=60_000)
+    assert not window.viewer.image.pixmap().isNull()
+    assert f"{os.path.basename(path)} — page {page} of" in window.viewer.title.text()
 
 
 def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path):

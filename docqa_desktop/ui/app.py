@@ -55,9 +55,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run(settings: Settings, argv: list[str] | None = None) -> int:
+def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None) -> int:
     app = make_app(argv)
     with Service(settings) as service:
         window = MainWindow(service)
         window.show()
+        if folders:
+            window.add_paths(list(folders))
         return app.exec()
