@@ -10,7 +10,6 @@ For every question with evidence pages, searches scoped to its document with k=1
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import shutil
 import statistics
@@ -21,6 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
+from docqa_desktop.evaluation.pages import page_metrics  # noqa: E402
+from docqa_desktop.evaluation.questions import load_questions  # noqa: E402
 
 KS = (1, 3, 5, 10)
 MODES = ("bm25", "dense", "fused")
@@ -28,18 +29,13 @@ REFERENCE_ALL_HIT_10 = 0.61  # page BM25 over the raw text layer
 TARGET_FUSED_ALL_HIT_10 = 0.80
 
 
-def load_questions(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def page_metrics(evidence: list[int], retrieved: list[int]) -> dict:
-    ev = set(evidence)
+def metrics_at_k(evidence: list[int], retrieved: list[int]) -> dict:
+    """SimpleDoc A.3 recall and all-hit of the top k pages, for each k."""
     out = {}
     for k in KS:
-        top = set(retrieved[:k])
-        out[f"recall@{k}"] = len(ev & top) / len(ev)
-        out[f"all_hit@{k}"] = 1.0 if ev <= top else 0.0
+        top = page_metrics(evidence, retrieved[:k])
+        out[f"recall@{k}"] = top["recall"]
+        out[f"all_hit@{k}"] = top["all_hit"]
     return out
 
 
@@ -91,11 +87,11 @@ def bm25s_baseline(db_path: Path, questions: list[dict]) -> tuple[dict, dict]:
 
     results = {}
     for i, q in enumerate(questions):
-        if q["doc"] not in retrievers:
+        if q.doc not in retrievers:
             continue
-        retriever, pages = retrievers[q["doc"]]
+        retriever, pages = retrievers[q.doc]
         started = time.perf_counter()
-        tokens = bm25s.tokenize(q["question"], stopwords="en", return_ids=False, show_progress=False)
+        tokens = bm25s.tokenize(q.question, stopwords="en", return_ids=False, show_progress=False)
         ids, scores = retriever.retrieve(tokens, k=min(10, len(pages)), show_progress=False)
         ms = (time.perf_counter() - started) * 1000
         results[i] = (ms, [pages[int(j)] for j, s in zip(ids[0], scores[0]) if s > 0])
@@ -122,7 +118,7 @@ def main() -> int:
 
     env = _common.environment()
     questions = load_questions(args.eval)
-    docs = sorted({q["doc"] for q in questions})
+    docs = sorted({q.doc for q in questions})
     missing = [d for d in docs if not (args.corpus / d).exists()]
     if missing:
         print(f"missing corpus PDFs: {missing}", file=sys.stderr)
@@ -150,21 +146,21 @@ def main() -> int:
             fts_build_seconds = time.perf_counter() - fts_build_started
 
             for i, q in enumerate(questions):
-                if not q.get("evidence_pages"):
+                if not q.evidence_pages:
                     continue
-                entry = {"index": i, "doc": q["doc"], "question": q["question"], "evidence_pages": q["evidence_pages"],
-                         "evidence_sources": q.get("evidence_sources", [])}
+                entry = {"index": i, "doc": q.doc, "question": q.question, "evidence_pages": list(q.evidence_pages),
+                         "evidence_sources": list(q.evidence_sources)}
                 for mode in MODES:
                     started = time.perf_counter()
-                    hits = service.search(q["question"], docs=[q["doc"]], k=args.k, mode=Mode(mode))
+                    hits = service.search(q.question, docs=[q.doc], k=args.k, mode=Mode(mode))
                     ms = (time.perf_counter() - started) * 1000
                     pages = [h.page for h in hits]
                     entry[mode] = {"ms": round(ms, 2), "pages": pages,
-                                   "metrics": page_metrics(q["evidence_pages"], pages)}
+                                   "metrics": metrics_at_k(list(q.evidence_pages), pages)}
                 # ranking only (no snippets, no page-text lookups): the DuckDB FTS query itself
-                doc_ids = service.resolve_documents([q["doc"]])
+                doc_ids = service.resolve_documents([q.doc])
                 started = time.perf_counter()
-                fts_bm25.search_pages(service.db, q["question"], doc_ids, settings.search.candidates)
+                fts_bm25.search_pages(service.db, q.question, doc_ids, settings.search.candidates)
                 entry["fts_ranking_ms"] = round((time.perf_counter() - started) * 1000, 2)
                 per_question.append(entry)
 
@@ -186,7 +182,7 @@ def main() -> int:
             if entry["index"] in baseline:
                 ms, pages = baseline[entry["index"]]
                 entry["bm25s"] = {"ms": round(ms, 3), "pages": pages,
-                                  "metrics": page_metrics(entry["evidence_pages"], pages)}
+                                  "metrics": metrics_at_k(entry["evidence_pages"], pages)}
     finally:
         if temporary:
             shutil.rmtree(home, ignore_errors=True)
