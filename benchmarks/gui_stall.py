@@ -40,7 +40,7 @@ def main() -> int:
         with Service(Settings.load(Path(tmp) / "home")) as service:
             window = MainWindow(service)
             window.show()
-            meter = StallMeter()
+            meter = StallMeter(label=window.status_text.text)
             meter.start()
             started = time.perf_counter()
             window.add_paths([str(folder)])

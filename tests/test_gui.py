@@ -195,3 +195,26 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
                 count = reader.db.cursor().execute("SELECT count(*) FROM pages WHERE doc_id = ?", [e.doc_id]).fetchone()[0]
                 assert count == e.pages
     assert window.watch_task.cancel.is_set() and "stopped" in window.status_text.text()
+
+
+def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
+    from docqa_desktop.settings import Settings
+    dialog = window.open_settings()
+    dialog.k.setValue(7)
+    dialog.method.setCurrentText("m3docrag")
+    dialog.accept()
+    path = window.service.settings.locations.settings_file
+    qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)
+    reloaded = Settings.load(path.parent.parent)
+    assert (reloaded.ask.k, reloaded.ask.method) == (7, "m3docrag")
+    assert window.service.settings.ask.k == 7 and window.ask_panel.method.currentText() == "m3docrag"
+
+
+def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(window, qtbot):
+    dialog = window.open_models()
+    qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=30_000)
+    rows = {(dialog.table.item(i, 1).text(), dialog.table.item(i, 2).text()) for i in range(dialog.table.rowCount())}
+    assert ("smollm2-135m-instruct", "built in") in rows
+    assert any(state == "not installed" for _, state in rows)  # recommended, ready to download
+    assert "Text tasks → smollm2-135m-instruct" in dialog.roles.text()
+    dialog.close()

@@ -24,10 +24,16 @@ class TaskResult:
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> time, for the benchmarks
 
 
+WORKER_NICENESS = 10  # background work: the app and whatever the user is doing come first
+
+
 def init_worker() -> None:
-    """Keep workers quiet (stdout carries --json output) and single-threaded (one core each)."""
+    """Keep workers quiet (stdout carries --json output), single-threaded (one core each) and at a
+    lower priority, so that on a busy CPU the scheduler prefers the app's own threads."""
     from threadpoolctl import threadpool_limits
 
+    if hasattr(os, "nice"):
+        os.nice(WORKER_NICENESS)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)

@@ -1,6 +1,8 @@
 """`docqa gui` / `python -m docqa_desktop`: the application object, theme and main window."""
 from __future__ import annotations
 
+import gc
+import os
 import sys
 
 from PySide6.QtCore import Qt
@@ -11,6 +13,7 @@ from ..service import Service
 from ..settings import Settings
 from .main_window import MainWindow
 
+GIL_SWITCH_SECONDS = float(os.environ.get("DOCQA_GUI_SWITCH_INTERVAL", "0.001"))
 STYLE = """
 QLabel#firstRun { padding: 8px 10px; border-radius: 6px; background: palette(alternate-base); }
 QLabel#steps { color: palette(placeholder-text); }
@@ -50,6 +53,13 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("DocQA Desktop")
     app.setOrganizationName("DocQA")
     app.setStyle("Fusion")
+    # worker threads (indexing, answering) share the interpreter lock with the GUI thread: hand it over
+    # more often than the default 5 ms so the window keeps its frames
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    # a full garbage collection walks every object the app has loaded (Qt, numpy, the engines) while holding
+    # that lock: indexing allocates enough to trigger one every few seconds, each a 40+ ms hitch. Startup
+    # objects live as long as the app, so they are moved out of the collector's sight.
+    gc.freeze()
     apply_theme(app)
     app.styleHints().colorSchemeChanged.connect(lambda scheme: apply_theme(app, scheme))
     return app
