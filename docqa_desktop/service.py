@@ -82,6 +82,11 @@ class Service:
             self._runtimes = None
         self.settings = settings
 
+    def warm_up(self) -> None:
+        """Load now what the first search or indexing run would load mid-session, holding the interpreter
+        lock (a hitch in the app's window)."""
+        self.db.warm_up()
+
     def close(self) -> None:
         if self._runtimes is not None:
             self._runtimes.close()

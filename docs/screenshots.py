@@ -48,8 +48,8 @@ def main() -> int:
     app = make_app([])
     out = ROOT / "docs"
 
-    def shot(widget, name: str) -> None:
-        settle(app)
+    def shot(widget, name: str, pause: float = 0.6) -> None:
+        settle(app, pause)
         widget.grab().save(str(out / f"screenshot-{name}.png"))
         print("wrote", out / f"screenshot-{name}.png")
 
@@ -60,9 +60,11 @@ def main() -> int:
         shot(window, "first-run")
 
         window.add_paths([str(ROOT / "resources" / "samples")])
-        wait_until(app, lambda: window.status_text.text().startswith("Indexing ") and window.progress.value() > 0,
-                   120, "indexing progress")
-        shot(window, "indexing")
+        tree = window.library.tree
+        wait_until(app, lambda: window.status_text.text().startswith("Indexing ") and tree.topLevelItemCount() > 0
+                   and any("indexing" in tree.topLevelItem(0).child(i).text(2)
+                           for i in range(tree.topLevelItem(0).childCount())), 120, "a document being indexed")
+        shot(window, "indexing", pause=0.05)  # the samples index in seconds
         wait_until(app, lambda: "Library up to date" in window.status_text.text(), 600, "the library")
 
         window.ask_panel.question.setText(QUESTION)

@@ -39,12 +39,11 @@ def test_only_the_ui_package_imports_qt_and_the_ui_imports_no_engines():
 
 @pytest.fixture
 def window(qtbot, home):
-    from docqa_desktop.ui.main_window import MainWindow
+    from docqa_desktop.ui.app import open_main_window
 
     service = Service(make_settings(home, layout=False, dense=False))
-    win = MainWindow(service)
+    win = open_main_window(service)  # shown: visibility of the progress bar and Cancel button is checked
     qtbot.addWidget(win)
-    win.show()  # visibility of the progress bar and Cancel button is part of what the tests check
     qtbot.waitExposed(win)
     yield win
     win.close()
@@ -68,10 +67,15 @@ def test_adding_a_folder_indexes_it_and_lists_its_documents(window, qtbot, libra
     meter.start()
     window.add_paths([str(library)])
     qtbot.waitUntil(lambda: window.cancel_button.isVisible(), timeout=30_000)
-    qtbot.waitUntil(lambda: len(_documents(window)) == 3 and all("indexed" in s for s in _documents(window).values()),
-                    timeout=180_000)
+    seen = set()  # documents listed while indexing runs, not only at the end
+    window.library.tree.model().rowsInserted.connect(
+        lambda *a: window.cancel_button.isVisible() and seen.update(_documents(window)))
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
     meter.stop()
     assert "Library up to date: 3 added" in window.status_text.text()
+    assert len(seen) == 3
+    qtbot.waitUntil(lambda: len(_documents(window)) == 3 and all("indexed" in s for s in _documents(window).values()),
+                    timeout=30_000)
     assert not window.cancel_button.isVisible() and not window.progress.isVisible()
     assert window.library.stack.currentWidget() is window.library.tree
     # recorded, not asserted (tests do not judge wall-clock time): benchmarks/gui_stall.py measures the corpus

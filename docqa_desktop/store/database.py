@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from . import migrations
 
@@ -120,6 +121,18 @@ class Database:
             cur.execute(f"INSERT INTO {table} ({', '.join(data.column_names)}) SELECT * FROM _batch")
         finally:
             cur.unregister("_batch")
+
+    def warm_up(self) -> None:
+        """Load what DuckDB loads on first use — the text search extension, and pyarrow's dataset and compute
+        modules for the first bulk insert — holding the interpreter lock for tens of milliseconds each."""
+        self.load_fts()
+        cur = self.cursor()
+        cur.register("_warm_up", pa.table({"x": [1]}))
+        try:
+            cur.execute("SELECT count(*) FROM _warm_up").fetchall()
+        finally:
+            cur.unregister("_warm_up")
+            cur.close()
 
     def load_fts(self, cur: duckdb.DuckDBPyConnection | None = None) -> None:
         target = cur or self.cursor()

@@ -65,11 +65,17 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def open_main_window(service: Service) -> MainWindow:
+    service.warm_up()  # before the window shows: later it would be a visible hitch
+    window = MainWindow(service)
+    window.show()
+    return window
+
+
 def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None) -> int:
     app = make_app(argv)
     with Service(settings) as service:
-        window = MainWindow(service)
-        window.show()
+        window = open_main_window(service)
         if folders:
             window.add_paths(list(folders))
         return app.exec()

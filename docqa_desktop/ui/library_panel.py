@@ -22,6 +22,7 @@ from ..domain import FileEntry, FileStatus
 
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
 OTHER_FILES = "Single files"
+INDEXING = "⟳ indexing"
 EMPTY_LIBRARY = ("<p style='font-size:large'>No documents yet</p>"
                  "<p>Add a folder of PDFs with <b>Add folder…</b> (Ctrl+O),<br>or drop folders or PDFs here.</p>"
                  "<p>The folder is indexed on this computer and watched<br>for new, changed and deleted PDFs.</p>")
@@ -99,6 +100,15 @@ class LibraryPanel(QWidget):
             self.tree.addTopLevelItem(folder)
             folder.setExpanded(root in expanded or len(expanded) == 0)
         self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
+
+    def mark_indexing(self, path: str | None) -> None:
+        """Show which document the indexer is working on (until the next refresh of the list)."""
+        for i in range(self.tree.topLevelItemCount()):
+            folder = self.tree.topLevelItem(i)
+            for j in range(folder.childCount()):
+                item = folder.child(j)
+                if path and item.data(0, Qt.ItemDataRole.UserRole) == path and "indexed" not in item.text(2):
+                    item.setText(2, INDEXING)
 
     def selected_documents(self) -> list[str]:
         """Paths of the selected documents (a selected folder stands for all of its documents)."""

@@ -43,9 +43,12 @@ INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resu
 
 def progress_text(p: IndexProgress) -> str:
     name = os.path.basename(p.current_file or "")
+    if p.phase == "scanning":
+        return f"Checking {name or 'the library'} for changes — {p.docs_done}/{p.docs_total} files"
+    if p.phase == "finishing":
+        return "Indexing: building the search index…"
     eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
-    what = "pages" if p.unit == "pages" else p.unit
-    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.pages_done}/{p.pages_total} {what}, "
+    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.pages_done}/{p.pages_total} {p.unit}, "
             f"{p.pages_per_second:.1f}/s{eta}")
 
 
@@ -58,6 +61,7 @@ class MainWindow(QMainWindow):
         self.watch_task: Task | None = None
         self.ask_task: Task | None = None
         self.roots: list[str] = []
+        self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
         self.setWindowTitle("DocQA Desktop")
         self.resize(1400, 860)
 
@@ -194,10 +198,15 @@ class MainWindow(QMainWindow):
             if event.phase in ("done", "cancelled"):
                 return
             self._set_indexing(True, progress_text(event))
+            if event.docs_done != self._docs_done:  # a document finished (or indexing began): show it
+                self._docs_done = event.docs_done
+                self.refresh_library()
+            self.library.mark_indexing(event.current_file)
             if event.pages_total:
                 self.progress.setRange(0, event.pages_total)
                 self.progress.setValue(event.pages_done)
         elif isinstance(event, IndexReport):
+            self._docs_done = -1
             self._set_indexing(False, self._report_text(event))
             self.refresh_library()
         elif isinstance(event, Exception):
