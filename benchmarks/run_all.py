@@ -83,6 +83,14 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _stall_headline(path: Path) -> list[tuple[str, str]]:
+    data = _json(path)
+    p99 = max(r["p99_stall_ms"] for r in data["runs"])
+    return [(f"app: longest GUI-thread stall while indexing the corpus ({data['config']}), target {data['target_ms']} ms",
+             f"{data['longest_stall_ms']:.0f} ms (p99 ≤ {p99:.0f} ms; {data['runs_meeting_target']}/"
+             f"{len(data['runs'])} runs within target)")]
+
+
 def _eval_command(args) -> list[str]:
     out = BENCH / ("results/eval-quick" if args.quick else "eval-dev")
     return ([DOCQA, "--home", str(args.home), "eval", str(_common.EVAL_FILE), "--corpus", str(_common.CORPUS),
@@ -97,6 +105,8 @@ BENCHMARKS = [
               BENCH / "results/retrieval_eval.json", _retrieval_headline),
     Benchmark("llm_speed", lambda a: [PYTHON, str(BENCH / "llm_speed.py")] + (["--repeats", "2"] if a.quick else []),
               BENCH / "results/llm_speed.json", _llm_headline),
+    Benchmark("gui_stall", lambda a: [PYTHON, str(BENCH / "gui_stall.py")] + (["--runs", "1"] if a.quick else []),
+              BENCH / "results/gui_stall.json", _stall_headline, {"QT_QPA_PLATFORM": "offscreen"}),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
 ]
 

@@ -86,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="only rebuild the report from the results already in --out (asks nothing)")
     p = sub.add_parser("gui", parents=[common], help="open the desktop app")
     p.add_argument("folders", nargs="*", help="folders or PDFs to add to the library on start")
+    p.add_argument("--install-launcher", action="store_true",
+                   help="add DocQA Desktop to the applications menu (Linux), then exit")
     cli_models.add_parsers(sub, common)
     return parser
 
@@ -252,6 +254,16 @@ def _cmd_eval(service: Service, args) -> int:
 
 
 def _cmd_gui(service: Service, args) -> int:
+    if args.install_launcher:
+        from .launcher import LauncherError, install_launcher
+        try:
+            home = getattr(args, "home", None) or os.environ.get("DOCQA_HOME")
+            path = install_launcher(os.path.abspath(home) if home else None)
+        except LauncherError as exc:
+            print(f"docqa: {exc}", file=sys.stderr)
+            return 2
+        print(f"launcher written to {path}: DocQA Desktop is in the applications menu")
+        return 0
     from .ui.app import run  # Qt is loaded only for the app
 
     service.close()  # the app opens its own

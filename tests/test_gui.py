@@ -222,3 +222,19 @@ def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(w
     assert any(state == "not installed" for _, state in rows)  # recommended, ready to download
     assert "Text tasks → smollm2-135m-instruct" in dialog.roles.text()
     dialog.close()
+
+
+def test_the_launcher_opens_this_installation_from_the_applications_menu(tmp_path, monkeypatch):
+    import shlex
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    out = subprocess.run([sys.executable, "-m", "docqa_desktop", "--home", str(tmp_path / "home"), "gui",
+                          "--install-launcher"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    entry = (tmp_path / "share" / "applications" / "docqa-desktop.desktop").read_text(encoding="utf-8")
+    fields = dict(line.split("=", 1) for line in entry.splitlines() if "=" in line)
+    command = shlex.split(fields["Exec"])
+    assert command == [sys.executable, "-m", "docqa_desktop", "--home", str(tmp_path / "home"), "gui"]
+    assert Path(fields["Icon"]).is_file() and fields["Terminal"] == "false"

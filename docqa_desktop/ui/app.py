@@ -6,9 +6,10 @@ import os
 import sys
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
+from ..launcher import ICON
 from ..service import Service
 from ..settings import Settings
 from .main_window import MainWindow
@@ -51,6 +52,8 @@ def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None
 def make_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("DocQA Desktop")
+    app.setDesktopFileName("docqa-desktop")  # matches the launcher's entry, so docks group the window with it
+    app.setWindowIcon(QIcon(str(ICON)))
     app.setOrganizationName("DocQA")
     app.setStyle("Fusion")
     # worker threads (indexing, answering) share the interpreter lock with the GUI thread: hand it over
