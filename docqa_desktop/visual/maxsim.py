@@ -1,0 +1,72 @@
+"""MaxSim scoring kernels (ColBERT late interaction: for each query token the best-matching page vector,
+summed over query tokens), compiled with numba and parallel over pages.
+
+Pages are stored back to back: page p owns rows offsets[p]:offsets[p + 1] of the vector arrays."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _popcount(typingctx, word):
+    """The CPU's population count (one instruction where the CPU has it)."""
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return signature, codegen
+
+
+def exact_maxsim(query: np.ndarray, vectors: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Float32 reference: one matrix product per page."""
+    query = np.asarray(query, dtype=np.float32)
+    scores = np.empty(len(offsets) - 1, dtype=np.float32)
+    for p in range(len(scores)):
+        block = vectors[offsets[p]:offsets[p + 1]]
+        scores[p] = (np.asarray(block, dtype=np.float32) @ query.T).max(axis=0).sum() if len(block) else -np.inf
+    return scores
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def hamming_maxsim(query_codes, low, high, offsets, pages):
+    """For each page in `pages`: the sum over query tokens of (128 - 2 * the smallest Hamming distance to
+    any of the page's sign codes) — a dot-product-like score, higher is better. 128-bit codes are given as
+    two word planes (`low`, `high`: one uint64 per vector each) so that the inner loop runs over
+    consecutive vectors, which the compiler turns into SIMD population counts."""
+    tokens = query_codes.shape[0]
+    out = np.empty(pages.size, np.int32)
+    for i in prange(pages.size):
+        p = pages[i]
+        start, end = offsets[p], offsets[p + 1]
+        total = 0
+        for t in range(tokens):
+            q_low, q_high = query_codes[t, 0], query_codes[t, 1]
+            best = 128
+            for v in range(start, end):
+                distance = np.int32(_popcount(low[v] ^ q_low) + _popcount(high[v] ^ q_high))
+                best = min(best, distance)
+            total += 128 - 2 * best
+        out[i] = total
+    return out
+
+
+def int8_maxsim(query: np.ndarray, codes: np.ndarray, scales: np.ndarray, offsets: np.ndarray,
+                pages: np.ndarray) -> np.ndarray:
+    """MaxSim of a float32 query against int8 vectors (scale per vector) of the given pages: the pages'
+    rows are gathered, widened to float32 and scored in one matrix product (BLAS)."""
+    query = np.asarray(query, dtype=np.float32)
+    starts, ends = offsets[pages], offsets[pages + 1]
+    lengths = ends - starts
+    rows = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum())
+    block = codes[rows].astype(np.float32)
+    block *= scales[rows, None]
+    similarities = block @ query.T  # [rows, tokens]
+    out = np.full(len(pages), -np.inf, dtype=np.float32)
+    present = lengths > 0
+    if present.any():
+        bounds = np.concatenate(([0], np.cumsum(lengths)[:-1]))[present]
+        out[present] = np.maximum.reduceat(similarities, bounds, axis=0).sum(axis=1)
+    return out
