@@ -200,6 +200,11 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
                 assert count == e.pages
     assert window.watch_task.cancel.is_set() and "stopped" in window.status_text.text()
 
+    # Re-index picks up where it stopped (the cancelled watcher has ended, so the new one starts at once)
+    window.library.reindex_button.click()
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=600_000)
+    assert all("indexed" in status for status in _documents(window).values()) and len(_documents(window)) == 6
+
 
 def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     from docqa_desktop.settings import Settings

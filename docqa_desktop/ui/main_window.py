@@ -3,7 +3,6 @@ the right; indexing progress in the status bar. Every service call runs as a tas
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -182,13 +181,10 @@ class MainWindow(QMainWindow):
 
         def watch(progress, cancel):
             if previous is not None:
-                previous_done.wait(60)  # let the old watcher roll back its document first
+                previous.ended.wait(60)  # let the old watcher roll back its document first
             self.watch_service.watch(roots, progress=lambda p: progress(p), stop=cancel,
                                      on_report=lambda r: progress(r), on_error=lambda e: progress(e))
 
-        previous_done = threading.Event()
-        if previous is not None:
-            previous.signals.finished.connect(previous_done.set)
         self.watch_task = self.tasks.start("watch", watch, on_progress=self._watch_event, on_failed=self.show_error,
                                            on_finished=self._watch_ended)
         self._set_indexing(True, "Checking the library for new and changed PDFs…")

@@ -28,6 +28,7 @@ class Task(QRunnable):
         self.name = name
         self.fn = fn
         self.cancel = threading.Event()
+        self.ended = threading.Event()  # set when fn has returned or raised (waitable from other threads)
         self.signals = TaskSignals()
 
     def run(self) -> None:
@@ -39,6 +40,7 @@ class Task(QRunnable):
         else:
             self.signals.done.emit(result)
         finally:
+            self.ended.set()
             self.signals.finished.emit()
 
 
