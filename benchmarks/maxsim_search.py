@@ -2,9 +2,9 @@
 
     .venv/bin/python benchmarks/maxsim_search.py --pages N [--queries 20] [--json] [--out FILE]
 
-Builds a MultiVectorIndex of N synthetic pages (768 normalized 128-d vectors each, clustered around topics
-the way patch embeddings cluster around what a page shows, plus near-duplicate background patches) and
-searches it with 25-token queries aimed at random pages. Exact float32 MaxSim over every page is computed in
+Builds a MultiVectorIndex of N synthetic pages (768 normalized 128-d vectors each, clustered around the
+topics of their document, plus near-duplicate background patches; see Synthetic) and searches it with
+25-token queries about random documents. Exact float32 MaxSim over every page is computed in
 the same run (streamed while the pages are generated) for recall@10, and timed on a resident block of pages.
 floor_ms = bytes the search reads per query / the measured memory copy bandwidth. Prints one JSON object
 with --json: {"pages", "p50_ms", "p90_ms", "recall_at_10", "rss_mb", "bytes_per_page", "exact_p50_ms",
@@ -25,14 +25,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
+from docqa_desktop.visual.search_index import MultiVectorIndex, SearchDepth  # noqa: E402
 
 VECTORS, DIM, TOKENS = 768, 128, 25
-TOPICS, TOPICS_PER_PAGE = 4096, 12
+TOPICS, TOPICS_PER_DOCUMENT, TOPICS_PER_PAGE, PAGES_PER_DOCUMENT = 4096, 12, 8, 10
 CHUNK = 100  # pages generated (and scored exactly) at a time
 
 
 class Synthetic:
-    """Deterministic synthetic pages: page p is the same array whenever it is generated."""
+    """Deterministic synthetic pages: page p is the same array whenever it is generated. Pages come in
+    documents of 10; a document is about 12 of the 4,096 topics and each of its pages shows 8 of them, as
+    patch vectors scattered around the topic directions, plus 40 % background patches (margins, white
+    space) near a few directions every page shares. A query is about one document: 20 tokens near 6 of its
+    topics and 5 generic tokens — so the exact top 10 are mostly that document's pages, ranked by how many
+    of the query's topics each shows, as with real multi-page documents."""
 
     def __init__(self, seed: int):
         rng = np.random.default_rng(seed)
@@ -40,23 +46,26 @@ class Synthetic:
         self.topics = _normalize(rng.standard_normal((TOPICS, DIM)).astype(np.float32))
         self.background = _normalize(rng.standard_normal((8, DIM)).astype(np.float32))
 
+    def document_topics(self, doc: int) -> np.ndarray:
+        return np.random.default_rng((self.seed, doc, 2)).choice(TOPICS, TOPICS_PER_DOCUMENT, replace=False)
+
     def page(self, p: int) -> np.ndarray:
         rng = np.random.default_rng((self.seed, p))
-        topics = rng.choice(TOPICS, TOPICS_PER_PAGE, replace=False)
-        background = rng.random(VECTORS) < 0.4  # margins and white space: a few shared directions
+        topics = rng.choice(self.document_topics(p // PAGES_PER_DOCUMENT), TOPICS_PER_PAGE, replace=False)
+        background = rng.random(VECTORS) < 0.4
         centres = np.where(background[:, None], self.background[rng.integers(0, 8, VECTORS)],
                            self.topics[topics[rng.integers(0, TOPICS_PER_PAGE, VECTORS)]])
-        noise = rng.standard_normal((VECTORS, DIM), dtype=np.float32) * np.float32(0.09)
+        noise = rng.standard_normal((VECTORS, DIM), dtype=np.float32) * np.float32(0.06)  # cos to topic ≈ 0.8
         return _normalize(centres + noise)
 
     def query(self, p: int, q: int) -> np.ndarray:
-        """25 tokens about page p: noisy copies of some of its patch vectors, a few generic tokens."""
+        """25 tokens about the document holding page p."""
         rng = np.random.default_rng((self.seed, p, q, 1))
-        page = self.page(p)
-        tokens = page[rng.choice(VECTORS, TOKENS - 5, replace=False)]
-        generic = self.background[rng.integers(0, 8, 5)]
-        noise = rng.standard_normal((TOKENS, DIM), dtype=np.float32) * np.float32(0.12)
-        return _normalize(np.concatenate([tokens, generic]) + noise)
+        topics = rng.choice(self.document_topics(p // PAGES_PER_DOCUMENT), 6, replace=False)
+        centres = np.concatenate([self.topics[topics[rng.integers(0, 6, TOKENS - 5)]],
+                                  self.background[rng.integers(0, 8, 5)]])
+        noise = rng.standard_normal((TOKENS, DIM), dtype=np.float32) * np.float32(0.06)
+        return _normalize(centres + noise)
 
 
 def _normalize(x: np.ndarray) -> np.ndarray:
@@ -110,10 +119,11 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--folder", type=Path, help="index folder to create (default: a temporary one)")
+    ap.add_argument("--stage1", type=int, default=SearchDepth().stage1, help="pages kept by the pooled-code stage")
+    ap.add_argument("--stage2", type=int, default=SearchDepth().stage2, help="pages kept by the full-code stage")
     ap.add_argument("--json", action="store_true", help="print only the result object")
     ap.add_argument("--out")
     args = ap.parse_args()
-    from docqa_desktop.visual.search_index import MultiVectorIndex, SearchDepth
 
     data = Synthetic(args.seed)
     targets = np.random.default_rng(args.seed).choice(args.pages, args.queries, replace=args.queries > args.pages)
@@ -126,7 +136,7 @@ def main() -> int:
         build_seconds = time.perf_counter() - started
 
         index = MultiVectorIndex(folder)
-        depth = SearchDepth()
+        depth = SearchDepth(args.stage1, args.stage2)
         index.search(queries[0], 10, depth)  # compile the kernels, load the codes
         latencies, recalls = [], []
         for i, query in enumerate(queries):

@@ -25,8 +25,8 @@ POOLED_PER_PAGE = 32
 @dataclass(frozen=True)
 class SearchDepth:
     """How many pages each stage hands to the next: more is slower and closer to exact."""
-    stage1: int = 1000
-    stage2: int = 100
+    stage1: int = 300
+    stage2: int = 30
 
 
 @dataclass(frozen=True)
