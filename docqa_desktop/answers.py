@@ -39,6 +39,12 @@ class Citation:
     quote: str  # text found on the page (never the model's paraphrase)
     bbox: BBox | None = None  # where the quote is on the page, in PDF points
 
+    @property
+    def source(self) -> str:
+        """Where it is, as people read it: "report.pdf, page 7 (printed iv)"."""
+        label = f" (printed {self.label})" if self.label and self.label != str(self.page) else ""
+        return f"{self.doc}, page {self.page}{label}"
+
     def as_json(self) -> dict:
         return {"doc": self.doc, "path": self.path, "page": self.page, "label": self.label,
                 "bbox": [round(v, 1) for v in self.bbox] if self.bbox else None, "quote": self.quote}

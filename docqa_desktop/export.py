@@ -14,6 +14,7 @@ from typing import Callable
 import pymupdf
 
 from .answers import Answer, Citation
+from .files import write_atomically
 
 FORMATS = ("md", "html", "pdf", "json")
 REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
@@ -39,19 +40,19 @@ def export(answer: Answer, fmt: str, out: Path, render: RenderFn = cited_region)
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     out = Path(out)
     if fmt == "json":
-        out.write_text(json.dumps(answer.as_record(), indent=2, ensure_ascii=False), encoding="utf-8")
+        write_atomically(out, json.dumps(answer.as_record(), indent=2, ensure_ascii=False))
     elif fmt == "md":
         _markdown(answer, out, render)
     elif fmt == "html":
-        out.write_text(_html(answer, render), encoding="utf-8")
+        write_atomically(out, _html(answer, render))
     else:
         _pdf(answer, out, render)
     return out
 
 
-def _source(c: Citation) -> str:
-    label = f" (printed {c.label})" if c.label and c.label != str(c.page) else ""
-    return f"{c.doc}, page {c.page}{label}"
+def cited_line(n: int, c: Citation) -> str:
+    """A numbered citation as one line of plain text (PDF export, copy to the clipboard)."""
+    return f'[{n}] {c.source}: "{c.quote}"'
 
 
 def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:
@@ -59,14 +60,14 @@ def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:
     lines = [f"# {answer.question}", "", answer.text, "", f"*{answer.status.value} · {answer.method} · "
              f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", "## Citations", ""]
     for n, c in enumerate(answer.citations, 1):
-        lines.append(f"{n}. {_source(c)} — “{c.quote}”  \n   `{c.path}`")
+        lines.append(f"{n}. {c.source} — “{c.quote}”  \n   `{c.path}`")
         png = render(c)
         if png:
             images.mkdir(exist_ok=True)
             (images / f"citation-{n}.png").write_bytes(png)
             lines.append(f"\n   ![citation {n}]({images.name}/citation-{n}.png)")
         lines.append("")
-    out.write_text("\n".join(lines), encoding="utf-8")
+    write_atomically(out, "\n".join(lines))
 
 
 def _html(answer: Answer, render: RenderFn) -> str:
@@ -79,7 +80,7 @@ def _html(answer: Answer, render: RenderFn) -> str:
     for c in answer.citations:
         png = render(c)
         image = f"<br><img alt='cited region' src='data:image/png;base64,{base64.b64encode(png).decode()}'>" if png else ""
-        parts.append(f"<li>{html.escape(_source(c))} — “{html.escape(c.quote)}”<br>"
+        parts.append(f"<li>{html.escape(c.source)} — “{html.escape(c.quote)}”<br>"
                      f"<code>{html.escape(c.path)}</code>{image}</li>")
     parts.append("</ol>")
     return "\n".join(parts)
@@ -94,7 +95,7 @@ def _pdf(answer: Answer, out: Path, render: RenderFn) -> None:
     for n, c in enumerate(answer.citations, 1):
         if y > 700:
             page, y = _new_page(doc), 50.0
-        y = _write(doc, page, y + 6, f'[{n}] {_source(c)}: "{c.quote}"', 10)
+        y = _write(doc, page, y + 6, cited_line(n, c), 10)
         png = render(c)
         if png:
             pix = pymupdf.Pixmap(png)
@@ -103,7 +104,7 @@ def _pdf(answer: Answer, out: Path, render: RenderFn) -> None:
                 page, y = _new_page(doc), 50.0
             page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
             y += height + 8
-    doc.save(out)
+    write_atomically(out, doc.tobytes())
     doc.close()
 
 

@@ -7,6 +7,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from .files import write_atomically
+
 ICON = Path(__file__).resolve().parent / "ui" / "docqa-desktop.svg"
 FILE_NAME = "docqa-desktop.desktop"
 
@@ -41,7 +43,4 @@ def install_launcher(home: str | None = None, data_home: Path | None = None) -> 
     data_home = data_home or Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     target = data_home / "applications" / FILE_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(desktop_entry(sys.executable, home), encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_atomically(target, desktop_entry(sys.executable, home))

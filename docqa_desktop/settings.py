@@ -13,6 +13,8 @@ from pathlib import Path
 
 import platformdirs
 
+from .files import write_atomically
+
 APP_NAME = "docqa-desktop"
 
 
@@ -155,10 +157,7 @@ def save(settings: Settings) -> Path:
             lines.append("")
     path = settings.locations.settings_file
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_atomically(path, "\n".join(lines))
 
 
 def _toml_value(value) -> str:

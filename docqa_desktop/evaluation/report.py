@@ -149,11 +149,18 @@ def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluat
              f"Generated {dt.datetime.now().isoformat(timespec='minutes')} from `{out_dir.name}/results.jsonl` "
              f"({len(records)} results, {len({r['qid'] for r in records})} questions, methods: {', '.join(methods)}).",
              ""]
-    if not records:
-        lines.append("No results yet: run the evaluation (an interrupted run is resumed).")
-        path = out_dir / REPORT_FILE
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return path
+    if records:
+        lines += _result_sections(records, figures, run, chart_files)
+    else:
+        lines += ["No results yet: run the evaluation (an interrupted run is resumed).", ""]
+    path = out_dir / REPORT_FILE
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _result_sections(records: list[dict], figures: dict, run: dict, chart_files: list[str]) -> list[str]:
+    methods = list(figures)
+    lines: list[str] = []
     if run:
         models = ", ".join(f"{role}: {name or 'none'}" for role, name in run.get("models", {}).items())
         settings = ", ".join(f"{k}={v}" for k, v in run.get("settings", {}).items())
@@ -170,6 +177,4 @@ def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluat
     lines += ["## Charts", ""] + [f"![{name}]({name})" for name in chart_files] + [""]
     lines += ["## Per question (extracted answer and score)", ""]
     lines += _table(["doc", "question", "gold", *methods], per_question_rows(records, methods))
-    path = out_dir / REPORT_FILE
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    return lines

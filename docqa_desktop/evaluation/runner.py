@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..answers import Answer, AnswerStatus
+from ..files import write_atomically
 from ..index.indexer import ProgressCallback
 from .extraction import extract
 from .judge import judge
@@ -62,9 +63,7 @@ class ResultsFile:
         self.records.append(record)
 
     def _rewrite(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomically(self.path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records))
 
 
 def score_record(record: dict) -> dict:

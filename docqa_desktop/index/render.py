@@ -1,13 +1,12 @@
 """Page images on demand, and a disk cache of thumbnails keyed by document content."""
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
+from ..files import write_atomically
 from .pdf import PdfError, open_pdf
 
 THUMBNAIL_SIDE = 256
@@ -52,9 +51,5 @@ class ThumbnailCache:
         if not target.exists():
             data = render_page(path, page, side)
             target.parent.mkdir(parents=True, exist_ok=True)
-            # write then rename: a reader never sees half a PNG, even with two renderers racing
-            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, target)
+            write_atomically(target, data)  # two renderers may race: each reader sees a whole PNG
         return target

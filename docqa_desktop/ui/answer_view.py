@@ -26,9 +26,7 @@ def answer_html(answer: Answer) -> str:
     """The answer text, then one chip per citation linking to `cite:N`."""
     chips = "".join(
         f'<p style="margin:4px 0"><a href="cite:{n}" style="text-decoration:none">'
-        f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.doc)}, p.{c.page}'
-        + (f" ({html.escape(c.label)})" if c.label != str(c.page) else "")
-        + f' — <i>“{html.escape(c.quote)}”</i></p>'
+        f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
         for n, c in enumerate(answer.citations, 1))
     meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {answer.iterations} round(s) · "
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from .. import settings as settings_file
 from ..answers import Answer, Citation
 from ..domain import IndexProgress, IndexReport
-from ..export import FORMATS, export
+from ..export import FORMATS, cited_line, export
 from ..methods import METHODS
 from ..service import Service
 from .answer_view import AnswerView
@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
     def copy_answer(self) -> None:
         answer = self.answer_view.answer
         if answer is not None:
-            cites = "\n".join(f"[{n}] {c.doc} p.{c.page}: \"{c.quote}\"" for n, c in enumerate(answer.citations, 1))
+            cites = "\n".join(cited_line(n, c) for n, c in enumerate(answer.citations, 1))
             QGuiApplication.clipboard().setText(f"{answer.text}\n\n{cites}".strip())
             self.status_text.setText("Answer copied with its citations")
 
