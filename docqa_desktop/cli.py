@@ -11,7 +11,7 @@ import time
 
 from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
-from .retrieval.text_retriever import Mode
+from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
 from .export import FORMATS, export
@@ -44,11 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", parents=[common], help="what is indexed, pending or failed")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("search", parents=[common], help="find pages by text (BM25 + dense, fused)")
+    p = sub.add_parser("search", parents=[common], help="find pages by text, by page image, or both")
     p.add_argument("query")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
     p.add_argument("--k", type=_positive, default=None, help="number of pages (default 10)")
-    p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.FUSED.value)
+    p.add_argument("--mode", choices=[m.value for m in SearchMode], default=None,
+                   help="text (BM25 + dense; or bm25, dense alone), visual (page images), hybrid (both), "
+                        "auto: hybrid once page images are embedded (the default, setting search.mode)")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("render", parents=[common], help="write a page of an indexed document as PNG")
     p.add_argument("doc")
@@ -106,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         logs.configure(settings.locations)
         with Service(settings) as service:
             return COMMANDS[args.command](service, args)
-    except (StoreError, UnknownDocument, SettingsError, PdfError, ModelError, OSError, ValueError) as exc:
+    except (StoreError, UnknownDocument, SettingsError, PdfError, ModelError, OSError, ValueError,
+            VisualUnavailable) as exc:
         print(f"docqa: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -166,19 +169,21 @@ def _cmd_status(service: Service, args) -> int:
     t = service.totals()
     waiting = (f"; {t['chunks_without_embedding']} chunks wait for embeddings (run index again)"
                if t["chunks_without_embedding"] else "")
-    print(f"\n{t['documents']} documents, {t['pages']} pages{waiting}\ndatabase: {service.database_path}")
+    images = f", {t['pages_with_image_embeddings']} with page-image embeddings" if t["pages_with_image_embeddings"] else ""
+    print(f"\n{t['documents']} documents, {t['pages']} pages{images}{waiting}\ndatabase: {service.database_path}")
     return 0
 
 
 def _cmd_search(service: Service, args) -> int:
-    hits = service.search(args.query, args.doc, args.k, Mode(args.mode))
+    hits = service.search(args.query, args.doc, args.k, args.mode)
     if args.json:
         print(json.dumps([h.as_json() for h in hits], indent=2, ensure_ascii=False))
         return 0
     if not hits:
         print("no matching pages")
     for rank, h in enumerate(hits, 1):
-        print(f"{rank:2}. {h.doc}  p.{h.page}  ({h.score:.4f})\n    {h.snippet}")
+        where = (" region x %.2f-%.2f y %.2f-%.2f" % h.region) if h.region else ""
+        print(f"{rank:2}. {h.doc}  p.{h.page}  ({h.score:.4f}){where}\n    {h.snippet}")
     return 0
 
 
@@ -290,6 +295,9 @@ def _print_report(report: IndexReport) -> None:
     print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
           f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages, "
           f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s")
+    if report.pages_embedded_visually or report.visual_stage:
+        print(f"page images: {report.pages_embedded_visually} embedded"
+              + (f"; {report.visual_stage}" if report.visual_stage else ""))
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")
 
@@ -319,7 +327,7 @@ class _ProgressBar:
         self.docs_done = 0
 
     def __call__(self, p: IndexProgress) -> None:
-        if p.phase not in ("indexing", "embedding") or not p.pages_total:
+        if p.phase not in ("indexing", "embedding", "visual") or not p.pages_total:
             return
         width = 24
         filled = int(width * p.pages_done / p.pages_total)
@@ -327,7 +335,9 @@ class _ProgressBar:
         name = os.path.basename(p.current_file or "")[:40]
         counts = (f"{p.docs_done}/{p.docs_total} docs {p.pages_done}/{p.pages_total} pages" if p.unit == "pages"
                   else f"embedding {p.pages_done}/{p.pages_total} {p.unit}")
-        line = (f"[{'#' * filled}{'.' * (width - filled)}] {counts} {p.pages_per_second:.1f}/s ETA {eta} {name}")
+        rate = (f"{p.pages_per_second:.1f}/s" if p.pages_per_second >= 1 or not p.pages_per_second
+                else f"{1 / p.pages_per_second:.0f} s each")  # page images take seconds to minutes each
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {counts} {rate} ETA {eta} {name}"
         if self.tty:
             self.stream.write("\r" + line[:150].ljust(150))
             self.active = True

@@ -17,9 +17,12 @@ def add_parsers(sub, common) -> None:
     p = verbs.add_parser("pull", parents=[common], help="download a catalog model (resumable, checksum-verified)")
     p.add_argument("name")
     p.add_argument("--variant", help="quantization, e.g. Q4_K_M (default: the catalog's choice)")
-    p = verbs.add_parser("import", parents=[common], help="register a GGUF file already on disk")
+    p = verbs.add_parser("import", parents=[common],
+                         help="register a GGUF file, or a ColQwen2.5 folder (page embedder), already on disk")
     p.add_argument("path")
-    p.add_argument("--projector", help="the vision projector (mmproj GGUF) of a vision model")
+    p.add_argument("--projector", "--base", dest="projector",
+                   help="the vision projector (mmproj GGUF) of a vision model; for a page-embedder adapter "
+                        "folder, its base model folder")
     p.add_argument("--name", help="name to use (default: from the file name)")
     p = verbs.add_parser("verify", parents=[common], help="check installed model files are intact")
     p.add_argument("name", nargs="?")

@@ -72,10 +72,14 @@ class SearchHit:
     page: int  # 1-based
     score: float
     snippet: str
+    region: tuple[float, float, float, float] | None = None  # best-matching area (fractions of the page), visual hits
 
     def as_json(self) -> dict:
-        return {"doc": self.doc, "path": self.path, "page": self.page,
-                "score": round(self.score, 6), "snippet": self.snippet}
+        found = {"doc": self.doc, "path": self.path, "page": self.page,
+                 "score": round(self.score, 6), "snippet": self.snippet}
+        if self.region is not None:
+            found["region"] = [round(v, 4) for v in self.region]
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ class IndexProgress:
     """Snapshot emitted while indexing; the CLI draws it as a bar, the GUI will reuse it.
 
     `pages_*` count pages while indexing, chunks while embedding (see `unit`)."""
-    phase: str  # scanning | indexing | embedding | finishing | done | cancelled
+    phase: str  # scanning | indexing | embedding | page images | finishing | done | cancelled
     docs_done: int
     docs_total: int
     pages_done: int
@@ -103,6 +107,8 @@ class IndexReport:
     failed: int = 0
     pages: int = 0
     chunks_embedded: int = 0
+    pages_embedded_visually: int = 0
+    visual_stage: str = ""  # why the page-image stage did not run, if it did not
     seconds: float = 0.0
     cancelled: bool = False
     errors: dict[str, str] = field(default_factory=dict)  # path -> reason

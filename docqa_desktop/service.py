@@ -20,12 +20,13 @@ from .methods import run_method
 from .methods.base import MethodContext
 from .methods.evidence import PageSource
 from .methods.summaries import Summarizer
-from .retrieval.text_retriever import Mode, TextRetriever
+from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
 from .store import answers as answers_store
 from .store import catalog
 from .store import summaries as summaries_store
 from .store.database import Database
+from .visual.provider import VisualModels
 
 
 class UnknownDocument(ValueError):
@@ -39,6 +40,7 @@ class Service:
         self._db: Database | None = None
         self._models: ModelManager | None = None
         self._runtimes: ModelRuntimes | None = None
+        self.visual = VisualModels(settings, lambda: self.models, lambda: self.db)
 
     @property
     def db(self) -> Database:
@@ -80,6 +82,9 @@ class Service:
         if settings.llm != self.settings.llm and self._runtimes is not None:
             self._runtimes.close()
             self._runtimes = None
+        if settings.index != self.settings.index:  # another visual-token budget or pooling: load again
+            self.visual = VisualModels(settings, lambda: self.models, lambda: self.db)
+        self.visual.settings = settings
         self.settings = settings
 
     def warm_up(self) -> None:
@@ -104,7 +109,7 @@ class Service:
 
     def index(self, paths: list[str], progress: ProgressCallback | None = None,
               cancel: threading.Event | None = None) -> IndexReport:
-        return Indexer(self.db, self.settings.index).run(paths, progress, cancel)
+        return Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel)
 
     def watch(self, paths: list[str], progress: ProgressCallback | None = None,
               stop: threading.Event | None = None, on_report=None, on_error=None) -> None:
@@ -191,14 +196,15 @@ class Service:
                                                         (("k", k), ("iterations", iterations)) if value})
         method = method or ask.method
         doc_ids = self.resolve_documents(docs)
-        retriever = TextRetriever(self.db, self.settings.search)
+        retriever = self._retriever()
+        mode = self.settings.search.mode
         pages = PageSource(self.db)
         text_model, vision_model = self.runtimes.text(), self.runtimes.vision()
         reader = vision_model or text_model
         answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=method, scope=list(docs or []))
         ctx = MethodContext(
             question=question, answer=answer, pages=pages, text_model=text_model, vision_model=vision_model,
-            retrieve=lambda query, n: pages.refs(retriever.search(query, doc_ids, n, Mode.FUSED)),
+            retrieve=lambda query, n: pages.refs(retriever.search(query, doc_ids, n, mode)),
             settings=ask, summaries=Summarizer(self.db, pages, reader, ask.summary_tokens, ask.image_side, ask.page_tokens),
             progress=progress or (lambda message: None), cancel=cancel)
         run_method(method, ctx)
@@ -238,6 +244,10 @@ class Service:
         return found
 
     def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
-               mode: Mode = Mode.FUSED) -> list[SearchHit]:
-        retriever = TextRetriever(self.db, self.settings.search)  # cheap: the embedder is loaded once per process
-        return retriever.search(query, self.resolve_documents(docs), k, mode)
+               mode: SearchMode | str | None = None) -> list[SearchHit]:
+        """Pages for a query; `mode` defaults to the search.mode setting (auto: hybrid once pages have
+        visual embeddings, else text)."""
+        return self._retriever().search(query, self.resolve_documents(docs), k, mode or self.settings.search.mode)
+
+    def _retriever(self) -> PageRetriever:
+        return PageRetriever(self.db, self.settings.search, self.visual)  # cheap: models load once per process

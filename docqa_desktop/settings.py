@@ -72,6 +72,13 @@ class IndexSettings:
     chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
     chunk_overlap: int = 20
     settle_seconds: float = 1.0  # watcher: a file must stop changing this long before it is indexed
+    # page-image embeddings (ColQwen2.5), when a page embedder is installed. auto = on with a GPU only:
+    # on a CPU the real model needs minutes per page (benchmarks/results/visual_embed-real.json)
+    visual: str = "auto"  # auto | on | off
+    visual_tokens: int = 768  # visual tokens per page image: fewer is faster and coarser (256 / 512 / 768 / 1024)
+    visual_cpu_int8: bool = True  # on a CPU, int8 linear layers: ~1.3x faster, ~2 % score drift
+    visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors
+    visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,10 @@ class SearchSettings:
     bm25_weight: float = 0.75
     neighbour_weight: float = 0.25  # share of a page's score its previous and next pages earn
     rrf_k: int = 60  # reciprocal-rank-fusion constant from Cormack et al.
+    mode: str = "auto"  # text | visual | hybrid | auto (hybrid where the page embedder has embedded pages)
+    visual_weight: float = 0.5  # hybrid, convex fusion: share of the visual score
+    visual_stage1: int = 300  # pages the first (pooled Hamming) stage keeps for the second
+    visual_stage2: int = 30  # pages the second (full Hamming) stage keeps for the int8 rerank
 
 
 @dataclass(frozen=True)

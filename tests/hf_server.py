@@ -25,6 +25,7 @@ client to the Xet protocol instead of a plain GET. Missing files get 404 with `X
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from dataclasses import dataclass
@@ -103,6 +104,7 @@ class FakeHub:
         self._server = None
 
 
+_API = re.compile(r"^/api/models/(?P<repo>.+?)/(?P<kind>revision|tree)/(?P<revision>[^/]+)$")
 _RESOLVE = re.compile(r"^/(?P<repo>.+?)/resolve/(?P<revision>[^/]+)/(?P<filename>.+)$")
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
@@ -120,9 +122,33 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             self._serve(body=True)
 
+        def _api(self, repo: str, kind: str, revision: str) -> None:
+            """Repository info and file listing: what snapshot_download asks before fetching each file."""
+            with hub._lock:
+                files = {name: f for (r, rev, name), f in hub._files.items() if r == repo and rev == revision}
+            if not files:
+                return self._error(404, "RepoNotFound")
+            if kind == "revision":
+                payload = {"id": repo, "sha": COMMIT, "siblings": [{"rfilename": name} for name in sorted(files)]}
+            else:
+                payload = [{"type": "file", "path": name, "size": len(f.data), "oid": f.sha256[:40],
+                            "lfs": {"oid": f.sha256, "size": len(f.data), "pointerSize": 134}}
+                           for name, f in sorted(files.items())]
+            data = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def _serve(self, body: bool) -> None:
             rng = self.headers.get("Range")
             path = urlsplit(self.path).path
+            api = _API.match(path)
+            if api:
+                with hub._lock:
+                    hub.requests.append(SeenRequest(self.command, path, rng))
+                return self._api(unquote(api["repo"]), api["kind"], unquote(api["revision"]))
             with hub._lock:
                 hub.requests.append(SeenRequest(self.command, path, rng))
                 match = _RESOLVE.match(path)

@@ -250,3 +250,28 @@ def test_models_cli_import_and_errors(tmp_path, capsys, tiny_vlm_files):
     assert main(["models", "verify", "--home", home]) == 0
     assert main(["models", "import", str(tmp_path / "nope.gguf"), "--home", home]) == 2
     assert "nope.gguf does not exist" in capsys.readouterr().err
+
+
+def test_pulling_a_page_embedder_fetches_the_adapter_and_its_base_model(tmp_path, hub):
+    adapter, base = "acme/colqwen-adapter", "acme/colqwen-base"
+    hub.add(adapter, "adapter_config.json", json.dumps({"base_model_name_or_path": base}).encode())
+    hub.add(adapter, "adapter_model.safetensors", b"\0" * 2048)
+    hub.add(base, "config.json", b"{}")
+    hub.add(base, "model.safetensors", b"\1" * 4096)
+    hub.add(base, "notes.bin", b"filtered out by the catalog's patterns")
+    entry = CatalogEntry(name="colqwen-test", role="page-embedder", title="ColQwen test", licence="MIT",
+                         default_variant="bf16", variants={"bf16": Variant("bf16")}, repo=adapter, base_repo=base,
+                         snapshot=True, patterns=("*.json", "*.safetensors"))
+    manager = ModelManager(tmp_path / "models.json", Catalog((entry,)), hub_cache=tmp_path / "hf",
+                           endpoint=hub.endpoint)
+    model = manager.pull("colqwen-test")
+    folder, base_folder = Path(model.model_path), Path(model.base_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["adapter_config.json", "adapter_model.safetensors"]
+    assert sorted(p.name for p in base_folder.iterdir()) == ["config.json", "model.safetensors"]
+    assert (base_folder / "model.safetensors").read_bytes() == b"\1" * 4096
+    resolved = manager.page_embedder()
+    assert (resolved.name, resolved.model_path, resolved.base_path) == ("colqwen-test", folder, base_folder)
+    assert manager.verify("colqwen-test")[0].ok
+    deleted = manager.remove("colqwen-test")
+    assert not folder.exists() and not base_folder.exists() and len(deleted) >= 6
+    assert manager.page_embedder() is None

@@ -11,7 +11,7 @@ def test_fresh_database_reaches_latest_schema_and_reopens(tmp_path):
         assert migrations.current_version(db.con) == migrations.LATEST
         tables = {r[0] for r in db.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert {"libraries", "documents", "files", "pages", "words", "elements", "chunks",
-            "page_embeddings", "page_summaries", "answers"} <= tables
+            "page_vectors", "page_summaries", "answers"} <= tables
     with Database(path) as db:  # migrating twice is a no-op
         assert migrations.current_version(db.con) == migrations.LATEST
 

@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 PARSER_VERSION = 2  # bump when parsing changes: every document is then parsed again
 
 ProgressCallback = Callable[[IndexProgress], None]
+# () -> (the page-image stage, or None and why it does not run)
+VisualStageFactory = Callable[[], "tuple[object | None, str]"]
 
 
 class Cancelled(Exception):
@@ -55,9 +57,10 @@ class _Job:
 
 
 class Indexer:
-    def __init__(self, db: Database, settings: IndexSettings):
+    def __init__(self, db: Database, settings: IndexSettings, visual_stage: VisualStageFactory | None = None):
         self.db = db
         self.settings = settings
+        self.visual_stage = visual_stage
         self.stage_seconds: dict[str, float] = {}
 
     def run(self, paths: list[str], progress: ProgressCallback | None = None,
@@ -77,6 +80,8 @@ class Indexer:
             self.db.rebuild_text_index()  # searchable by keywords from here on
         if self.settings.dense and not cancel.is_set():
             report.chunks_embedded = self._embed_pending(emit, cancel)
+        if self.visual_stage is not None and not cancel.is_set():
+            self._embed_page_images(report, emit, cancel)
         report.cancelled = cancel.is_set()
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
         report.seconds = round(time.monotonic() - started, 3)
@@ -250,6 +255,15 @@ class Indexer:
         finally:
             pool.close(kill=cancel.is_set())
         return done
+
+    def _embed_page_images(self, report: IndexReport, emit: ProgressCallback, cancel: threading.Event) -> None:
+        """The last, slowest and optional stage: page-image embeddings for visual search."""
+        stage, report.visual_stage = self.visual_stage()
+        if stage is None:
+            return
+        started = time.monotonic()
+        report.pages_embedded_visually = stage.run(emit, cancel, report.errors)
+        self._add_stage_time({"visual": time.monotonic() - started})
 
     def _add_stage_time(self, seconds: dict[str, float]) -> None:
         for stage, spent in seconds.items():

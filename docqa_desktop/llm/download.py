@@ -264,6 +264,13 @@ def delete_cached(paths: list[str]) -> list[str]:
     deleted = []
     for raw in paths:
         link = Path(raw)
+        if link.is_dir() and not link.is_symlink():  # a snapshot folder: each file, then the folder
+            deleted += delete_cached([str(p) for p in sorted(link.rglob("*"), reverse=True) if not p.is_dir()])
+            for folder in sorted((p for p in link.rglob("*") if p.is_dir()), reverse=True):
+                folder.rmdir()
+            link.rmdir()
+            deleted.append(str(link))
+            continue
         target = link.resolve()
         for path in {link, target}:
             if path.exists() or path.is_symlink():

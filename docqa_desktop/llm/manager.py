@@ -36,6 +36,7 @@ class ResolvedModel:
     name: str
     model_path: Path
     projector_path: Path | None = None
+    base_path: Path | None = None  # page embedders published as an adapter over a base model
 
     @property
     def vision(self) -> bool:
@@ -97,13 +98,21 @@ class ModelManager:
                 return candidate
         return None
 
+    def page_embedder(self, preferred: str = "") -> ResolvedModel | None:
+        """The installed page-image embedder (ColQwen2.5), if any."""
+        if preferred:
+            return self._resolve_named(preferred)
+        return next(self._installed_for("page-embedder"), None)
+
     def _resolve_named(self, name: str) -> ResolvedModel:
         model = self.registry.get(name)
         if model is not None:
             missing = [p for p in model.paths if not Path(p).exists()]
             if missing:
                 raise ModelError(f"model {name}: file {missing[0]} is missing; pull or import it again")
-            return ResolvedModel(name, Path(model.model_path), Path(model.projector_path) if model.projector_path else None)
+            return ResolvedModel(name, Path(model.model_path),
+                                 Path(model.projector_path) if model.projector_path else None,
+                                 Path(model.base_path) if model.base_path else None)
         entry = self.catalog.find(name)
         if entry is not None and entry.builtin_path() is not None:
             return ResolvedModel(name, entry.builtin_path())
@@ -135,10 +144,11 @@ class ModelManager:
         if entry.builtin:
             raise ModelError(f"{name} is built in: nothing to download")
         if entry.snapshot:
-            folder = download.fetch_snapshot(entry.repo, entry.patterns, cache_dir=self.hub_cache,
-                                             endpoint=self.endpoint, cancel=cancel)
+            folder, base = (download.fetch_snapshot(repo, entry.patterns, cache_dir=self.hub_cache,
+                                                    endpoint=self.endpoint, cancel=cancel) if repo else None
+                            for repo in (entry.repo, entry.base_repo))
             model = InstalledModel(name, entry.role, "pull", str(folder), variant=entry.default_variant,
-                                   repo=entry.repo)
+                                   repo=entry.repo, base_path=str(base or ""))
             self.registry.put(model)
             return model
         chosen = entry.variant(variant)
@@ -154,8 +164,11 @@ class ModelManager:
 
     def import_file(self, path: str | Path, projector: str | Path | None = None,
                     name: str | None = None) -> InstalledModel:
-        """Register a GGUF already on disk (and its vision projector); the files stay where they are."""
+        """Register a GGUF already on disk (and its vision projector), or a page-embedder folder (and, for an
+        adapter, its base model folder, passed as `projector`); the files stay where they are."""
         path = Path(path).expanduser().resolve()
+        if path.is_dir():
+            return self._import_folder(path, projector, name)
         header = read_header(path)
         if header.is_projector:
             raise ModelError(f"{path} is a vision projector; import the language model and pass this file "
@@ -169,6 +182,19 @@ class ModelManager:
         files = [path] + ([projector_path] if projector_path else [])
         model = InstalledModel(name, "vision" if projector_path else "text", "import", str(path),
                                str(projector_path or ""), "", {str(f): download.sha256_of(f) for f in files})
+        self.registry.put(model)
+        return model
+
+    def _import_folder(self, path: Path, base: str | Path | None, name: str | None) -> InstalledModel:
+        """A transformers-format page embedder (ColQwen2.5), or its adapter with `base` the base model folder."""
+        adapter = (path / "adapter_config.json").exists()
+        if not adapter and not (path / "config.json").exists():
+            raise ModelError(f"{path} holds neither a model (config.json) nor an adapter (adapter_config.json)")
+        base_path = Path(base).expanduser().resolve() if base else None
+        if adapter and (base_path is None or not (base_path / "config.json").exists()):
+            raise ModelError(f"{path} is an adapter: pass its base model folder (with config.json) as --base")
+        model = InstalledModel(name or _slug(path.name), "page-embedder", "import", str(path),
+                               base_path=str(base_path or ""))
         self.registry.put(model)
         return model
 

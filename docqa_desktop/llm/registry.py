@@ -25,10 +25,11 @@ class InstalledModel:
     variant: str = ""
     sha256: dict[str, str] = field(default_factory=dict)  # path -> checksum at install time
     repo: str = ""
+    base_path: str = ""  # a page embedder published as an adapter: the base model's folder
 
     @property
     def paths(self) -> list[str]:
-        return [p for p in (self.model_path, self.projector_path) if p]
+        return [p for p in (self.model_path, self.projector_path, self.base_path) if p]
 
 
 class Registry:

@@ -10,7 +10,7 @@ from ..store import catalog, content
 from ..store.database import Database
 from . import bm25, dense, page_refs
 from .embedder import default_embedder
-from .fusion import convex_fusion, min_max, ranked, reciprocal_rank_fusion, with_neighbours
+from .fusion import PageKey, convex_fusion, min_max, ranked, reciprocal_rank_fusion, with_neighbours
 from .snippets import best_window
 
 
@@ -34,7 +34,10 @@ class TextRetriever:
 
     def search(self, query: str, doc_ids: list[int] | None = None, k: int | None = None,
                mode: Mode = Mode.FUSED) -> list[SearchHit]:
-        k = k or self.settings.k
+        return self.hits(self.ranked(query, doc_ids, k or self.settings.k, mode), query)
+
+    def ranked(self, query: str, doc_ids: list[int] | None, k: int, mode: Mode = Mode.FUSED) -> list[tuple[PageKey, float]]:
+        """The k best ((doc_id, page), score), best first."""
         if doc_ids is not None and not doc_ids:
             return []
         scores = self._scores(query, doc_ids, mode)
@@ -42,7 +45,7 @@ class TextRetriever:
         top = max(scores.values(), default=1.0)
         for key in page_refs.resolve(self.db.cursor(), page_refs.referenced_labels(query), doc_ids):
             scores[key] = scores.get(key, 0.0) + top  # a page the question names comes first
-        return self._hits(ranked(scores)[:k], query)
+        return ranked(scores)[:k]
 
     def _scores(self, query: str, doc_ids: list[int] | None, mode: Mode) -> dict:
         pool = self.settings.candidates
@@ -63,12 +66,14 @@ class TextRetriever:
         rows = self.db.cursor().execute("SELECT id, pages FROM documents").fetchall()
         return {d: n for d, n in rows if doc_ids is None or d in doc_ids}
 
-    def _hits(self, ranked_pages, query: str) -> list[SearchHit]:
+    def hits(self, ranked_pages, query: str, regions: dict | None = None) -> list[SearchHit]:
+        """Search hits with file names and snippets (and, where known, the best-matching page region)."""
         cur = self.db.cursor()
         paths = catalog.doc_paths(cur) if ranked_pages else {}
         hits = []
         for (doc_id, page), score in ranked_pages:
             path = paths.get(doc_id, "")
             text = content.page_text(cur, doc_id, page) or ""
-            hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, best_window(text, query)))
+            hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, best_window(text, query),
+                                  (regions or {}).get((doc_id, page))))
         return hits

@@ -70,7 +70,7 @@ def drop_orphan_documents(cur) -> int:
     orphans = [r[0] for r in cur.execute(
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
-    for table in ("pages", "words", "elements", "chunks", "page_embeddings", "page_summaries"):
+    for table in ("pages", "words", "elements", "chunks", "page_vectors", "page_summaries"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     cur.execute("DELETE FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     return len(orphans)
@@ -116,4 +116,6 @@ def totals(cur) -> dict[str, int]:
     docs, pages = cur.execute(f"SELECT count(*), coalesce(sum(pages), 0) FROM documents "
                               f"WHERE id IN ({LIVE_DOCUMENTS})").fetchone()
     chunks, waiting = cur.execute("SELECT count(*), count(*) - count(embedding) FROM chunks").fetchone()
-    return {"documents": docs, "pages": pages, "chunks": chunks, "chunks_without_embedding": waiting}
+    visual = cur.execute(f"SELECT count(*) FROM page_vectors WHERE doc_id IN ({LIVE_DOCUMENTS})").fetchone()[0]
+    return {"documents": docs, "pages": pages, "chunks": chunks, "chunks_without_embedding": waiting,
+            "pages_with_image_embeddings": visual}

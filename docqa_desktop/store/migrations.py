@@ -93,9 +93,29 @@ CREATE INDEX pages_doc ON pages(doc_id, page);
 CREATE INDEX chunks_doc ON chunks(doc_id);
 """
 
+# Visual page embeddings: the quantized multi-vectors the search cache is built from. Full sign codes are
+# the int8 codes' signs, so only the pooled ones are stored.
+SCHEMA_V2 = """
+DROP TABLE page_embeddings;
+CREATE TABLE page_vectors (
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    model VARCHAR NOT NULL,          -- the page embedder that wrote them; queries must use the same one
+    vector_count INTEGER NOT NULL,
+    grid_rows INTEGER NOT NULL,      -- visual tokens over the page image, row-major
+    grid_cols INTEGER NOT NULL,
+    int8 BLOB NOT NULL,              -- [vector_count, 128] int8
+    scales BLOB NOT NULL,            -- [vector_count] float32: vector = int8 * scale
+    pooled_signs BLOB NOT NULL,      -- [m, 2] uint64: sign codes of a few centroids, the search's first stage
+    patch_rows BLOB NOT NULL         -- [grid_rows * grid_cols] int32: the vector describing each grid cell
+);
+CREATE INDEX page_vectors_doc ON page_vectors(doc_id, page);
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
+    (2, SCHEMA_V2),
 ]
 LATEST = MIGRATIONS[-1][0]
 

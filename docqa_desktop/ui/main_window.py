@@ -47,6 +47,8 @@ def progress_text(p: IndexProgress) -> str:
     if p.phase == "finishing":
         return "Indexing: building the search index…"
     eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
+    if p.phase == "visual":
+        return f"Embedding page images of {name} — {p.pages_done}/{p.pages_total}{eta}"
     return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.pages_done}/{p.pages_total} {p.unit}, "
             f"{p.pages_per_second:.1f}/s{eta}")
 

@@ -5,17 +5,16 @@
   stage 3  int8 vectors + scales (memory-mapped files)              MaxSim over stage 2's best, the ranking
 
 Files live in one folder and are appended to as pages arrive; removed pages are forgotten at once (their
-rows stay until `compact`). The DuckDB store stays the source of truth; this folder is a cache of it."""
+rows stay until the folder is rebuilt). The DuckDB store stays the source of truth; this folder is a cache of it."""
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .codes import code_planes, pool_vectors, quantize_int8, sign_codes
+from .codes import pool_vectors, quantize_int8, sign_codes
 from .maxsim import hamming_maxsim, int8_maxsim
 
 DIM = 128
@@ -43,13 +42,18 @@ class EncodedPage:
         if vectors.ndim != 2 or vectors.shape[1] != DIM:
             raise ValueError(f"page vectors must be [n, {DIM}], got {vectors.shape}")
         codes, scales = quantize_int8(vectors)
-        return cls(codes, scales, sign_codes(vectors), sign_codes(pool_vectors(vectors, pooled)))
+        return cls.from_stored(codes, scales, sign_codes(pool_vectors(vectors, pooled)))
+
+    @classmethod
+    def from_stored(cls, int8: np.ndarray, scales: np.ndarray, pooled_signs: np.ndarray) -> "EncodedPage":
+        """From what the database keeps: the full sign codes are the int8 codes' signs."""
+        return cls(int8, scales, sign_codes(int8), pooled_signs)
 
 
 class _Rows:
     """A growable on-disk array of fixed-width rows, memory-mapped for reading."""
 
-    def __init__(self, path: Path, dtype, width: int):
+    def __init__(self, path: Path, dtype, width: int = 1):
         self.path, self.dtype, self.width = path, np.dtype(dtype), width
         self.path.touch(exist_ok=True)
         self._map: np.ndarray | None = None
@@ -58,44 +62,67 @@ class _Rows:
     def rows(self) -> int:
         return self.path.stat().st_size // (self.dtype.itemsize * self.width)
 
-    def append(self, block: np.ndarray) -> int:
-        """Append rows; return the index of the first."""
-        first = self.rows
+    def append(self, block: np.ndarray) -> None:
         with open(self.path, "ab") as fh:
             fh.write(np.ascontiguousarray(block, dtype=self.dtype).tobytes())
         self._map = None
-        return first
+
+    def truncate(self, rows: int) -> None:
+        """Drop rows past `rows`: what a crash left between writing the data and recording it."""
+        if self.rows > rows or self.path.stat().st_size % (self.dtype.itemsize * self.width):
+            os.truncate(self.path, rows * self.dtype.itemsize * self.width)
+            self._map = None
 
     def view(self) -> np.ndarray:
+        """All rows, memory-mapped (pages are read from the OS cache as the search touches them)."""
         if self._map is None or len(self._map) != self.rows:
             count = self.rows
-            self._map = (np.memmap(self.path, self.dtype, "r", shape=(count, self.width) if self.width > 1 else (count,))
-                         if count else np.empty((0, self.width) if self.width > 1 else (0,), self.dtype))
+            shape = (count, self.width) if self.width > 1 else (count,)
+            self._map = np.asarray(np.memmap(self.path, self.dtype, "r", shape=shape)) if count \
+                else np.empty(shape, self.dtype)
         return self._map
 
 
 class MultiVectorIndex:
+    """Append-only files in one folder; `pages.bin` records each page's id and row counts after its data is
+    written, and `removed.bin` the positions of removed pages, so no write rewrites what is already there."""
+
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._int8 = _Rows(self.folder / "int8.bin", np.int8, DIM)
-        self._scales = _Rows(self.folder / "scales.bin", np.float32, 1)
-        self._signs = _Rows(self.folder / "signs.bin", np.uint64, 2)
-        self._pooled = _Rows(self.folder / "pooled.bin", np.uint64, 2)
-        self._catalog_path = self.folder / "pages.json"
-        # per page, in insertion order: id, first row and row count in the full and the pooled arrays
-        self.page_ids = np.empty(0, np.int64)
-        self.offsets = np.zeros(1, np.int64)
-        self.pooled_offsets = np.zeros(1, np.int64)
-        self.alive = np.empty(0, bool)
-        self._load_catalog()
-        self._planes: tuple[np.ndarray, np.ndarray] | None = None
-        self._pooled_planes: tuple[np.ndarray, np.ndarray] | None = None
+        self._scales = _Rows(self.folder / "scales.bin", np.float32)
+        # sign codes stored as the two 64-bit word planes the Hamming kernel scans: mapped, never copied
+        self._signs = (_Rows(self.folder / "signs_lo.bin", np.uint64), _Rows(self.folder / "signs_hi.bin", np.uint64))
+        self._pooled = (_Rows(self.folder / "pooled_lo.bin", np.uint64),
+                        _Rows(self.folder / "pooled_hi.bin", np.uint64))
+        self._pages = _Rows(self.folder / "pages.bin", np.int64, 3)  # page id, rows, pooled rows
+        self._removed = _Rows(self.folder / "removed.bin", np.int64)
+        self._load()
+
+    def _load(self) -> None:
+        self._pages.truncate(self._pages.rows)  # a torn last record
+        pages = np.array(self._pages.view())
+        self.page_ids = pages[:, 0].copy()
+        self.offsets = np.concatenate([[0], np.cumsum(pages[:, 1])]).astype(np.int64)
+        self.pooled_offsets = np.concatenate([[0], np.cumsum(pages[:, 2])]).astype(np.int64)
+        self.alive = np.ones(len(pages), bool)
+        self.alive[np.array(self._removed.view())] = False
+        full, pooled = int(self.offsets[-1]), int(self.pooled_offsets[-1])
+        for rows, count in ((self._int8, full), (self._scales, full), (self._signs[0], full),
+                            (self._signs[1], full), (self._pooled[0], pooled), (self._pooled[1], pooled)):
+            if rows.rows < count:
+                raise ValueError(f"{self.folder}: the page records name more rows than {rows.path.name} holds")
+            rows.truncate(count)
 
     # -- contents ---------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return int(self.alive.sum())
+
+    def ids(self) -> np.ndarray:
+        """Ids of the pages present."""
+        return self.page_ids[self.alive]
 
     def add(self, page_id: int, page: EncodedPage) -> None:
         self.add_many([page_id], [page])
@@ -106,23 +133,29 @@ class MultiVectorIndex:
         self.remove(page_ids)  # a changed page replaces its old vectors
         self._int8.append(np.concatenate([p.int8 for p in pages]))
         self._scales.append(np.concatenate([p.scales for p in pages]))
-        self._signs.append(np.concatenate([p.signs for p in pages]))
-        self._pooled.append(np.concatenate([p.pooled_signs for p in pages]))
-        self.page_ids = np.concatenate([self.page_ids, np.asarray(page_ids, np.int64)])
-        self.offsets = np.concatenate([self.offsets, self.offsets[-1] + np.cumsum([len(p.int8) for p in pages])])
-        self.pooled_offsets = np.concatenate(
-            [self.pooled_offsets, self.pooled_offsets[-1] + np.cumsum([len(p.pooled_signs) for p in pages])])
+        for plane in (0, 1):
+            self._signs[plane].append(np.concatenate([p.signs[:, plane] for p in pages]))
+            self._pooled[plane].append(np.concatenate([p.pooled_signs[:, plane] for p in pages]))
+        records = np.array([(pid, len(p.int8), len(p.pooled_signs)) for pid, p in zip(page_ids, pages)], np.int64)
+        self._pages.append(records)  # last: the data it points at is already on disk
+        self.page_ids = np.concatenate([self.page_ids, records[:, 0]])
+        self.offsets = np.concatenate([self.offsets, self.offsets[-1] + np.cumsum(records[:, 1])])
+        self.pooled_offsets = np.concatenate([self.pooled_offsets, self.pooled_offsets[-1] + np.cumsum(records[:, 2])])
         self.alive = np.concatenate([self.alive, np.ones(len(pages), bool)])
-        self._planes = self._pooled_planes = None
-        self._save_catalog()
 
     def remove(self, page_ids) -> int:
-        """Forget pages (their rows are reclaimed by `compact`); returns how many were present."""
-        gone = np.isin(self.page_ids, np.asarray(list(page_ids), np.int64)) & self.alive
-        self.alive[gone] = False
-        if gone.any():
-            self._save_catalog()
-        return int(gone.sum())
+        """Forget pages (their rows stay on disk until the folder is rebuilt); returns how many were present."""
+        gone = np.flatnonzero(np.isin(self.page_ids, np.asarray(list(page_ids), np.int64)) & self.alive)
+        if gone.size:
+            self._removed.append(gone)
+            self.alive[gone] = False
+        return int(gone.size)
+
+    def garbage_ratio(self) -> float:
+        """Share of stored rows that belong to removed pages: worth a rebuild when large."""
+        total = int(self.offsets[-1])
+        live = int(np.diff(self.offsets)[self.alive].sum()) if total else 0
+        return 0.0 if total == 0 else 1.0 - live / total
 
     # -- search -----------------------------------------------------------------------------
 
@@ -136,47 +169,17 @@ class MultiVectorIndex:
             return []
         query_signs = sign_codes(query)
         if candidates.size > depth.stage1:
-            low, high = self._pooled_code_planes()
-            scores = hamming_maxsim(query_signs, low, high, self.pooled_offsets, candidates)
+            scores = hamming_maxsim(query_signs, self._pooled[0].view(), self._pooled[1].view(),
+                                    self.pooled_offsets, candidates)
             candidates = candidates[_top(scores, depth.stage1)]
         if candidates.size > depth.stage2:
-            low, high = self._code_planes()
-            scores = hamming_maxsim(query_signs, low, high, self.offsets, candidates)
+            scores = hamming_maxsim(query_signs, self._signs[0].view(), self._signs[1].view(), self.offsets,
+                                    candidates)
             candidates = candidates[_top(scores, depth.stage2)]
         scores = int8_maxsim(query, self._int8.view(), self._scales.view(), self.offsets, candidates)
         best = _top(scores, k)
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(self.page_ids[i]), float(scores[j])) for i, j in zip(candidates[best], best)]
-
-    def _code_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._planes is None:  # loaded into RAM once: the second stage scans it
-            self._planes = code_planes(np.array(self._signs.view()))
-        return self._planes
-
-    def _pooled_code_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._pooled_planes is None:
-            self._pooled_planes = code_planes(np.array(self._pooled.view()))
-        return self._pooled_planes
-
-    # -- persistence ------------------------------------------------------------------------
-
-    def _save_catalog(self) -> None:
-        data = {"page_ids": self.page_ids.tolist(), "rows": np.diff(self.offsets).tolist(),
-                "pooled_rows": np.diff(self.pooled_offsets).tolist(), "alive": self.alive.tolist()}
-        tmp = self._catalog_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, self._catalog_path)
-
-    def _load_catalog(self) -> None:
-        if not self._catalog_path.exists():
-            return
-        data = json.loads(self._catalog_path.read_text(encoding="utf-8"))
-        self.page_ids = np.asarray(data["page_ids"], np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(data["rows"], dtype=np.int64)])
-        self.pooled_offsets = np.concatenate([[0], np.cumsum(data["pooled_rows"], dtype=np.int64)])
-        self.alive = np.asarray(data["alive"], bool)
-        if self.offsets[-1] > self._int8.rows or self.pooled_offsets[-1] > self._pooled.rows:
-            raise ValueError(f"{self.folder}: the page catalog names more rows than the files hold")
 
     def nbytes_on_disk(self) -> int:
         return sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())

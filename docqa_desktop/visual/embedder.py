@@ -1,0 +1,178 @@
+"""Page and query embeddings with ColQwen2.5 (colpali-engine): one 128-d vector per image patch and per token.
+
+CUDA in bfloat16 when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are capped
+to a visual-token budget: fewer patches, proportionally less compute, less detail.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..llm.types import ModelError
+from .page_images import PIXELS_PER_TOKEN
+from .torch_runtime import import_torchvision
+
+log = logging.getLogger(__name__)
+
+VISUAL_TOKEN_BUDGETS = (256, 512, 768, 1024)
+
+
+class EmbedderError(ModelError):
+    pass
+
+
+@dataclass(frozen=True)
+class PageVectors:
+    """One page's embedding: every token's vector, and which vector describes each cell of the patch grid."""
+    vectors: np.ndarray  # [n, 128] float32, L2-normalised
+    grid: tuple[int, int]  # (rows, columns) of visual tokens over the page image
+    patch_rows: np.ndarray  # [rows * columns] int32: row of `vectors` for each grid cell, row-major
+
+    def __post_init__(self):
+        if len(self.patch_rows) != self.grid[0] * self.grid[1]:
+            raise ValueError(f"patch map has {len(self.patch_rows)} cells for a {self.grid} grid")
+
+
+class PageEmbedder:
+    """A loaded ColQwen2.5 model and processor."""
+
+    def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1):
+        import torch
+
+        self.torch, self.model, self.processor = torch, model, processor
+        self.name, self.device = name, device
+        self.visual_tokens, self.pool_factor = visual_tokens, pool_factor
+        processor.image_processor.max_pixels = visual_tokens * PIXELS_PER_TOKEN
+        processor.image_processor.size["longest_edge"] = visual_tokens * PIXELS_PER_TOKEN
+        self.batch_size = self._initial_batch()
+
+    @classmethod
+    def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
+             visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
+             name: str | None = None, cpu_int8: bool = True) -> "PageEmbedder":
+        """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
+        ColQwen2.5). Never touches the network."""
+        folder = Path(folder)
+        import_torchvision()
+        import torch
+        from colpali_engine.models import ColQwen2_5, ColQwen2_5_Processor
+
+        if threads:
+            torch.set_num_threads(threads)
+        device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+        weights = _weights_folder(folder, base_folder)
+        try:
+            model = ColQwen2_5.from_pretrained(str(weights), dtype=dtype, local_files_only=True,
+                                               device_map=device).eval()
+            if weights != folder:
+                model.load_adapter(str(folder))
+            processor = ColQwen2_5_Processor.from_pretrained(str(folder), local_files_only=True)
+            if cpu_int8 and device == "cpu":
+                quantize_linear_layers(model)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
+        return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
+                   pool_factor=pool_factor)
+
+    def _initial_batch(self) -> int:
+        if not self.device.startswith("cuda"):
+            return 1  # the CPU gains nothing from batching, and one page per step keeps progress and cancel prompt
+        free, _total = self.torch.cuda.mem_get_info()
+        return max(1, min(16, int(free / 2**30 / 1.5)))  # ~1.5 GB of activations per 768-token page in bf16
+
+    # -- pages ------------------------------------------------------------------------------------
+
+    def embed_pages(self, images: list) -> list[PageVectors]:
+        """Embed PIL images; on running out of GPU memory, retry with smaller batches (remembered)."""
+        out: list[PageVectors] = []
+        start = 0
+        while start < len(images):
+            batch = images[start:start + self.batch_size]
+            try:
+                out.extend(self._embed_batch(batch))
+            except Exception as exc:  # noqa: BLE001 -- torch raises OutOfMemoryError or RuntimeError by backend
+                if not _out_of_memory(exc) or self.batch_size == 1:
+                    raise
+                self.batch_size = max(1, self.batch_size // 2)
+                log.warning("page embedder out of memory; batch size now %d", self.batch_size)
+                self._free_cache()
+                continue
+            start += len(batch)
+        return out
+
+    def _embed_batch(self, images: list) -> list[PageVectors]:
+        torch = self.torch
+        inputs = self.processor.process_images(images).to(self.device)
+        with torch.inference_mode():
+            embeddings = self.model(**inputs).float().cpu()
+        merge = self.processor.image_processor.merge_size
+        pages = []
+        for i, (_t, height, width) in enumerate(inputs["image_grid_thw"].tolist()):
+            kept = inputs["attention_mask"][i].bool().cpu()
+            ids = inputs["input_ids"][i].cpu()[kept]
+            vectors = embeddings[i][kept].numpy()
+            image_rows = np.flatnonzero((ids == self.processor.image_token_id).numpy()).astype(np.int32)
+            grid = (height // merge, width // merge)
+            pages.append(self._pooled(PageVectors(vectors, grid, image_rows)))
+        return pages
+
+    def _pooled(self, page: PageVectors) -> PageVectors:
+        """Hierarchical token pooling (colpali-engine): ~pool_factor times fewer vectors, each grid cell
+        pointing at its cluster's vector."""
+        if self.pool_factor <= 1:
+            return page
+        from colpali_engine.compression.token_pooling import HierarchicalTokenPooler
+
+        result = HierarchicalTokenPooler().pool_embeddings([self.torch.from_numpy(page.vectors)],
+                                                            pool_factor=self.pool_factor, return_dict=True)
+        clusters = result.cluster_id_to_indices[0]
+        cluster_of = np.empty(len(page.vectors), np.int32)
+        for row, cluster in enumerate(c for c in sorted(clusters) if clusters[c][0].numel()):
+            cluster_of[clusters[cluster][0].numpy()] = row
+        pooled = result.pooled_embeddings[0].float().numpy()
+        return PageVectors(np.ascontiguousarray(pooled), page.grid, cluster_of[page.patch_rows])
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """[tokens, 128] float32 for one query."""
+        torch = self.torch
+        inputs = self.processor.process_queries([text]).to(self.device)
+        with torch.inference_mode():
+            embedding = self.model(**inputs).float().cpu()[0]
+        return embedding[inputs["attention_mask"][0].bool().cpu()].numpy()
+
+    def _free_cache(self) -> None:
+        if self.device.startswith("cuda"):
+            self.torch.cuda.empty_cache()
+
+
+def quantize_linear_layers(model) -> None:
+    """int8 weights for every linear layer (torch dynamic quantization), in place: on a CPU about 1.3x faster
+    for ~2 % score drift (benchmarks/results/visual_embed-real-int8.json), and 4x less memory for weights."""
+    import torch
+    from torch.ao.quantization import quantize_dynamic
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch deprecates its quantized tensors in favour of torchao
+        quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+
+
+def _weights_folder(folder: Path, base_folder) -> Path:
+    adapter = folder / "adapter_config.json"
+    if not adapter.exists():
+        return folder
+    if base_folder is None:
+        base = json.loads(adapter.read_text(encoding="utf-8")).get("base_model_name_or_path", "?")
+        raise EmbedderError(f"{folder} is an adapter over {base}; its base model folder is needed too")
+    return Path(base_folder)
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    return type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower()

@@ -1,0 +1,109 @@
+"""The visual search cache of one library: a MultiVectorIndex folder kept in step with the database.
+
+The database holds every page's quantized vectors; this folder holds the same pages in the forms the search
+scans. Before each search (and after indexing) the folder catches up with the database: pages embedded since
+are appended, pages of removed or changed documents are forgotten. Several processes (the app, `docqa watch`,
+a CLI search) may share the folder, so changes happen under a file lock, after re-reading what others wrote.
+"""
+from __future__ import annotations
+
+import fcntl
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..store import page_vectors
+from ..store.database import Database
+from .regions import Box, best_region, similarity_map
+from .search_index import EncodedPage, MultiVectorIndex, SearchDepth
+
+REBUILD_GARBAGE = 0.5  # rebuild the folder once half its rows belong to removed pages
+
+
+class VisualLibraryIndex:
+    def __init__(self, db: Database, folder: Path, model: str, depth: SearchDepth = SearchDepth()):
+        self.db, self.model, self.depth = db, model, depth
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._index: MultiVectorIndex | None = None
+        self._seen: tuple[int, int] | None = None  # sizes of the record files when last read
+
+    def sync(self) -> tuple[int, int]:
+        """Bring the folder in line with the database; returns (pages added, pages removed)."""
+        wanted = page_vectors.keys(self.db.cursor(), self.model)
+        index = self._current()
+        present = index.ids()
+        missing = np.setdiff1d(wanted, present)
+        extra = np.setdiff1d(present, wanted)
+        if missing.size == 0 and extra.size == 0:
+            return 0, 0
+        with self._locked():
+            index = self._current(force=True)  # another process may have caught up meanwhile
+            removed = index.remove(np.setdiff1d(index.ids(), wanted))
+            if index.garbage_ratio() > REBUILD_GARBAGE:
+                index = self._rebuilt()
+            added = self._append(index, np.setdiff1d(wanted, index.ids()))
+            self._remember()
+        return added, removed
+
+    def search(self, query: np.ndarray, doc_ids: list[int] | None, k: int) -> list[tuple[tuple[int, int], float]]:
+        """((doc_id, page), MaxSim score) of the k best pages, best first."""
+        self.sync()
+        index = self._current()
+        scope = None
+        if doc_ids is not None:
+            ids = index.ids()
+            scope = ids[np.isin(ids >> page_vectors.PAGE_BITS, np.asarray(doc_ids, np.int64))]
+            if scope.size == 0:
+                return []
+        return [(page_vectors.split_key(key), score) for key, score in index.search(query, k, self.depth, scope)]
+
+    def region(self, query: np.ndarray, doc_id: int, page: int) -> Box | None:
+        """The page rectangle that best matches the query, from the stored vectors."""
+        stored = page_vectors.page(self.db.cursor(), self.model, doc_id, page)
+        if stored is None or len(stored.patch_rows) == 0:
+            return None
+        vectors = stored.int8.astype(np.float32) * stored.scales[:, None]
+        return best_region(similarity_map(np.asarray(query, np.float32), vectors, stored.patch_rows, stored.grid))
+
+    # -- the folder ---------------------------------------------------------------------------------
+
+    def _current(self, force: bool = False) -> MultiVectorIndex:
+        """The index as on disk, re-read only when another writer changed it."""
+        if force or self._index is None or self._seen != self._record_sizes():
+            self._index = MultiVectorIndex(self.folder)
+            self._remember()
+        return self._index
+
+    def _record_sizes(self) -> tuple[int, int]:
+        return tuple((self.folder / name).stat().st_size if (self.folder / name).exists() else -1
+                     for name in ("pages.bin", "removed.bin"))
+
+    def _remember(self) -> None:
+        self._seen = self._record_sizes()
+
+    def _append(self, index: MultiVectorIndex, keys: np.ndarray) -> int:
+        added = 0
+        for batch in page_vectors.load(self.db.cursor(), self.model, keys.tolist()):
+            index.add_many([p.key for p in batch],
+                           [EncodedPage.from_stored(p.int8, p.scales, p.pooled_signs) for p in batch])
+            added += len(batch)
+        return added
+
+    def _rebuilt(self) -> MultiVectorIndex:
+        for item in self.folder.iterdir():
+            if item.name != ".lock":
+                item.unlink() if item.is_file() else shutil.rmtree(item)
+        self._index = MultiVectorIndex(self.folder)
+        return self._index
+
+    @contextmanager
+    def _locked(self):
+        with open(self.folder / ".lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

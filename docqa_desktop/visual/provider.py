@@ -1,0 +1,78 @@
+"""The page embedder for a running service: whether visual indexing runs, the loaded model, the search cache.
+
+The model is loaded once, on first need (indexing with pages pending, or a visual query), and shared by
+threads; nothing is imported from torch until then.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ..llm.manager import ModelManager, ResolvedModel
+from ..settings import Settings
+from ..store import page_vectors
+from ..store.database import Database
+from .embedder import PageEmbedder
+from .library_index import VisualLibraryIndex
+from .search_index import SearchDepth
+from .stage import VisualStage
+
+NO_EMBEDDER = "skipped: no page embedder installed (`docqa models pull colqwen2.5-v0.2`, or import a folder)"
+NO_GPU = ("skipped: no GPU — the page embedder needs ~20-90 s per page on a CPU "
+          "(set index.visual = \"on\" to embed anyway, resumably)")
+
+
+class VisualModels:
+    def __init__(self, settings: Settings, models: Callable[[], ModelManager], db: Callable[[], Database]):
+        self.settings, self._models, self._db = settings, models, db
+        self._embedder: PageEmbedder | None = None
+        self._loading = threading.Lock()
+
+    def resolved(self) -> ResolvedModel | None:
+        return self._models().page_embedder()
+
+    def stage(self) -> tuple[VisualStage | None, str]:
+        """The indexer's page-image stage, or None and the reason it does not run."""
+        setting = self.settings.index.visual
+        if setting == "off":
+            return None, "off (index.visual = \"off\")"
+        resolved = self.resolved()
+        if resolved is None:
+            return None, NO_EMBEDDER
+        if not page_vectors.pages_without_vectors(self._db().cursor(), resolved.name):
+            return None, ""  # up to date: no need to load the model
+        if setting == "auto" and not _has_cuda():
+            return None, NO_GPU
+        return VisualStage(self._db(), self.embedder(), self.settings.index.visual_commit_pages), ""
+
+    def embedder(self) -> PageEmbedder:
+        with self._loading:
+            if self._embedder is None:
+                resolved = self.resolved()
+                if resolved is None:
+                    raise LookupError(NO_EMBEDDER)
+                s = self.settings.index
+                self._embedder = PageEmbedder.load(
+                    resolved.model_path, base_folder=resolved.base_path, visual_tokens=s.visual_tokens,
+                    pool_factor=s.visual_pool_factor, name=resolved.name, cpu_int8=s.visual_cpu_int8)
+            return self._embedder
+
+    def library_index(self) -> VisualLibraryIndex | None:
+        """The search cache for the installed embedder's pages; None when it has embedded none."""
+        resolved = self.resolved()
+        if resolved is None or not page_vectors.counts(self._db().cursor()).get(resolved.name):
+            return None
+        s = self.settings.search
+        folder = self.settings.locations.cache_dir / "visual" / re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name)
+        return VisualLibraryIndex(self._db(), Path(folder), resolved.name, SearchDepth(s.visual_stage1, s.visual_stage2))
+
+
+def _has_cuda() -> bool:
+    from .torch_runtime import import_torchvision
+
+    import_torchvision()
+    import torch
+
+    return torch.cuda.is_available()

@@ -1,0 +1,195 @@
+"""Visual retrieval end to end with a tiny random-weight ColQwen2.5 (built offline, tests/tiny_colqwen.py):
+real corpus pages rendered and embedded by the indexer, stored in DuckDB, cached, searched, fused, scoped,
+removed, resumed after a crash."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import duckdb
+import numpy as np
+import pymupdf
+import pytest
+
+import tiny_colqwen
+from conftest import REPORT_15 as SECOND, SMALL_PAPER, corpus_pdf, make_settings
+from docqa_desktop.cli import main
+from docqa_desktop.retrieval.page_retriever import VisualUnavailable
+from docqa_desktop.service import Service
+from docqa_desktop.store import page_vectors
+from docqa_desktop.visual import provider
+from docqa_desktop.visual.embedder import PageEmbedder
+from docqa_desktop.visual.page_images import page_images
+
+
+
+
+@pytest.fixture(scope="session")
+def tiny_embedder_folder(tmp_path_factory):
+    return tiny_colqwen.save_tiny(tmp_path_factory.mktemp("models") / "tiny-colqwen2.5")
+
+
+@pytest.fixture
+def visual_library(tmp_path):
+    folder = tmp_path / "library"
+    folder.mkdir()
+    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+    return folder
+
+
+def visual_service(home, tiny_embedder_folder, **index_changes) -> Service:
+    settings = make_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256,
+                             visual_commit_pages=3, **index_changes)
+    service = Service(settings)
+    service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
+    return service
+
+
+def stored_rows(service: Service) -> list[tuple]:
+    return service.db.cursor().execute(
+        "SELECT doc_id, page, model, vector_count, grid_rows, grid_cols, octet_length(int8), "
+        "octet_length(patch_rows) FROM page_vectors ORDER BY doc_id, page").fetchall()
+
+
+def exact_ranking(service: Service, query: str, paths: list[str]) -> list[tuple[str, int, float]]:
+    """Brute force with a fresh float32 embedding of every page: what the quantized search must reproduce."""
+    embedder = service.visual.embedder()
+    q = embedder.embed_query(query)
+    scores = []
+    for path in paths:
+        with pymupdf.open(path) as doc:
+            count = doc.page_count
+        for page, image in page_images(path, range(1, count + 1), embedder.visual_tokens):
+            vectors = embedder.embed_pages([image])[0].vectors
+            scores.append((path.rsplit("/", 1)[-1], page, float((q @ vectors.T).max(axis=1).sum())))
+    return sorted(scores, key=lambda s: -s[2])
+
+
+def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(home, visual_library,
+                                                                                tiny_embedder_folder):
+    with visual_service(home, tiny_embedder_folder) as service:
+        report = service.index([str(visual_library)])
+        assert report.visual_stage == "" and report.pages_embedded_visually == 8 == report.pages
+        rows = stored_rows(service)
+        assert len(rows) == 8 and {r[2] for r in rows} == {"tiny-colqwen"}
+        for _doc, _page, _model, count, grid_rows, grid_cols, int8_bytes, patch_bytes in rows:
+            assert int8_bytes == count * 128 and patch_bytes == grid_rows * grid_cols * 4
+            assert grid_rows * grid_cols <= 256 + 32 and count > grid_rows * grid_cols  # + the prompt's tokens
+        assert service.totals()["pages_with_image_embeddings"] == 8
+
+        query = "How does the model compare with the baseline in the results table?"
+        hits = service.search(query, k=5, mode="visual")
+        exact = exact_ranking(service, query, [str(visual_library / SMALL_PAPER)])
+        assert [h.page for h in hits] == [page for _, page, _ in exact[:5]]
+        for hit, (_, _, score) in zip(hits, exact):
+            assert hit.score == pytest.approx(score, rel=0.02)  # int8 vs float32 scoring
+            x0, y0, x1, y1 = hit.region
+            assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+
+        hybrid = service.search(query, k=8, mode="hybrid")
+        assert {h.page for h in hybrid} == set(range(1, 9))
+        assert service.search(query, k=5)[0].page == hybrid[0].page  # auto = hybrid once pages are embedded
+        assert all(h.region is None for h in service.search(query, k=5, mode="text"))
+
+    # a new process: the cache folder is reloaded; without it, rebuilt from the database
+    with visual_service(home, tiny_embedder_folder) as again:
+        assert [(h.page, round(h.score, 5)) for h in again.search(query, k=5, mode="visual")] == \
+            [(h.page, round(h.score, 5)) for h in hits]
+        shutil.rmtree(again.settings.locations.cache_dir / "visual")
+        assert [h.page for h in again.search(query, k=5, mode="visual")] == [h.page for h in hits]
+
+
+def test_scope_new_documents_and_deleted_documents(home, visual_library, tiny_embedder_folder):
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.index([str(visual_library)])
+        shutil.copy(corpus_pdf(SECOND), visual_library / SECOND)
+        report = service.index([str(visual_library)])
+        second = report.pages
+        assert report.added == 1 and report.pages_embedded_visually == second  # only the new document
+        query = "a chart of accuracy by model size"
+        assert {h.doc for h in service.search(query, k=50, mode="visual")} == {SMALL_PAPER, SECOND}
+        only = service.search(query, [SECOND], k=50, mode="visual")
+        assert {h.doc for h in only} == {SECOND} and len(only) == second
+
+        (visual_library / SECOND).unlink()
+        service.index([str(visual_library)])
+        assert {h.doc for h in service.search(query, k=50, mode="visual")} == {SMALL_PAPER}
+        assert len(stored_rows(service)) == 8  # the deleted document's vectors left the database too
+
+
+def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home, visual_library,
+                                                                           tiny_embedder_folder, monkeypatch):
+    with visual_service(home, tiny_embedder_folder) as service:
+        real = PageEmbedder.embed_pages
+        calls = []
+
+        def crashing(self, images):
+            calls.append(len(images))
+            if len(calls) == 5:
+                raise RuntimeError("simulated crash of the embedding model")
+            return real(self, images)
+
+        monkeypatch.setattr(PageEmbedder, "embed_pages", crashing)
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            service.index([str(visual_library)])
+        kept = len(stored_rows(service))
+        assert kept == 3  # the committed batch (commit every 3 pages) survived; the 4th page was not committed
+
+        monkeypatch.setattr(PageEmbedder, "embed_pages", real)
+        report = service.index([str(visual_library)])
+        assert report.unchanged == 1 and report.pages_embedded_visually == 8 - kept
+        assert [r[1] for r in stored_rows(service)] == list(range(1, 9))
+
+
+def test_the_stage_is_skipped_and_says_why(home, visual_library, tiny_embedder_folder, monkeypatch):
+    settings = make_settings(home, layout=False, dense=False, ocr=False)
+    with Service(settings) as service:
+        report = service.index([str(visual_library)])
+        assert report.visual_stage == provider.NO_EMBEDDER and report.pages_embedded_visually == 0
+        with pytest.raises(VisualUnavailable, match="no page images are embedded"):
+            service.search("anything", mode="visual")
+        assert service.search("transformer", k=3)  # auto falls back to text
+
+        service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
+        monkeypatch.setattr(provider, "_has_cuda", lambda: False)
+        (visual_library / "copy.pdf").write_bytes((visual_library / SMALL_PAPER).read_bytes())
+        report = service.index([str(visual_library)])  # default "auto": a CPU does not embed page images
+        assert report.visual_stage == provider.NO_GPU and not stored_rows(service)
+
+        service.apply_settings(dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off")))
+        assert service.index([str(visual_library)]).visual_stage.startswith("off")
+
+
+def test_cli_search_modes_and_a_broken_embedder_folder(home, visual_library, tiny_embedder_folder, capsys, tmp_path):
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.index([str(visual_library)])
+    for mode in ("visual", "hybrid", "text"):
+        assert main(["--home", str(home), "search", "results table", "--mode", mode, "--k", "3", "--json"]) == 0
+        hits = json.loads(capsys.readouterr().out)
+        assert len(hits) == 3 and all(("region" in h) == (mode != "text") for h in hits)
+
+    broken = tmp_path / "broken-embedder"
+    shutil.copytree(tiny_embedder_folder, broken)
+    (broken / "model.safetensors").write_bytes(b"not a safetensors file")
+    from docqa_desktop.visual.embedder import EmbedderError
+    with pytest.raises(EmbedderError, match="broken-embedder"):
+        PageEmbedder.load(broken)
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    assert main(["--home", str(home), "models", "import", str(empty)]) == 1
+    assert "neither a model" in capsys.readouterr().err
+
+
+def test_stored_vectors_decode_to_what_the_embedder_produced(home, visual_library, tiny_embedder_folder):
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.index([str(visual_library)])
+        doc_id = stored_rows(service)[0][0]
+        stored = page_vectors.page(service.db.cursor(), "tiny-colqwen", doc_id, 2)
+        embedder = service.visual.embedder()
+        image = next(page_images(str(visual_library / SMALL_PAPER), [2], embedder.visual_tokens))[1]
+        fresh = embedder.embed_pages([image])[0]
+        decoded = stored.int8.astype(np.float32) * stored.scales[:, None]
+        assert np.abs(decoded - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
+        assert stored.grid == fresh.grid and np.array_equal(stored.patch_rows, fresh.patch_rows)
+    duckdb.connect(str(home / "data" / "library.duckdb")).close()  # the file is closed and reopens cleanly
