@@ -109,7 +109,10 @@ class Service:
 
     def index(self, paths: list[str], progress: ProgressCallback | None = None,
               cancel: threading.Event | None = None) -> IndexReport:
-        return Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel)
+        report = Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel)
+        if report.pages_embedded_visually or report.removed or report.updated:
+            self.visual.catch_up()
+        return report
 
     def watch(self, paths: list[str], progress: ProgressCallback | None = None,
               stop: threading.Event | None = None, on_report=None, on_error=None) -> None:

@@ -76,7 +76,7 @@ class IndexSettings:
     # on a CPU the real model needs minutes per page (benchmarks/results/visual_embed-real.json)
     visual: str = "auto"  # auto | on | off
     visual_tokens: int = 768  # visual tokens per page image: fewer is faster and coarser (256 / 512 / 768 / 1024)
-    visual_cpu_int8: bool = True  # on a CPU, int8 linear layers: ~1.3x faster, ~2 % score drift
+    visual_cpu_int8: bool = False  # on a CPU, int8 linear layers: ~3x faster, scores drift (visual_embed-real-int8.json)
     visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
 

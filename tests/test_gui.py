@@ -211,11 +211,15 @@ def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     dialog = window.open_settings()
     dialog.k.setValue(7)
     dialog.method.setCurrentText("m3docrag")
+    dialog.search_mode.setCurrentText("Text and page images")
+    dialog.visual.setCurrentText("Always (slow on a CPU)")
+    dialog.visual_tokens.setCurrentText("512")
     dialog.accept()
     path = window.service.settings.locations.settings_file
     qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)
     reloaded = Settings.load(path.parent.parent)
     assert (reloaded.ask.k, reloaded.ask.method) == (7, "m3docrag")
+    assert (reloaded.search.mode, reloaded.index.visual, reloaded.index.visual_tokens) == ("hybrid", "on", 512)
     assert window.service.settings.ask.k == 7 and window.ask_panel.method.currentText() == "m3docrag"
 
 

@@ -19,7 +19,7 @@ from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
 from docqa_desktop.store import page_vectors
 from docqa_desktop.visual import provider
-from docqa_desktop.visual.embedder import PageEmbedder
+from docqa_desktop.visual.embedder import EmbedderError, PageEmbedder
 from docqa_desktop.visual.page_images import page_images
 
 
@@ -172,12 +172,11 @@ def test_cli_search_modes_and_a_broken_embedder_folder(home, visual_library, tin
     broken = tmp_path / "broken-embedder"
     shutil.copytree(tiny_embedder_folder, broken)
     (broken / "model.safetensors").write_bytes(b"not a safetensors file")
-    from docqa_desktop.visual.embedder import EmbedderError
     with pytest.raises(EmbedderError, match="broken-embedder"):
         PageEmbedder.load(broken)
     empty = tmp_path / "not-a-model"
     empty.mkdir()
-    assert main(["--home", str(home), "models", "import", str(empty)]) == 1
+    assert main(["--home", str(home), "models", "import", str(empty)]) == 2
     assert "neither a model" in capsys.readouterr().err
 
 

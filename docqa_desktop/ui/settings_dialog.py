@@ -16,6 +16,10 @@ from PySide6.QtWidgets import (
 from ..settings import Settings
 
 DEVICES = {"GPU when available": -1, "CPU only": 0}
+SEARCH_MODES = {"Automatic (text + page images once embedded)": "auto", "Text": "text",
+                "Page images": "visual", "Text and page images": "hybrid"}
+VISUAL_INDEXING = {"With a GPU only": "auto", "Always (slow on a CPU)": "on", "Never": "off"}
+VISUAL_TOKENS = (256, 512, 768, 1024)
 
 
 class SettingsDialog(QDialog):
@@ -43,6 +47,15 @@ class SettingsDialog(QDialog):
         self.iterations.setRange(1, 10)
         self.iterations.setValue(settings.ask.iterations)
         self.iterations.setToolTip("SimpleDoc's reasoning rounds before it says the documents do not answer")
+        self.search_mode = _choice(SEARCH_MODES, settings.search.mode)
+        self.search_mode.setToolTip("How pages are found for a question")
+        self.visual = _choice(VISUAL_INDEXING, settings.index.visual)
+        self.visual.setToolTip("Embed page images (ColQwen2.5) when indexing; needs a page embedder in Models")
+        self.visual_tokens = QComboBox()
+        self.visual_tokens.addItems([str(t) for t in VISUAL_TOKENS])
+        self.visual_tokens.setCurrentText(str(settings.index.visual_tokens))
+        self.visual_tokens.setToolTip("Detail of each page image: fewer tokens embed faster (on a CPU about "
+                                      "22 s per page at 256, 66 s at 768)")
         form = QFormLayout()
         form.addRow("Data location", location)
         form.addRow("Device", self.device)
@@ -50,6 +63,9 @@ class SettingsDialog(QDialog):
         form.addRow("Default method", self.method)
         form.addRow("Pages retrieved (k)", self.k)
         form.addRow("Reasoning rounds", self.iterations)
+        form.addRow("Find pages by", self.search_mode)
+        form.addRow("Embed page images", self.visual)
+        form.addRow("Page-image detail (tokens)", self.visual_tokens)
         note = QLabel("Device and threads apply when a model is next loaded.")
         note.setObjectName("steps")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
@@ -65,4 +81,14 @@ class SettingsDialog(QDialog):
         llm = dataclasses.replace(s.llm, gpu_layers=DEVICES[self.device.currentText()], threads=self.threads.value())
         ask = dataclasses.replace(s.ask, method=self.method.currentText(), k=self.k.value(),
                                   iterations=self.iterations.value())
-        return dataclasses.replace(s, llm=llm, ask=ask)
+        search = dataclasses.replace(s.search, mode=SEARCH_MODES[self.search_mode.currentText()])
+        index = dataclasses.replace(s.index, visual=VISUAL_INDEXING[self.visual.currentText()],
+                                    visual_tokens=int(self.visual_tokens.currentText()))
+        return dataclasses.replace(s, llm=llm, ask=ask, search=search, index=index)
+
+
+def _choice(options: dict[str, str], current: str) -> QComboBox:
+    box = QComboBox()
+    box.addItems(list(options))
+    box.setCurrentIndex(max(0, list(options.values()).index(current) if current in options.values() else 0))
+    return box

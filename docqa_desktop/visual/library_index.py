@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import fcntl
 import shutil
+import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,16 +25,22 @@ REBUILD_GARBAGE = 0.5  # rebuild the folder once half its rows belong to removed
 
 
 class VisualLibraryIndex:
-    def __init__(self, db: Database, folder: Path, model: str, depth: SearchDepth = SearchDepth()):
-        self.db, self.model, self.depth = db, model, depth
+    def __init__(self, db: Callable[[], Database], folder: Path, model: str, depth: SearchDepth = SearchDepth()):
+        """`db` returns the open database (the service reopens it between `watch` bursts)."""
+        self._db, self.model, self.depth = db, model, depth
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._index: MultiVectorIndex | None = None
         self._seen: tuple[int, int] | None = None  # sizes of the record files when last read
+        self._busy = threading.RLock()  # one object serves the app's search and indexing threads
 
     def sync(self) -> tuple[int, int]:
         """Bring the folder in line with the database; returns (pages added, pages removed)."""
-        wanted = page_vectors.keys(self.db.cursor(), self.model)
+        with self._busy:
+            return self._sync()
+
+    def _sync(self) -> tuple[int, int]:
+        wanted = page_vectors.keys(self._db().cursor(), self.model)
         index = self._current()
         present = index.ids()
         missing = np.setdiff1d(wanted, present)
@@ -50,19 +58,21 @@ class VisualLibraryIndex:
 
     def search(self, query: np.ndarray, doc_ids: list[int] | None, k: int) -> list[tuple[tuple[int, int], float]]:
         """((doc_id, page), MaxSim score) of the k best pages, best first."""
-        self.sync()
-        index = self._current()
-        scope = None
-        if doc_ids is not None:
-            ids = index.ids()
-            scope = ids[np.isin(ids >> page_vectors.PAGE_BITS, np.asarray(doc_ids, np.int64))]
-            if scope.size == 0:
-                return []
-        return [(page_vectors.split_key(key), score) for key, score in index.search(query, k, self.depth, scope)]
+        with self._busy:
+            self._sync()
+            index = self._current()
+            scope = None
+            if doc_ids is not None:
+                ids = index.ids()
+                scope = ids[np.isin(ids >> page_vectors.PAGE_BITS, np.asarray(doc_ids, np.int64))]
+                if scope.size == 0:
+                    return []
+            found = index.search(query, k, self.depth, scope)
+        return [(page_vectors.split_key(key), score) for key, score in found]
 
     def region(self, query: np.ndarray, doc_id: int, page: int) -> Box | None:
         """The page rectangle that best matches the query, from the stored vectors."""
-        stored = page_vectors.page(self.db.cursor(), self.model, doc_id, page)
+        stored = page_vectors.page(self._db().cursor(), self.model, doc_id, page)
         if stored is None or len(stored.patch_rows) == 0:
             return None
         vectors = stored.int8.astype(np.float32) * stored.scales[:, None]
@@ -86,7 +96,7 @@ class VisualLibraryIndex:
 
     def _append(self, index: MultiVectorIndex, keys: np.ndarray) -> int:
         added = 0
-        for batch in page_vectors.load(self.db.cursor(), self.model, keys.tolist()):
+        for batch in page_vectors.load(self._db().cursor(), self.model, keys.tolist()):
             index.add_many([p.key for p in batch],
                            [EncodedPage.from_stored(p.int8, p.scales, p.pooled_signs) for p in batch])
             added += len(batch)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..llm.manager import ModelManager, ResolvedModel
+from ..llm.types import ModelError
 from ..settings import Settings
 from ..store import page_vectors
 from ..store.database import Database
@@ -28,6 +29,7 @@ class VisualModels:
     def __init__(self, settings: Settings, models: Callable[[], ModelManager], db: Callable[[], Database]):
         self.settings, self._models, self._db = settings, models, db
         self._embedder: PageEmbedder | None = None
+        self._indexes: dict[str, VisualLibraryIndex] = {}
         self._loading = threading.Lock()
 
     def resolved(self) -> ResolvedModel | None:
@@ -45,7 +47,11 @@ class VisualModels:
             return None, ""  # up to date: no need to load the model
         if setting == "auto" and not _has_cuda():
             return None, NO_GPU
-        return VisualStage(self._db(), self.embedder(), self.settings.index.visual_commit_pages), ""
+        try:
+            embedder = self.embedder()
+        except ModelError as exc:  # a broken model must not fail the text indexing that already happened
+            return None, f"failed: {exc}"
+        return VisualStage(self._db(), embedder, self.settings.index.visual_commit_pages), ""
 
     def embedder(self) -> PageEmbedder:
         with self._loading:
@@ -64,9 +70,19 @@ class VisualModels:
         resolved = self.resolved()
         if resolved is None or not page_vectors.counts(self._db().cursor()).get(resolved.name):
             return None
-        s = self.settings.search
-        folder = self.settings.locations.cache_dir / "visual" / re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name)
-        return VisualLibraryIndex(self._db(), Path(folder), resolved.name, SearchDepth(s.visual_stage1, s.visual_stage2))
+        with self._loading:
+            if resolved.name not in self._indexes:
+                s = self.settings.search
+                folder = self.settings.locations.cache_dir / "visual" / re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name)
+                self._indexes[resolved.name] = VisualLibraryIndex(self._db, Path(folder), resolved.name,
+                                                                  SearchDepth(s.visual_stage1, s.visual_stage2))
+            return self._indexes[resolved.name]
+
+    def catch_up(self) -> None:
+        """After indexing: bring the search cache up to date now rather than at the next search."""
+        index = self.library_index()
+        if index is not None:
+            index.sync()
 
 
 def _has_cuda() -> bool:

@@ -1,0 +1,63 @@
+"""Pieces of visual retrieval on their own: regions from similarity maps, the CPU torchvision workaround,
+adapter (LoRA) page embedders, quantized storage round trip."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tiny_colqwen
+from docqa_desktop.llm import ModelError
+from docqa_desktop.llm.manager import ModelManager
+from docqa_desktop.visual.embedder import EmbedderError, PageEmbedder
+from docqa_desktop.visual.regions import best_region, similarity_map
+from docqa_desktop.visual.torch_runtime import import_torchvision
+
+
+def test_best_region_covers_the_hot_cells():
+    heat = np.random.default_rng(0).random((32, 24)) * 0.1
+    heat[20:26, 3:9] += 5.0  # rows 20-25, columns 3-8
+    x0, y0, x1, y1 = best_region(heat)
+    assert x0 <= 3 / 24 and x1 >= 9 / 24 and y0 <= 20 / 32 and y1 >= 26 / 32
+    assert (x1 - x0, y1 - y0) == pytest.approx((0.5, 0.25))
+
+
+def test_similarity_map_lights_the_cell_whose_vector_the_query_repeats():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(40, 128)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    patch_rows = np.arange(4, 40, dtype=np.int32)  # rows 0-3: the prompt's tokens, then a 6 x 6 grid
+    query = vectors[[4 + 6 * 4 + 2]] + 0.01  # the vector of grid cell (4, 2)
+    heat = similarity_map(query, vectors, patch_rows, (6, 6))
+    assert np.unravel_index(np.argmax(heat), heat.shape) == (4, 2)
+
+
+def test_torchvision_imports_beside_the_cpu_torch():
+    assert import_torchvision() in ("native", "shim")
+    from torchvision.transforms import v2
+
+    import torch
+    resized = v2.Resize((8, 8))(torch.zeros(3, 16, 16))
+    assert resized.shape == (3, 8, 8)
+
+
+def test_an_adapter_embedder_loads_over_its_base_model(tmp_path):
+    from peft import LoraConfig, get_peft_model
+
+    base = tiny_colqwen.save_tiny(tmp_path / "base")
+    model, processor = tiny_colqwen.build("tiny")
+    lora = get_peft_model(model, LoraConfig(r=4, target_modules=["q_proj", "v_proj"], init_lora_weights=False))
+    lora.save_pretrained(tmp_path / "adapter")
+    processor.save_pretrained(tmp_path / "adapter")
+
+    plain = PageEmbedder.load(base, cpu_int8=False)
+    adapted = PageEmbedder.load(tmp_path / "adapter", base_folder=base, cpu_int8=False)
+    query = "What is the revenue in 2023?"
+    assert not np.allclose(plain.embed_query(query), adapted.embed_query(query), atol=1e-4)
+    with pytest.raises(EmbedderError, match="adapter"):
+        PageEmbedder.load(tmp_path / "adapter")
+
+    manager = ModelManager(tmp_path / "models.json")
+    with pytest.raises(ModelError, match="--base"):
+        manager.import_file(tmp_path / "adapter")
+    installed = manager.import_file(tmp_path / "adapter", base, name="colqwen-lora")
+    assert installed.role == "page-embedder" and manager.page_embedder().base_path == base
