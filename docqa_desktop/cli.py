@@ -14,7 +14,7 @@ from .domain import IndexProgress, IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
-from .export import FORMATS, export
+from .export import FORMATS, cited_line, export
 from .index.pdf import PdfError
 from .methods import METHODS
 from .llm import ModelError
@@ -196,8 +196,7 @@ def _cmd_ask(service: Service, args) -> int:
     else:
         print(f"\n{answer.text}\n")
         for n, c in enumerate(answer.citations, 1):
-            print(f"[{n}] {c.doc} p.{c.page}" + (f" ({c.label})" if c.label != str(c.page) else "")
-                  + f": \"{c.quote}\"")
+            print(cited_line(n, c))
         print(f"\n{answer.status.value} · {answer.method} · {answer.iterations} round(s) · {len(answer.calls)} model "
               f"calls · {answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
