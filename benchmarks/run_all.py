@@ -91,6 +91,27 @@ def _stall_headline(path: Path) -> list[tuple[str, str]]:
              f"{len(data['runs'])} runs within target)")]
 
 
+def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for found in sorted(path.parent.glob("maxsim_search-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+        d = _json(found)
+        rows.append((f"visual search, {d['pages']:,} synthetic pages (768 x 128 each): p50 / p90, recall@10 vs "
+                     f"exact, RAM, disk per page; exact float32 p50; floor",
+                     f"{d['p50_ms']} / {d['p90_ms']} ms, {d['recall_at_10']}, {d['rss_mb']} MB, "
+                     f"{d['bytes_per_page'] / 1000:.0f} KB; {d['exact_p50_ms']:,.0f} ms; {d['floor_ms']} ms"))
+    return rows
+
+
+def _embed_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for found in sorted(path.parent.glob("visual_embed-*.json")):
+        d = _json(found)
+        per_budget = ", ".join(f"{r['s_per_page']:g} s @ {r['visual_tokens']}" for r in d["runs"])
+        kind = f"{d['size']} ColQwen2.5{' int8' if d.get('int8') else ''} ({d['parameters'] / 1e6:,.1f}M parameters)"
+        rows.append((f"page embedding on the CPU, {kind}: seconds per page @ visual tokens", per_budget))
+    return rows
+
+
 def _eval_command(args) -> list[str]:
     out = BENCH / ("results/eval-quick" if args.quick else "eval-dev")
     return ([DOCQA, "--home", str(args.home), "eval", str(_common.EVAL_FILE), "--corpus", str(_common.CORPUS),
@@ -107,6 +128,10 @@ BENCHMARKS = [
               BENCH / "results/llm_speed.json", _llm_headline),
     Benchmark("gui_stall", lambda a: [PYTHON, str(BENCH / "gui_stall.py")] + (["--runs", "1"] if a.quick else []),
               BENCH / "results/gui_stall.json", _stall_headline, {"QT_QPA_PLATFORM": "offscreen"}),
+    Benchmark("maxsim_search", lambda a: [PYTHON, str(BENCH / "maxsim_search.py"), "--pages", "10000"],
+              BENCH / "results/maxsim_search-10000.json", _maxsim_headline),
+    Benchmark("visual_embed", lambda a: [PYTHON, str(BENCH / "visual_embed.py"), "--size", "tiny"],
+              BENCH / "results/visual_embed-tiny.json", _embed_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
 ]
 

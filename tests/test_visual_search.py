@@ -192,3 +192,23 @@ def test_stored_vectors_decode_to_what_the_embedder_produced(home, visual_librar
         assert np.abs(decoded - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
         assert stored.grid == fresh.grid and np.array_equal(stored.patch_rows, fresh.patch_rows)
     duckdb.connect(str(home / "data" / "library.duckdb")).close()  # the file is closed and reopens cleanly
+
+
+def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, visual_library,
+                                                                          tiny_embedder_folder):
+    import threading
+
+    cancel = threading.Event()
+    seen = []
+
+    def progress(p):
+        if p.phase == "visual":
+            seen.append(p)
+            if p.pages_done == 4:
+                cancel.set()  # the next page's forward pass stops at its first layer
+
+    with visual_service(home, tiny_embedder_folder) as service:
+        report = service.index([str(visual_library)], progress, cancel)
+        assert report.cancelled and report.pages_embedded_visually == 4 == len(stored_rows(service))
+        assert seen[0].unit == "page images" and seen[-1].eta_seconds is not None
+        assert service.index([str(visual_library)]).pages_embedded_visually == 4

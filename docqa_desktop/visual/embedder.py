@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,10 @@ VISUAL_TOKEN_BUDGETS = (256, 512, 768, 1024)
 
 class EmbedderError(ModelError):
     pass
+
+
+class EmbeddingCancelled(Exception):
+    """Raised inside the model between two layers once `PageEmbedder.cancel` is set."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,16 @@ class PageEmbedder:
         processor.image_processor.max_pixels = visual_tokens * PIXELS_PER_TOKEN
         processor.image_processor.size["longest_edge"] = visual_tokens * PIXELS_PER_TOKEN
         self.batch_size = self._initial_batch()
+        # A page takes up to a minute on a CPU: checking between layers makes Cancel take effect in ~2 s.
+        self.cancel: threading.Event | None = None
+        for module in model.modules():
+            if isinstance(module, torch.nn.ModuleList):
+                for layer in module:
+                    layer.register_forward_pre_hook(self._stop_if_cancelled)
+
+    def _stop_if_cancelled(self, _module, _inputs) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise EmbeddingCancelled()
 
     @classmethod
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
@@ -99,6 +114,8 @@ class PageEmbedder:
             batch = images[start:start + self.batch_size]
             try:
                 out.extend(self._embed_batch(batch))
+            except EmbeddingCancelled:
+                raise
             except Exception as exc:  # noqa: BLE001 -- torch raises OutOfMemoryError or RuntimeError by backend
                 if not _out_of_memory(exc) or self.batch_size == 1:
                     raise

@@ -21,8 +21,8 @@ from .search_index import SearchDepth
 from .stage import VisualStage
 
 NO_EMBEDDER = "skipped: no page embedder installed (`docqa models pull colqwen2.5-v0.2`, or import a folder)"
-NO_GPU = ("skipped: no GPU — the page embedder needs ~20-90 s per page on a CPU "
-          "(set index.visual = \"on\" to embed anyway, resumably)")
+NO_GPU = ("skipped: no GPU — the page embedder needs ~20-70 s per page on a CPU, ~7-25 s with "
+          "index.visual_cpu_int8 (set index.visual = \"on\" to embed anyway, resumably)")
 
 
 class VisualModels:

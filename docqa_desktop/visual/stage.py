@@ -16,10 +16,9 @@ from ..domain import IndexProgress
 from ..index.pdf import PdfError
 from ..store import catalog, page_vectors
 from ..store.database import Database
-from .codes import sign_codes, pool_vectors, quantize_int8
-from .embedder import PageEmbedder, PageVectors
+from .embedder import EmbeddingCancelled, PageEmbedder, PageVectors
 from .page_images import page_images
-from .search_index import POOLED_PER_PAGE
+from .search_index import EncodedPage
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +26,9 @@ PHASE = "visual"
 
 
 def stored_page(doc_id: int, page: int, embedded: PageVectors) -> page_vectors.StoredPage:
-    codes, scales = quantize_int8(embedded.vectors)
-    pooled = sign_codes(pool_vectors(embedded.vectors, POOLED_PER_PAGE))
-    return page_vectors.StoredPage(doc_id, page, codes, scales, pooled, embedded.grid, embedded.patch_rows)
+    encoded = EncodedPage.from_vectors(embedded.vectors)
+    return page_vectors.StoredPage(doc_id, page, encoded.int8, encoded.scales, encoded.pooled_signs, embedded.grid,
+                                   embedded.patch_rows)
 
 
 class VisualStage:
@@ -45,6 +44,13 @@ class VisualStage:
         todo = self.pending()
         if not todo:
             return 0
+        self.embedder.cancel = cancel
+        try:
+            return self._run(todo, emit, cancel, errors)
+        finally:
+            self.embedder.cancel = None
+
+    def _run(self, todo, emit, cancel, errors) -> int:
         paths = catalog.doc_paths(self.db.cursor())
         docs = {doc for doc, _ in todo}
         progress = _Progress(len(docs), len(todo), emit)
@@ -75,7 +81,10 @@ class VisualStage:
             if not chunk:
                 break
             started = time.perf_counter()
-            embedded = self.embedder.embed_pages([image for _, image in chunk])
+            try:
+                embedded = self.embedder.embed_pages([image for _, image in chunk])
+            except EmbeddingCancelled:
+                break
             batch += [stored_page(doc_id, page, vectors) for (page, _), vectors in zip(chunk, embedded)]
             progress.pages(len(chunk), time.perf_counter() - started)
             if len(batch) >= self.commit_pages:
