@@ -61,3 +61,49 @@ def test_an_adapter_embedder_loads_over_its_base_model(tmp_path):
         manager.import_file(tmp_path / "adapter")
     installed = manager.import_file(tmp_path / "adapter", base, name="colqwen-lora")
     assert installed.role == "page-embedder" and manager.page_embedder().base_path == base
+
+
+@pytest.fixture(scope="module")
+def tiny_pages(tmp_path_factory):
+    from conftest import SMALL_PAPER, corpus_pdf
+    from docqa_desktop.visual.page_images import page_images
+
+    folder = tiny_colqwen.save_tiny(tmp_path_factory.mktemp("tiny") / "model")
+    return folder, [image for _, image in page_images(str(corpus_pdf(SMALL_PAPER)), [1, 2, 3, 4], 256)]
+
+
+def test_out_of_memory_halves_the_batch_and_still_embeds_every_page(tiny_pages, monkeypatch):
+    folder, images = tiny_pages
+    embedder = PageEmbedder.load(folder, visual_tokens=256)
+    reference = [p.vectors for p in embedder.embed_pages(images)]
+    embedder.batch_size = 4  # as on a GPU with room for four pages
+    real = PageEmbedder._embed_batch
+    sizes = []
+
+    def small_gpu(self, batch):
+        sizes.append(len(batch))
+        if len(batch) > 1:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(self, batch)
+
+    monkeypatch.setattr(PageEmbedder, "_embed_batch", small_gpu)
+    pages = embedder.embed_pages(images)
+    assert sizes == [4, 2, 1, 1, 1, 1] and embedder.batch_size == 1
+    assert all(np.allclose(a.vectors, b, atol=1e-5) for a, b in zip(pages, reference))
+
+    monkeypatch.setattr(PageEmbedder, "_embed_batch", lambda self, batch: (_ for _ in ()).throw(
+        RuntimeError("CUDA out of memory")))
+    with pytest.raises(RuntimeError, match="out of memory"):  # at one page there is nothing left to halve
+        embedder.embed_pages(images[:1])
+
+
+def test_token_pooling_shrinks_pages_and_keeps_every_grid_cell_mapped(tiny_pages):
+    folder, images = tiny_pages
+    full = PageEmbedder.load(folder, visual_tokens=256).embed_pages(images[:1])[0]
+    pooled = PageEmbedder.load(folder, visual_tokens=256, pool_factor=3).embed_pages(images[:1])[0]
+    assert len(pooled.vectors) <= len(full.vectors) // 3 + 1 and pooled.grid == full.grid
+    assert pooled.patch_rows.min() >= 0 and pooled.patch_rows.max() < len(pooled.vectors)
+    assert np.allclose(np.linalg.norm(pooled.vectors, axis=1), 1, atol=1e-4)
+    # each cell's pooled vector is close to its own patch vector
+    own = np.einsum("ij,ij->i", full.vectors[full.patch_rows], pooled.vectors[pooled.patch_rows])
+    assert own.mean() > 0.5
