@@ -94,7 +94,7 @@ class SearchSettings:
     mode: str = "auto"  # text | visual | hybrid | auto (hybrid where the page embedder has embedded pages)
     visual_weight: float = 0.5  # hybrid, convex fusion: share of the visual score
     visual_stage1: int = 300  # pages the first (pooled Hamming) stage keeps for the second
-    visual_stage2: int = 30  # pages the second (full Hamming) stage keeps for the int8 rerank
+    visual_stage2: int = 30  # pages the second stage keeps for the int8 rerank, at least (1 per 1,000 pages)
 
 
 @dataclass(frozen=True)
