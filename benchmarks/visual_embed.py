@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
+import _common  # noqa: E402
 from docqa_desktop.visual.embedder import PageEmbedder  # noqa: E402
 from docqa_desktop.visual.page_images import page_images  # noqa: E402
 
@@ -86,7 +87,8 @@ def main() -> None:
         print(json.dumps(rows[-1]), flush=True)
     result = {"size": args.size, "int8": args.int8, "score_drift": drift, "parameters": params, "threads": args.threads, "build_s": round(build_s, 1),
               "pdf": os.path.basename(args.pdf or ""), "peak_rss_mb": round(
-                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "runs": rows}
+                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "runs": rows,
+              "environment": _common.environment()}
     out = ROOT / "benchmarks" / "results" / f"visual_embed-{args.size}{'-int8' if args.int8 else ''}.json"
     out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(result))
