@@ -25,6 +25,8 @@ class PageRef:
     path: str
     page: int  # 1-based
     label: str  # printed page label
+    # where page-image search saw the best match (fractions of the page), when it found this page
+    region: tuple[float, float, float, float] | None = field(default=None, compare=False)
 
     def key(self) -> tuple[int, int]:
         return self.doc_id, self.page
@@ -36,7 +38,7 @@ class Citation:
     path: str
     page: int
     label: str
-    quote: str  # text found on the page (never the model's paraphrase)
+    quote: str  # text found on the page (never the model's paraphrase); empty for a region of a page without text
     bbox: BBox | None = None  # where the quote is on the page, in PDF points
 
     @property
@@ -107,6 +109,7 @@ class Answer:
         data["status"] = AnswerStatus(data["status"])
         data["citations"] = [Citation(**{**c, "bbox": tuple(c["bbox"]) if c.get("bbox") else None})
                              for c in data.get("citations", [])]
-        data["pages_used"] = [PageRef(**p) for p in data.get("pages_used", [])]
+        data["pages_used"] = [PageRef(**{**p, "region": tuple(p["region"]) if p.get("region") else None})
+                              for p in data.get("pages_used", [])]
         data["calls"] = [LlmCall(**c) for c in data.get("calls", [])]
         return cls(**data)

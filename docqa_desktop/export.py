@@ -52,7 +52,7 @@ def export(answer: Answer, fmt: str, out: Path, render: RenderFn = cited_region)
 
 def cited_line(n: int, c: Citation) -> str:
     """A numbered citation as one line of plain text (PDF export, copy to the clipboard)."""
-    return f'[{n}] {c.source}: "{c.quote}"'
+    return f'[{n}] {c.source}: "{c.quote}"' if c.quote else f"[{n}] {c.source} (the highlighted region)"
 
 
 def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:

@@ -212,3 +212,29 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
         assert report.cancelled and report.pages_embedded_visually == 4 == len(stored_rows(service))
         assert seen[0].unit == "page images" and seen[-1].eta_seconds is not None
         assert service.index([str(visual_library)]).pages_embedded_visually == 4
+
+
+def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home, tmp_path, tiny_embedder_folder):
+    from docqa_desktop.export import cited_line
+    from docqa_desktop.methods.citations import cite
+    from docqa_desktop.methods.evidence import PageSource
+
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, colour in enumerate([(1, 0, 0), (0, 0.6, 0), (0, 0, 1)]):  # a bar chart without a single word
+        page.draw_rect(pymupdf.Rect(100 + 120 * i, 600 - 150 * (i + 1), 180 + 120 * i, 600), color=colour,
+                       fill=colour)
+    doc.save(folder / "chart.pdf")
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.index([str(folder)])
+        hit = service.search("the tallest bar", k=1, mode="visual")[0]
+        source = PageSource(service.db)
+        ref = source.refs([hit])[0]
+        assert ref.region == hit.region and source.words(ref) == []
+        [citation] = cite(source, [(ref, "the blue bar is the tallest")], "Blue.", [ref])
+        x0, y0, x1, y1 = citation.bbox
+        assert citation.quote == "" and 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
+        assert (x1 - x0, y1 - y0) == pytest.approx((306, 198), abs=40)  # half the width, a quarter of the height
+        assert cited_line(1, citation) == "[1] chart.pdf, page 1 (the highlighted region)"

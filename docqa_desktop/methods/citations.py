@@ -1,4 +1,5 @@
-"""Citations that can be checked: the quote is text found on the page, with its box.
+"""Citations that can be checked: the quote is text found on the page, with its box (or, on a page without
+text that page-image search found, the region it matched).
 
 A model's "quote" is often a paraphrase; we look for it among the page's words and cite what is really
 there (the exact span when it matches, otherwise the window of words that overlaps it most).
@@ -40,8 +41,8 @@ def _locate(source: PageSource, ref: PageRef, target: str) -> Citation | None:
         words = source.words(ref)
     except PageGone:
         return None
-    if not words:
-        return None
+    if not words:  # a picture without text: the region page-image search matched, if it found the page
+        return _region_citation(source, ref)
     wanted = _tokens(target)
     normalised = [" ".join(_tokens(w)) for w, _ in words]
     start, end = _exact_span(normalised, wanted) or _best_window(normalised, set(wanted), len(wanted))
@@ -50,6 +51,17 @@ def _locate(source: PageSource, ref: PageRef, target: str) -> Citation | None:
     bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
             max(b[3] for b in boxes)) if boxes else None
     return Citation(ref.doc, ref.path, ref.page, ref.label, " ".join(w for w, _ in span), bbox)
+
+
+def _region_citation(source: PageSource, ref: PageRef) -> Citation | None:
+    if ref.region is None:
+        return None
+    try:
+        width, height = source.size(ref)
+    except PageGone:
+        return None
+    x0, y0, x1, y1 = ref.region
+    return Citation(ref.doc, ref.path, ref.page, ref.label, "", (x0 * width, y0 * height, x1 * width, y1 * height))
 
 
 def _exact_span(words: list[str], wanted: list[str]) -> tuple[int, int] | None:

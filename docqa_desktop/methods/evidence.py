@@ -30,7 +30,7 @@ class PageSource:
             "SELECT doc_id, page, label FROM pages WHERE (doc_id, page) IN "
             "(SELECT (unnest(?::BIGINT[]), unnest(?::INTEGER[])))",
             [[h.doc_id for h in hits], [h.page for h in hits]]).fetchall())
-        return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)))
+        return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)), h.region)
                 for h in hits]
 
     def refs_for(self, pages: list[tuple[int, int]]) -> list[PageRef]:
@@ -58,6 +58,14 @@ class PageSource:
             "SELECT text FROM elements WHERE doc_id = ? AND page = ? AND kind = 'table' ORDER BY seq",
             [ref.doc_id, ref.page]).fetchall() if t.strip()]
         return row[0] + ("\n\nTables on this page:\n" + "\n\n".join(tables) if tables else "")
+
+    def size(self, ref: PageRef) -> tuple[float, float]:
+        """The page's width and height in PDF points."""
+        row = self.db.cursor().execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?",
+                                       [ref.doc_id, ref.page]).fetchone()
+        if row is None:
+            raise PageGone(f"{ref.doc} page {ref.page} is no longer indexed")
+        return row
 
     def words(self, ref: PageRef) -> list[tuple[str, tuple[float, float, float, float]]]:
         rows = self.db.cursor().execute(
