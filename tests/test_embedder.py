@@ -1,9 +1,11 @@
 import numpy as np
 
 from docqa_desktop.retrieval.embedder import MiniLMEmbedder, bundled_model_dir
+from docqa_desktop.visual.torch_runtime import import_torchvision
 
 
 def test_numpy_minilm_matches_sentence_transformers():
+    import_torchvision()  # sentence-transformers imports transformers, which imports the CPU-incompatible torchvision
     from sentence_transformers import SentenceTransformer
 
     texts = ["Best Buy reported revenue of 46.3 billion dollars in fiscal 2023.",
