@@ -40,6 +40,15 @@ def home(tmp_path) -> Path:
 
 
 @pytest.fixture
+def paper(tmp_path) -> Path:
+    """A folder holding one copy of the small corpus paper."""
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+    return folder
+
+
+@pytest.fixture
 def library(tmp_path) -> Path:
     """A folder with one copy of a small corpus paper and the two sample PDFs."""
     folder = tmp_path / "library"

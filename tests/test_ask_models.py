@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import shutil
 
 import pytest
 
-from conftest import SMALL_PAPER, corpus_pdf, make_settings
+from conftest import make_settings
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.service import Service
@@ -18,15 +17,12 @@ SMALL_BUDGET = dict(k=2, max_pages=1, page_tokens=150, summary_tokens=24, iterat
 
 
 @pytest.fixture
-def small_service(home, tmp_path):
-    folder = tmp_path / "paper"
-    folder.mkdir()
-    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+def small_service(home, paper):
     settings = make_settings(home, layout=False, dense=False)
     settings = dataclasses.replace(settings, ask=dataclasses.replace(settings.ask, **SMALL_BUDGET),
                                    llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
     with Service(settings) as service:
-        service.index([str(folder)])
+        service.index([str(paper)])
         yield service
 
 

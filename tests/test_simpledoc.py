@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 
 import pymupdf
 import pytest
@@ -73,14 +72,6 @@ class FixedRuntimes:
 def reasoning(response="answer", answer="", evidence=(), query_update="", notes=""):
     return {"scratchpad": "Looking at the pages.", "response": response, "answer": answer,
             "evidence": list(evidence), "query_update": query_update, "notes": notes}
-
-
-@pytest.fixture
-def paper(tmp_path):
-    folder = tmp_path / "paper"
-    folder.mkdir()
-    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
-    return folder
 
 
 @pytest.fixture

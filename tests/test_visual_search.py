@@ -30,14 +30,6 @@ def tiny_embedder_folder(tmp_path_factory):
     return tiny_colqwen.save_tiny(tmp_path_factory.mktemp("models") / "tiny-colqwen2.5")
 
 
-@pytest.fixture
-def visual_library(tmp_path):
-    folder = tmp_path / "library"
-    folder.mkdir()
-    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
-    return folder
-
-
 def visual_service(home, tiny_embedder_folder, **index_changes) -> Service:
     settings = make_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256,
                              visual_commit_pages=3, **index_changes)
@@ -66,10 +58,10 @@ def exact_ranking(service: Service, query: str, paths: list[str]) -> list[tuple[
     return sorted(scores, key=lambda s: -s[2])
 
 
-def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(home, visual_library,
+def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(home, paper,
                                                                                 tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        report = service.index([str(visual_library)])
+        report = service.index([str(paper)])
         assert report.visual_stage == "" and report.pages_embedded_visually == 8 == report.pages
         rows = stored_rows(service)
         assert len(rows) == 8 and {r[2] for r in rows} == {"tiny-colqwen"}
@@ -80,7 +72,7 @@ def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(
 
         query = "How does the model compare with the baseline in the results table?"
         hits = service.search(query, k=5, mode="visual")
-        exact = exact_ranking(service, query, [str(visual_library / SMALL_PAPER)])
+        exact = exact_ranking(service, query, [str(paper / SMALL_PAPER)])
         assert [h.page for h in hits] == [page for _, page, _ in exact[:5]]
         for hit, (_, _, score) in zip(hits, exact):
             assert hit.score == pytest.approx(score, rel=0.02)  # int8 vs float32 scoring
@@ -100,11 +92,11 @@ def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(
         assert [h.page for h in again.search(query, k=5, mode="visual")] == [h.page for h in hits]
 
 
-def test_scope_new_documents_and_deleted_documents(home, visual_library, tiny_embedder_folder):
+def test_scope_new_documents_and_deleted_documents(home, paper, tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(visual_library)])
-        shutil.copy(corpus_pdf(SECOND), visual_library / SECOND)
-        report = service.index([str(visual_library)])
+        service.index([str(paper)])
+        shutil.copy(corpus_pdf(SECOND), paper / SECOND)
+        report = service.index([str(paper)])
         second = report.pages
         assert report.added == 1 and report.pages_embedded_visually == second  # only the new document
         query = "a chart of accuracy by model size"
@@ -112,13 +104,13 @@ def test_scope_new_documents_and_deleted_documents(home, visual_library, tiny_em
         only = service.search(query, [SECOND], k=50, mode="visual")
         assert {h.doc for h in only} == {SECOND} and len(only) == second
 
-        (visual_library / SECOND).unlink()
-        service.index([str(visual_library)])
+        (paper / SECOND).unlink()
+        service.index([str(paper)])
         assert {h.doc for h in service.search(query, k=50, mode="visual")} == {SMALL_PAPER}
         assert len(stored_rows(service)) == 8  # the deleted document's vectors left the database too
 
 
-def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home, visual_library,
+def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home, paper,
                                                                            tiny_embedder_folder, monkeypatch):
     with visual_service(home, tiny_embedder_folder) as service:
         real = PageEmbedder.embed_pages
@@ -132,20 +124,20 @@ def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home,
 
         monkeypatch.setattr(PageEmbedder, "embed_pages", crashing)
         with pytest.raises(RuntimeError, match="simulated crash"):
-            service.index([str(visual_library)])
+            service.index([str(paper)])
         kept = len(stored_rows(service))
         assert kept == 3  # the committed batch (commit every 3 pages) survived; the 4th page was not committed
 
         monkeypatch.setattr(PageEmbedder, "embed_pages", real)
-        report = service.index([str(visual_library)])
+        report = service.index([str(paper)])
         assert report.unchanged == 1 and report.pages_embedded_visually == 8 - kept
         assert [r[1] for r in stored_rows(service)] == list(range(1, 9))
 
 
-def test_the_stage_is_skipped_and_says_why(home, visual_library, tiny_embedder_folder, monkeypatch):
+def test_the_stage_is_skipped_and_says_why(home, paper, tiny_embedder_folder, monkeypatch):
     settings = make_settings(home, layout=False, dense=False, ocr=False)
     with Service(settings) as service:
-        report = service.index([str(visual_library)])
+        report = service.index([str(paper)])
         assert report.visual_stage == provider.NO_EMBEDDER and report.pages_embedded_visually == 0
         with pytest.raises(VisualUnavailable, match="no page images are embedded"):
             service.search("anything", mode="visual")
@@ -153,17 +145,17 @@ def test_the_stage_is_skipped_and_says_why(home, visual_library, tiny_embedder_f
 
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
         monkeypatch.setattr(provider, "_has_cuda", lambda: False)
-        (visual_library / "copy.pdf").write_bytes((visual_library / SMALL_PAPER).read_bytes())
-        report = service.index([str(visual_library)])  # default "auto": a CPU does not embed page images
+        (paper / "copy.pdf").write_bytes((paper / SMALL_PAPER).read_bytes())
+        report = service.index([str(paper)])  # default "auto": a CPU does not embed page images
         assert report.visual_stage == provider.NO_GPU and not stored_rows(service)
 
         service.apply_settings(dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off")))
-        assert service.index([str(visual_library)]).visual_stage.startswith("off")
+        assert service.index([str(paper)]).visual_stage.startswith("off")
 
 
-def test_cli_search_modes_and_a_broken_embedder_folder(home, visual_library, tiny_embedder_folder, capsys, tmp_path):
+def test_cli_search_modes_and_a_broken_embedder_folder(home, paper, tiny_embedder_folder, capsys, tmp_path):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(visual_library)])
+        service.index([str(paper)])
     for mode in ("visual", "hybrid", "text"):
         assert main(["--home", str(home), "search", "results table", "--mode", mode, "--k", "3", "--json"]) == 0
         hits = json.loads(capsys.readouterr().out)
@@ -180,13 +172,13 @@ def test_cli_search_modes_and_a_broken_embedder_folder(home, visual_library, tin
     assert "neither a model" in capsys.readouterr().err
 
 
-def test_stored_vectors_decode_to_what_the_embedder_produced(home, visual_library, tiny_embedder_folder):
+def test_stored_vectors_decode_to_what_the_embedder_produced(home, paper, tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(visual_library)])
+        service.index([str(paper)])
         doc_id = stored_rows(service)[0][0]
         stored = page_vectors.page(service.db.cursor(), "tiny-colqwen", doc_id, 2)
         embedder = service.visual.embedder()
-        image = next(page_images(str(visual_library / SMALL_PAPER), [2], embedder.visual_tokens))[1]
+        image = next(page_images(str(paper / SMALL_PAPER), [2], embedder.visual_tokens))[1]
         fresh = embedder.embed_pages([image])[0]
         decoded = stored.int8.astype(np.float32) * stored.scales[:, None]
         assert np.abs(decoded - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
@@ -194,7 +186,7 @@ def test_stored_vectors_decode_to_what_the_embedder_produced(home, visual_librar
     duckdb.connect(str(home / "data" / "library.duckdb")).close()  # the file is closed and reopens cleanly
 
 
-def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, visual_library,
+def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, paper,
                                                                           tiny_embedder_folder):
     import threading
 
@@ -208,10 +200,10 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
                 cancel.set()  # the next page's forward pass stops at its first layer
 
     with visual_service(home, tiny_embedder_folder) as service:
-        report = service.index([str(visual_library)], progress, cancel)
+        report = service.index([str(paper)], progress, cancel)
         assert report.cancelled and report.pages_embedded_visually == 4 == len(stored_rows(service))
         assert seen[0].unit == "page images" and seen[-1].eta_seconds is not None
-        assert service.index([str(visual_library)]).pages_embedded_visually == 4
+        assert service.index([str(paper)]).pages_embedded_visually == 4
 
 
 def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home, tmp_path, tiny_embedder_folder):
