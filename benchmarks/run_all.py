@@ -102,6 +102,16 @@ def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _bookkeeping_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for found in sorted(path.parent.glob("visual_bookkeeping-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+        d = _json(found)
+        rows.append((f"visual search, {d['pages']:,} pages: database checks before each search p50 / p90; "
+                     f"catch-up after {d['catch_up_pages']:,} pages changed",
+                     f"{d['checks_p50_ms']} / {d['checks_p90_ms']} ms; {d['catch_up_ms']:,.0f} ms"))
+    return rows
+
+
 def _embed_headline(path: Path) -> list[tuple[str, str]]:
     rows = []
     for found in sorted(path.parent.glob("visual_embed-*.json")):
@@ -130,6 +140,8 @@ BENCHMARKS = [
               BENCH / "results/gui_stall.json", _stall_headline, {"QT_QPA_PLATFORM": "offscreen"}),
     Benchmark("maxsim_search", lambda a: [PYTHON, str(BENCH / "maxsim_search.py"), "--pages", "10000"],
               BENCH / "results/maxsim_search-10000.json", _maxsim_headline),
+    Benchmark("visual_bookkeeping", lambda a: [PYTHON, str(BENCH / "visual_bookkeeping.py"), "--pages", "10000"],
+              BENCH / "results/visual_bookkeeping-10000.json", _bookkeeping_headline),
     Benchmark("visual_embed", lambda a: [PYTHON, str(BENCH / "visual_embed.py"), "--size", "tiny"],
               BENCH / "results/visual_embed-tiny.json", _embed_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),

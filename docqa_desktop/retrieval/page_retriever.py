@@ -50,7 +50,7 @@ class PageRetriever:
         found = by_image if mode is SearchMode.VISUAL else self._fused(
             self.text.ranked(query, doc_ids, pool, Mode.FUSED), by_image)[:k]
         seen_by_image = {key for key, _ in by_image}
-        regions = {key: index.region(query_vectors, *key) for key, _ in found if key in seen_by_image}
+        regions = index.regions(query_vectors, [key for key, _ in found if key in seen_by_image])
         return self.text.hits(found, query, regions)
 
     def _visual_index(self, mode: SearchMode):

@@ -66,23 +66,26 @@ class VisualModels:
             return self._embedder
 
     def library_index(self) -> VisualLibraryIndex | None:
-        """The search cache for the installed embedder's pages; None when it has embedded none."""
+        """The search cache for the installed embedder's pages, caught up with the database; None when the
+        embedder has embedded none."""
         resolved = self.resolved()
-        if resolved is None or not page_vectors.counts(self._db().cursor()).get(resolved.name):
+        if resolved is None:
             return None
         with self._loading:
-            if resolved.name not in self._indexes:
+            index = self._indexes.get(resolved.name)
+            if index is None:
+                if not page_vectors.counts(self._db().cursor()).get(resolved.name):
+                    return None  # no cache folder for an embedder that has embedded nothing
                 s = self.settings.search
                 folder = self.settings.locations.cache_dir / "visual" / re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name)
-                self._indexes[resolved.name] = VisualLibraryIndex(self._db, Path(folder), resolved.name,
-                                                                  SearchDepth(s.visual_stage1, s.visual_stage2))
-            return self._indexes[resolved.name]
+                index = self._indexes[resolved.name] = VisualLibraryIndex(
+                    self._db, Path(folder), resolved.name, SearchDepth(s.visual_stage1, s.visual_stage2))
+        index.sync()
+        return index if len(index) else None
 
     def catch_up(self) -> None:
         """After indexing: bring the search cache up to date now rather than at the next search."""
-        index = self.library_index()
-        if index is not None:
-            index.sync()
+        self.library_index()
 
 
 def _has_cuda() -> bool:
