@@ -91,10 +91,15 @@ def _stall_headline(path: Path) -> list[tuple[str, str]]:
              f"{len(data['runs'])} runs within target)")]
 
 
+def _by_pages(path: Path, prefix: str) -> list[dict]:
+    """The results of every library size measured: <prefix>-N.json beside `path`, smallest N first."""
+    found = sorted(path.parent.glob(f"{prefix}-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    return [_json(f) for f in found]
+
+
 def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
     rows = []
-    for found in sorted(path.parent.glob("maxsim_search-*.json"), key=lambda p: int(p.stem.split("-")[1])):
-        d = _json(found)
+    for d in _by_pages(path, "maxsim_search"):
         rows.append((f"visual search, {d['pages']:,} synthetic pages (768 x 128 each): p50 / p90, recall@10 vs "
                      f"exact, RAM, disk per page; exact float32 p50; floor",
                      f"{d['p50_ms']} / {d['p90_ms']} ms, {d['recall_at_10']}, {d['rss_mb']} MB, "
@@ -104,8 +109,7 @@ def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
 
 def _bookkeeping_headline(path: Path) -> list[tuple[str, str]]:
     rows = []
-    for found in sorted(path.parent.glob("visual_bookkeeping-*.json"), key=lambda p: int(p.stem.split("-")[1])):
-        d = _json(found)
+    for d in _by_pages(path, "visual_bookkeeping"):
         rows.append((f"visual search, {d['pages']:,} pages: database checks before each search p50 / p90; "
                      f"catch-up after {d['catch_up_pages']:,} pages changed",
                      f"{d['checks_p50_ms']} / {d['checks_p90_ms']} ms; {d['catch_up_ms']:,.0f} ms"))
