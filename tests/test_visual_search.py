@@ -176,12 +176,11 @@ def test_stored_vectors_decode_to_what_the_embedder_produced(home, paper, tiny_e
     with visual_service(home, tiny_embedder_folder) as service:
         service.index([str(paper)])
         doc_id = stored_rows(service)[0][0]
-        stored = page_vectors.page(service.db.cursor(), "tiny-colqwen", doc_id, 2)
+        [stored] = next(page_vectors.load(service.db.cursor(), "tiny-colqwen", [page_vectors.page_key(doc_id, 2)]))
         embedder = service.visual.embedder()
         image = next(page_images(str(paper / SMALL_PAPER), [2], embedder.visual_tokens))[1]
         fresh = embedder.embed_pages([image])[0]
-        decoded = stored.int8.astype(np.float32) * stored.scales[:, None]
-        assert np.abs(decoded - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
+        assert np.abs(stored.vectors() - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
         assert stored.grid == fresh.grid and np.array_equal(stored.patch_rows, fresh.patch_rows)
     duckdb.connect(str(home / "data" / "library.duckdb")).close()  # the file is closed and reopens cleanly
 

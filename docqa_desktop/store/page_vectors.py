@@ -35,6 +35,10 @@ class StoredPage:
     def key(self) -> int:
         return page_key(self.doc_id, self.page)
 
+    def vectors(self) -> np.ndarray:
+        """The float32 vectors the int8 codes stand for."""
+        return self.int8.astype(np.float32) * self.scales[:, None]
+
 
 def pages_without_vectors(cur, model: str) -> list[tuple[int, int]]:
     """(doc_id, page) of every indexed page that `model` has not embedded, in document order."""
@@ -82,11 +86,6 @@ def load(cur, model: str, wanted: list[int], batch: int = 512) -> Iterator[list[
             "ON v.doc_id = w.doc_id AND v.page = w.page WHERE v.model = ?",
             [[d for d, _ in part], [p for _, p in part], model]).fetchall()
         yield [_stored(row) for row in rows]
-
-
-def page(cur, model: str, doc_id: int, page_number: int) -> StoredPage | None:
-    found = next(load(cur, model, [page_key(doc_id, page_number)]), [])
-    return found[0] if found else None
 
 
 def counts(cur) -> dict[str, int]:

@@ -55,7 +55,7 @@ class VisualLibraryIndex:
     def __len__(self) -> int:
         """Pages in the cache as of the last sync."""
         with self._busy:
-            return len(self._current().ids())
+            return len(self._current())
 
     def search(self, query: np.ndarray, doc_ids: list[int] | None, k: int) -> list[tuple[tuple[int, int], float]]:
         """((doc_id, page), MaxSim score) of the k best pages, best first, among the pages of the last sync."""
@@ -77,9 +77,8 @@ class VisualLibraryIndex:
         for batch in page_vectors.load(self._db().cursor(), self.model, [page_vectors.page_key(*p) for p in pages]):
             for stored in batch:
                 if len(stored.patch_rows):
-                    vectors = stored.int8.astype(np.float32) * stored.scales[:, None]
                     found[stored.doc_id, stored.page] = best_region(
-                        similarity_map(query, vectors, stored.patch_rows, stored.grid))
+                        similarity_map(query, stored.vectors(), stored.patch_rows, stored.grid))
         return found
 
     # -- the folder ---------------------------------------------------------------------------------
