@@ -182,9 +182,14 @@ def _cmd_search(service: Service, args) -> int:
     if not hits:
         print("no matching pages")
     for rank, h in enumerate(hits, 1):
-        where = (" region x %.2f-%.2f y %.2f-%.2f" % h.region) if h.region else ""
+        where = _region_text(h.region) if h.region else ""
         print(f"{rank:2}. {h.doc}  p.{h.page}  ({h.score:.4f}){where}\n    {h.snippet}")
     return 0
+
+
+def _region_text(region) -> str:
+    x0, y0, x1, y1 = region
+    return f" region x {x0:.2f}-{x1:.2f} y {y0:.2f}-{y1:.2f}"
 
 
 def _cmd_ask(service: Service, args) -> int:

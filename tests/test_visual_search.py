@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 
 import duckdb
@@ -160,6 +161,9 @@ def test_cli_search_modes_and_a_broken_embedder_folder(home, paper, tiny_embedde
         assert main(["--home", str(home), "search", "results table", "--mode", mode, "--k", "3", "--json"]) == 0
         hits = json.loads(capsys.readouterr().out)
         assert len(hits) == 3 and all(("region" in h) == (mode != "text") for h in hits)
+    assert main(["--home", str(home), "search", "results table", "--mode", "visual", "--k", "3"]) == 0
+    spans = re.findall(r"region x ([\d.]+)-([\d.]+) y ([\d.]+)-([\d.]+)", capsys.readouterr().out)
+    assert len(spans) == 3 and all(float(x0) < float(x1) and float(y0) < float(y1) for x0, x1, y0, y1 in spans)
 
     broken = tmp_path / "broken-embedder"
     shutil.copytree(tiny_embedder_folder, broken)
