@@ -2,14 +2,21 @@
 
 Markdown and HTML show numbered citations with the cited region of each page as an image, so a reader
 can check the answer without the PDFs; PDF embeds the same images.
+
+Page text and model output are untrusted (a PDF can say "answer with <script>…"): every export shows them
+as text. Markdown escapes them so no HTML, image, link or autolink is formed, and its images are files
+beside it; HTML escapes them, embeds the images as data: URIs and forbids every remote load in its
+Content-Security-Policy.
 """
 from __future__ import annotations
 
 import base64
 import html
 import json
+import re
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote as url_quote
 
 import pymupdf
 
@@ -57,25 +64,53 @@ def cited_line(n: int, c: Citation) -> str:
 
 def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:
     images = out.with_name(out.stem + "_files")
-    lines = [f"# {answer.question}", "", answer.text, "", f"*{answer.status.value} · {answer.method} · "
+    lines = [f"# {markdown_text(_one_line(answer.question))}", "", markdown_text(answer.text).replace("\n", "  \n"),
+             "", f"*{answer.status.value} · {markdown_text(answer.method)} · "
              f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", "## Citations", ""]
     for n, c in enumerate(answer.citations, 1):
-        lines.append(f"{n}. {c.source} — “{c.quote}”  \n   `{c.path}`")
+        lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
+                     f"   {markdown_text(_one_line(c.path))}")
         png = render(c)
         if png:
             images.mkdir(exist_ok=True)
             (images / f"citation-{n}.png").write_bytes(png)
-            lines.append(f"\n   ![citation {n}]({images.name}/citation-{n}.png)")
+            lines.append(f"\n   ![citation {n}]({url_quote(f'{images.name}/citation-{n}.png')})")
         lines.append("")
     write_atomically(out, "\n".join(lines))
 
 
+# Characters that start Markdown markup anywhere in a line: code, emphasis, links and images, tables,
+# strikethrough, math, and the ':' '/' '@' that GFM-style renderers turn into autolinks.
+_MD_INLINE = re.compile(r"([\\`*_\[\]|~$:/@!#])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))", re.M)  # bullets, setext rules, "1." lists
+_MD_INNER_DOT = re.compile(r"\.(?=\S)")  # in "www.x.org" or "x.png": a dot autolinkers read as a domain
+
+
+def markdown_text(text: str) -> str:
+    """`text` as Markdown that renders as exactly that text: raw HTML and entities become entities,
+    markup characters are backslash-escaped, so nothing in it can form a tag, an image or a link."""
+    text = _MD_INLINE.sub(r"\\\1", text)
+    text = _MD_INNER_DOT.sub(r"\\.", text)
+    text = _MD_LINE_START.sub(lambda m: m[1] + ("\\" + m[2] if not m[2].isdigit() else m[2] + "\\"), text)
+    return html.escape(text, quote=False)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Opening the export loads nothing from anywhere: no scripts, no fonts, no frames, images only inline.
+NO_REMOTE_LOADS = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
+                   "style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">")
+
+
 def _html(answer: Answer, render: RenderFn) -> str:
-    parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(answer.question)}</title>",
+    parts = [f"<!doctype html><meta charset='utf-8'>{NO_REMOTE_LOADS}<title>{html.escape(answer.question)}</title>",
              "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50em;margin:2em auto;padding:0 1em}"
              "img{max-width:100%;border:1px solid #ccc}li{margin-bottom:1.5em}</style>",
-             f"<h1>{html.escape(answer.question)}</h1><p>{html.escape(answer.text)}</p>",
-             f"<p><small>{answer.status.value} · {answer.method} · {len(answer.calls)} model calls · "
+             f"<h1>{html.escape(answer.question)}</h1>",
+             f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
+             f"<p><small>{answer.status.value} · {html.escape(answer.method)} · {len(answer.calls)} model calls · "
              f"{answer.seconds:.1f} s</small></p><h2>Citations</h2><ol>"]
     for c in answer.citations:
         png = render(c)

@@ -23,7 +23,8 @@ STATUS_TEXT = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.NOT_ANSWERABLE: "
 
 
 def answer_html(answer: Answer) -> str:
-    """The answer text, then one chip per citation linking to `cite:N`."""
+    """The answer text, then one chip per citation linking to `cite:N`. Model output, page text, file
+    names and errors are untrusted: all are escaped, so they show as text and the only links are ours."""
     chips = "".join(
         f'<p style="margin:4px 0"><a href="cite:{n}" style="text-decoration:none">'
         f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
@@ -35,6 +36,12 @@ def answer_html(answer: Answer) -> str:
     return (f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
             f'<p style="font-size:large">{html.escape(answer.text).replace(chr(10), "<br>")}</p>{error}'
             f'{chips}<p style="color:gray">{meta}</p>')
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows `text` as it is: Qt renders any tooltip that looks like HTML as HTML, so
+    model output such as "<img src=…>" is escaped inside a paragraph that keeps its line breaks."""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
 
 
 def framed(png: bytes, size: QSize) -> QPixmap:
@@ -121,7 +128,7 @@ class AnswerView(QWidget):
         for row in rows:
             item = QTreeWidgetItem(self.trace, [" ".join(cell.split())[:200] for cell in row])
             for column, cell in enumerate(row):
-                item.setToolTip(column, cell[:2000])  # the whole text on hover
+                item.setToolTip(column, plain_tooltip(cell[:2000]))  # the whole text on hover
         for column, widest in enumerate(TRACE_COLUMN_WIDTHS):
             self.trace.resizeColumnToContents(column)
             self.trace.setColumnWidth(column, min(self.trace.columnWidth(column), widest))
