@@ -22,6 +22,7 @@ from docqa_desktop.llm import Completion, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.citations import cite
 from docqa_desktop.methods.evidence import PageSource
+from test_gui import window  # noqa: F401  (the app's main window, a fixture)
 from test_simpledoc import FixedRuntimes, ScriptedModel, reasoning
 
 PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"
@@ -222,8 +223,6 @@ MARKUP = '<b>bold</b><img src="http://x/y.png">'
 
 
 def test_the_answer_view_shows_model_output_as_text(qtbot):
-    from PySide6.QtGui import QTextDocument, Qt  # QtGui's Qt has mightBeRichText
-
     from docqa_desktop.ui.answer_view import AnswerView
 
     view = AnswerView()
@@ -246,14 +245,29 @@ def test_the_answer_view_shows_model_output_as_text(qtbot):
             it += 1
         block = block.next()
     assert set(hrefs) == {"cite:1"}  # the only link is our citation chip
-    # the trace's tooltip (Qt renders tooltips that look like HTML as HTML) shows the output as written
-    tip = view.trace.topLevelItem(0).toolTip(5)
-    rendered = QTextDocument()
-    if Qt.mightBeRichText(tip):
-        rendered.setHtml(tip)
+    # the trace's tooltip shows the output as written
+    assert MARKUP in as_shown(view.trace.topLevelItem(0).toolTip(5))
+
+
+def as_shown(text: str) -> str:
+    """What Qt shows for a tooltip or an auto-format label: anything that looks like HTML is rendered."""
+    from PySide6.QtGui import QTextDocument, Qt  # QtGui's Qt has mightBeRichText
+
+    document = QTextDocument()
+    if Qt.mightBeRichText(text):
+        document.setHtml(text)
     else:
-        rendered.setPlainText(tip)
-    assert MARKUP in rendered.toPlainText()
+        document.setPlainText(text)
+    return document.toPlainText()
+
+
+def test_history_tooltips_and_the_status_line_show_model_output_as_text(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.history.show_history([Answer("a2", QUESTION, "simpledoc", MARKUP, AnswerStatus.ANSWERED)])
+    assert MARKUP in as_shown(window.history.item(0).toolTip())
+    window.show_error(f"model output does not match: {MARKUP!r}")  # errors quote what the model wrote
+    assert window.status_text.textFormat() == Qt.TextFormat.PlainText
 
 
 # ---- the model has no tools: nothing acts on what it writes

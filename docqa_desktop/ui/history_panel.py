@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..answers import Answer
+from .answer_view import plain_tooltip
 
 
 class HistoryPanel(QListWidget):
@@ -20,5 +21,5 @@ class HistoryPanel(QListWidget):
         for answer in answers:
             item = QListWidgetItem(f"{answer.question}\n{answer.status.value} · {answer.created_at[:16]}")
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
-            item.setToolTip(answer.text[:400])
+            item.setToolTip(plain_tooltip(answer.text[:400]))  # model output: shown as text, never as HTML
             self.addItem(item)

@@ -93,6 +93,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
 
         self.status_text = QLabel("Ready")
+        self.status_text.setTextFormat(Qt.TextFormat.PlainText)  # errors quote file names and model output
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setVisible(False)
