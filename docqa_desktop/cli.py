@@ -9,6 +9,8 @@ import sys
 import threading
 import time
 
+import duckdb
+
 from . import cli_models, logs
 from .domain import IndexProgress, IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
@@ -20,6 +22,7 @@ from .methods import METHODS
 from .llm import ModelError
 from .settings import Settings, SettingsError
 from .store import StoreError
+from .store.database import store_error
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("remove", parents=[common], help="forget a file or folder (files on disk are kept)")
     p.add_argument("path")
+
+    p = sub.add_parser("repair", parents=[common],
+                       help="rebuild a damaged database: the damaged file is kept aside, history and page "
+                            "summaries are copied where readable, the library folders are indexed again")
+    p.add_argument("paths", nargs="*", help="folders or PDFs to index as well (needed when the damaged file "
+                                            "no longer says which folders the library holds)")
+    p.add_argument("--force", action="store_true", help="rebuild even if the database reads fine")
 
     p = sub.add_parser("status", parents=[common], help="what is indexed, pending or failed")
     p.add_argument("--json", action="store_true")
@@ -112,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
             VisualUnavailable) as exc:
         print(f"docqa: {exc}", file=sys.stderr)
         return 2
+    except duckdb.Error as exc:  # e.g. a query reached a damaged block the check on opening does not read
+        print(f"docqa: {store_error(settings.locations.database, exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)
         return 130
@@ -152,6 +165,29 @@ def _cmd_remove(service: Service, args) -> int:
     removed = service.remove(args.path)
     print(f"removed {removed} file(s) from the index")
     return 0 if removed else 1
+
+
+def _cmd_repair(service: Service, args) -> int:
+    bar = _ProgressBar()
+    report = service.repair(args.force, args.paths, bar)
+    bar.close()
+    if report.damage is None:
+        print(f"{service.database_path} opens and reads fine: nothing to repair (--force rebuilds it anyway)")
+        return 0
+    print(f"{service.database_path}: {report.damage}")
+    if report.set_aside:
+        print(f"the old file is kept as {report.set_aside} (delete it once you have checked the rebuilt one)")
+    print("kept — " + ", ".join(f"{what}: {n}" for what, n in report.kept.items()))
+    for what, reason in report.unreadable.items():
+        print(f"could not read {what}: {reason}")
+    for path in report.missing_paths:
+        print(f"not on disk any more, not indexed again: {path}")
+    if report.reindexed is not None:
+        print("rebuilt from the PDFs:")
+        _print_report(report.reindexed)
+    else:
+        print("no library folders to index again: `docqa index FOLDER` adds them")
+    return 0
 
 
 def _cmd_status(service: Service, args) -> int:
@@ -288,7 +324,7 @@ def _cmd_render(service: Service, args) -> int:
     return 0
 
 
-COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove,
+COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove, "repair": _cmd_repair,
             "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
             "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export,
             "eval": _cmd_eval, "gui": _cmd_gui}

@@ -26,6 +26,7 @@ from .store import answers as answers_store
 from .store import catalog
 from .store import summaries as summaries_store
 from .store.database import Database
+from .store.repair import RepairReport, repair as repair_database
 from .visual.provider import VisualModels
 
 
@@ -139,6 +140,14 @@ class Service:
 
     def remove(self, path: str) -> int:
         return Indexer(self.db, self.settings.index).remove(path)
+
+    def repair(self, force: bool = False, more_paths: list[str] = (),
+               progress: ProgressCallback | None = None) -> RepairReport:
+        """Set a damaged database aside and rebuild it: history and summaries copied where readable, the
+        rest indexed again from the library folders (and `more_paths`)."""
+        self.close()
+        return repair_database(self.database_path, lambda: self.db, lambda paths: self.index(paths, progress),
+                               force, more_paths)
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -75,7 +75,8 @@ class Indexer:
         jobs = self._plan(candidates, report, emit)
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
-        if report.added or report.updated or report.removed:
+        # stale with nothing changed: a run killed after its last document, before this rebuild
+        if report.added or report.updated or report.removed or self.db.text_index_stale():
             emit(IndexProgress("finishing", len(jobs), len(jobs), report.pages, report.pages, None, 0.0, 0.0))
             self.db.rebuild_text_index()  # searchable by keywords from here on
         if self.settings.dense and not cancel.is_set():
@@ -277,6 +278,7 @@ class Indexer:
             for task_index in job.tasks:
                 result = pipeline.result(task_index)
                 if result.error:
+                    self._check_unchanged(job)  # a file replaced mid-parse is "changed", not broken
                     raise PdfError(result.error)
                 self._add_stage_time(result.seconds)
                 content.insert_pages(self.db, cur, doc_id, result.pages)
@@ -284,18 +286,22 @@ class Indexer:
                 progress.pages_parsed(len(result.pages))
                 if cancel.is_set():
                     raise Cancelled()  # rolls this document back; it stays pending
-            for cand in job.paths:
-                try:
-                    now = FileState.of(cand.path)
-                except FileNotFoundError:
-                    raise FileChanged("file vanished while it was being indexed") from None
-                if now != cand.state:
-                    raise FileChanged("file changed while it was being indexed; it will be indexed again")
+            self._check_unchanged(job)
             for cand in job.paths:
                 catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=doc_id,
                                  size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.INDEXED)
             catalog.drop_orphan_documents(cur)  # the previous version of a changed file
             self.db.mark_text_index_stale(cur)
+
+    @staticmethod
+    def _check_unchanged(job: _Job) -> None:
+        for cand in job.paths:
+            try:
+                now = FileState.of(cand.path)
+            except FileNotFoundError:
+                raise FileChanged("file vanished while it was being indexed") from None
+            if now != cand.state:
+                raise FileChanged("file changed while it was being indexed; it will be indexed again")
 
     def _record_failure(self, job: _Job, reason: str, report: IndexReport, changed: bool) -> None:
         with self.db.transaction() as cur:

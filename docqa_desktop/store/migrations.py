@@ -134,7 +134,8 @@ class NewerSchema(RuntimeError):
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
-    """Bring the schema to LATEST, each step in its own transaction. Returns the version reached."""
+    """Bring the schema to LATEST, each step in its own transaction (a kill or an error mid-step leaves the
+    file at the previous step). Returns the version reached. Database backs the file up before calling this."""
     version = current_version(con)
     if version > LATEST:
         raise NewerSchema(f"database schema v{version} is newer than this program (v{LATEST}); upgrade docqa")
@@ -142,8 +143,15 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
         if step <= version:
             continue
         con.execute("BEGIN")
-        con.execute(sql)
-        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step)])
-        con.execute("COMMIT")
+        try:
+            con.execute(sql)
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(step)])
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")  # the file stays at the last finished step
+            except duckdb.Error:
+                pass  # a failed COMMIT has already ended the transaction
+            raise
         version = step
     return version

@@ -7,11 +7,12 @@ import sys
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..launcher import ICON
 from ..service import Service
 from ..settings import Settings
+from ..store import StoreError
 from .main_window import MainWindow
 
 GIL_SWITCH_SECONDS = float(os.environ.get("DOCQA_GUI_SWITCH_INTERVAL", "0.001"))
@@ -78,7 +79,11 @@ def open_main_window(service: Service) -> MainWindow:
 def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None) -> int:
     app = make_app(argv)
     with Service(settings) as service:
-        window = open_main_window(service)
+        try:
+            window = open_main_window(service)
+        except StoreError as exc:  # damaged (the message says to run `docqa repair`), in use, read-only folder
+            QMessageBox.critical(None, "DocQA Desktop cannot open its library", str(exc))
+            return 2
         if folders:
             window.add_paths(list(folders))
         return app.exec()

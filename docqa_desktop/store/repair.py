@@ -1,0 +1,189 @@
+"""`docqa repair`: set a damaged database file aside and rebuild a fresh one.
+
+Everything derived from the PDFs (documents, pages, words, chunks, embeddings) is rebuilt by indexing the
+library folders again; what cannot be rebuilt — question history and page summaries written by a language
+model — is copied over from the damaged file where its tables can still be read. The damaged file is kept
+beside the new one (<db>.damaged-<time>) and never deleted here.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+import pyarrow as pa
+
+from .database import Database, DatabaseDamaged, is_damage
+
+log = logging.getLogger(__name__)
+
+# (what the user is told it is, the query that reads it from the damaged file)
+SALVAGED = {
+    "answers in the history": "SELECT id, question, method, record, created_at FROM answers",
+    # summaries are keyed by document id, which a rebuild renumbers: the content hash finds them again
+    "page summaries": "SELECT d.sha256, s.page, s.model, s.summary, s.created_at FROM page_summaries s "
+                      "JOIN documents d ON d.id = s.doc_id",
+    "library folders": "SELECT root FROM libraries",
+    # files indexed on their own (`docqa index FILE.pdf`), not through a library folder
+    "single files": "SELECT path FROM files WHERE library_id IS NULL",
+}
+
+
+@dataclass
+class RepairReport:
+    damage: str | None  # why the file was rebuilt; None: it was fine and nothing was done
+    set_aside: Path | None = None
+    kept: dict[str, int] = field(default_factory=dict)  # what was copied over, and how many rows
+    unreadable: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
+    missing_paths: list[str] = field(default_factory=list)  # library folders no longer on disk
+    reindexed: object | None = None  # the IndexReport of the rebuild
+
+
+def damage_of(path: Path) -> str | None:
+    """Why the database cannot be used, or None when every table of it reads.
+
+    Reads everything (seconds for a large library): opening checks only the small tables, so a damaged block
+    in a large one is found here, not when a later search reaches it.
+    """
+    try:
+        db = Database(path, wait_seconds=0)
+    except DatabaseDamaged as exc:
+        return str(exc.__cause__ or exc)
+    try:
+        cur = db.cursor()
+        tables = cur.execute("SELECT schema_name, table_name FROM duckdb_tables() "
+                             "WHERE database_name = current_database()").fetchall()
+        for schema, table in tables:
+            cur.execute(f'SELECT bit_xor(hash(t)) FROM "{schema}"."{table}" t').fetchall()
+    except duckdb.Error as exc:
+        if is_damage(exc):
+            return str(exc)
+        raise
+    finally:
+        db.close()
+    return None
+
+
+def repair(path: Path, open_db: Callable[[], Database], reindex: Callable[[list[str]], object],
+           force: bool = False, more_paths: list[str] = ()) -> RepairReport:
+    """Rebuild the database at `path` if it is damaged (or `force`): set it aside, salvage, re-index.
+
+    `open_db` opens the fresh database at `path`; `reindex` indexes folders and files into it (the index
+    layer sits above the store, so the caller supplies it). `more_paths` are indexed too: when the list of
+    library folders cannot be read from the damaged file, the user names them.
+    """
+    damage = damage_of(path) if path.exists() else None
+    if damage is None and not force:
+        return RepairReport(damage=None)
+    report = RepairReport(damage=damage or "rebuilt on request (--force)")
+    if path.exists():
+        report.set_aside = _set_aside(path)
+        rows = _salvage(report.set_aside, report.unreadable)
+    else:
+        rows = {}
+    db = open_db()  # a new, empty file at the old name
+    with db.transaction() as cur:
+        if "answers in the history" in rows:
+            report.kept["answers in the history"] = _restore_history(db, cur, rows["answers in the history"])
+    roots = [r for (r,) in rows.get("library folders", [])] + [p for (p,) in rows.get("single files", [])]
+    roots = list(dict.fromkeys(roots + [os.path.abspath(p) for p in more_paths]))
+    report.missing_paths = [p for p in roots if not os.path.exists(p)]
+    present = [p for p in roots if os.path.exists(p)]
+    report.kept["library folders"] = len(rows.get("library folders", []))
+    if present:
+        report.reindexed = reindex(present)
+    if "page summaries" in rows:
+        with db.transaction() as cur:
+            report.kept["page summaries"] = _restore_summaries(db, cur, rows["page summaries"])
+    log.warning("repaired %s: %s", path, report)
+    return report
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename the file (and its write-ahead log) to <db>.damaged-<time>: kept for inspection, out of the way."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():
+        os.replace(wal, aside.with_name(aside.name + ".wal"))
+    return aside
+
+
+def _salvage(damaged: Path, unreadable: dict[str, str]) -> dict[str, list[tuple]]:
+    """Rows of each SALVAGED table that can still be read; a table that cannot is noted, not fatal."""
+    with _open_readable(damaged, unreadable) as con:
+        if con is None:
+            return {}
+        rows = {}
+        for what, sql in SALVAGED.items():
+            try:
+                rows[what] = con.execute(sql).fetchall()
+            except duckdb.Error as exc:
+                unreadable[what] = str(exc)
+        return rows
+
+
+class _open_readable:
+    """A read-only connection to the damaged file; when its write-ahead log is what fails, the main file alone
+    (the last checkpoint) is opened from a temporary copy."""
+
+    def __init__(self, damaged: Path, unreadable: dict[str, str]):
+        self.damaged, self.unreadable = damaged, unreadable
+        self.con = None
+        self.scratch: str | None = None
+
+    def __enter__(self):
+        try:
+            self.con = duckdb.connect(str(self.damaged), read_only=True)
+            return self.con
+        except duckdb.Error as exc:
+            first = str(exc)
+        if self.damaged.with_name(self.damaged.name + ".wal").exists():
+            self.scratch = tempfile.mkdtemp(prefix="docqa-repair-")
+            copy = os.path.join(self.scratch, "without-wal.duckdb")
+            shutil.copyfile(self.damaged, copy)
+            try:
+                self.con = duckdb.connect(copy, read_only=True)
+                self.unreadable["changes since the last checkpoint"] = first
+                return self.con
+            except duckdb.Error as exc:
+                first = f"{first}; without its write-ahead log: {exc}"
+        self.unreadable["the whole file"] = first
+        return None
+
+    def __exit__(self, *exc):
+        if self.con is not None:
+            self.con.close()
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _restore_history(db: Database, cur, rows: list[tuple]) -> int:
+    ids, questions, methods, records, created = zip(*rows) if rows else ([],) * 5
+    db.insert_arrow(cur, "answers", pa.table({"id": ids, "question": questions, "method": methods,
+                                              "record": records, "created_at": created}))
+    return len(rows)
+
+
+def _restore_summaries(db: Database, cur, rows: list[tuple]) -> int:
+    """Back onto the rebuilt documents with the same content; pages of documents gone from disk are dropped."""
+    if not rows:
+        return 0
+    sha, page, model, summary, created = zip(*rows)
+    cur.register("_old_summaries", pa.table({"sha256": sha, "page": page, "model": model, "summary": summary,
+                                             "created_at": created}))
+    try:
+        cur.execute(
+            "INSERT INTO page_summaries (doc_id, page, model, summary, created_at) "
+            "SELECT DISTINCT ON (p.doc_id, p.page) p.doc_id, p.page, o.model, o.summary, o.created_at "
+            "FROM _old_summaries o JOIN documents d ON d.sha256 = o.sha256 "
+            "JOIN pages p ON p.doc_id = d.id AND p.page = o.page")
+        return cur.execute("SELECT count(*) FROM page_summaries").fetchone()[0]
+    finally:
+        cur.unregister("_old_summaries")
