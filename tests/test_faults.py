@@ -151,6 +151,24 @@ def test_repair_of_an_unreadable_file_indexes_the_folders_it_is_given(home, libr
     assert_earlier_document_searchable(home)
 
 
+def test_repair_of_a_damaged_write_ahead_log_keeps_the_last_checkpoint(home, capsys):
+    db = database(home)
+    with duckdb.connect(str(db)) as con:  # a change still only in the log, as after a crash
+        con.execute("PRAGMA disable_checkpoint_on_shutdown")
+        con.execute("INSERT INTO answers (id, question, method, record) VALUES ('a2', 'later', 'simpledoc', '{}')")
+    wal = db.with_name(DB_NAME + ".wal")
+    with open(wal, "r+b") as fh:
+        fh.seek(40)
+        fh.write(os.urandom(200))
+    with pytest.raises(DatabaseDamaged, match="Corrupt WAL file"):
+        Database(db)
+    code, out, err = docqa(capsys, home, "repair")
+    assert code == 0, err
+    assert "could not read changes since the last checkpoint" in out
+    assert "answers in the history: 1" in out  # a1, from the checkpoint; a2 was only in the damaged log
+    assert_earlier_document_searchable(home)
+
+
 # -- migrations: a backup first, and a kill or a failing step leaves a database that opens -------------
 
 def downgrade_to_v1(db: Path) -> None:

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -23,15 +24,17 @@ from .database import Database, DatabaseDamaged, is_damage
 
 log = logging.getLogger(__name__)
 
-# (what the user is told it is, the query that reads it from the damaged file)
+HISTORY, SUMMARIES, LIBRARIES, SINGLE_FILES = ("answers in the history", "page summaries", "library folders",
+                                               "single files")
+# what is read from the damaged file, by the name the user is told
 SALVAGED = {
-    "answers in the history": "SELECT id, question, method, record, created_at FROM answers",
+    HISTORY: "SELECT id, question, method, record, created_at FROM answers",
     # summaries are keyed by document id, which a rebuild renumbers: the content hash finds them again
-    "page summaries": "SELECT d.sha256, s.page, s.model, s.summary, s.created_at FROM page_summaries s "
-                      "JOIN documents d ON d.id = s.doc_id",
-    "library folders": "SELECT root FROM libraries",
+    SUMMARIES: "SELECT d.sha256, s.page, s.model, s.summary, s.created_at FROM page_summaries s "
+               "JOIN documents d ON d.id = s.doc_id",
+    LIBRARIES: "SELECT root FROM libraries",
     # files indexed on their own (`docqa index FILE.pdf`), not through a library folder
-    "single files": "SELECT path FROM files WHERE library_id IS NULL",
+    SINGLE_FILES: "SELECT path FROM files WHERE library_id IS NULL",
 }
 
 
@@ -88,26 +91,31 @@ def repair(path: Path, open_db: Callable[[], Database], reindex: Callable[[list[
     else:
         rows = {}
     db = open_db()  # a new, empty file at the old name
-    with db.transaction() as cur:
-        if "answers in the history" in rows:
-            report.kept["answers in the history"] = _restore_history(db, cur, rows["answers in the history"])
-    roots = [r for (r,) in rows.get("library folders", [])] + [p for (p,) in rows.get("single files", [])]
+    if HISTORY in rows:
+        with db.transaction() as cur:
+            report.kept[HISTORY] = _restore_history(db, cur, rows[HISTORY])
+    roots = [r for (r,) in rows.get(LIBRARIES, [])] + [p for (p,) in rows.get(SINGLE_FILES, [])]
     roots = list(dict.fromkeys(roots + [os.path.abspath(p) for p in more_paths]))
     report.missing_paths = [p for p in roots if not os.path.exists(p)]
     present = [p for p in roots if os.path.exists(p)]
-    report.kept["library folders"] = len(rows.get("library folders", []))
+    report.kept[LIBRARIES] = len(rows.get(LIBRARIES, []))
     if present:
         report.reindexed = reindex(present)
-    if "page summaries" in rows:
+    if SUMMARIES in rows:  # after the re-index: they attach to the rebuilt documents
         with db.transaction() as cur:
-            report.kept["page summaries"] = _restore_summaries(db, cur, rows["page summaries"])
+            report.kept[SUMMARIES] = _restore_summaries(db, cur, rows[SUMMARIES])
     log.warning("repaired %s: %s", path, report)
     return report
 
 
 def _set_aside(path: Path) -> Path:
     """Rename the file (and its write-ahead log) to <db>.damaged-<time>: kept for inspection, out of the way."""
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while aside.exists():  # never overwrite an earlier set-aside file
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
     os.replace(path, aside)
     wal = path.with_name(path.name + ".wal")
     if wal.exists():
@@ -129,39 +137,33 @@ def _salvage(damaged: Path, unreadable: dict[str, str]) -> dict[str, list[tuple]
         return rows
 
 
-class _open_readable:
-    """A read-only connection to the damaged file; when its write-ahead log is what fails, the main file alone
-    (the last checkpoint) is opened from a temporary copy."""
-
-    def __init__(self, damaged: Path, unreadable: dict[str, str]):
-        self.damaged, self.unreadable = damaged, unreadable
-        self.con = None
-        self.scratch: str | None = None
-
-    def __enter__(self):
+@contextmanager
+def _open_readable(damaged: Path, unreadable: dict[str, str]):
+    """A read-only connection to the damaged file, or None. When replaying its write-ahead log is what fails,
+    the main file alone (as of the last checkpoint) is opened from a temporary copy."""
+    con, scratch = None, None
+    try:
+        con = duckdb.connect(str(damaged), read_only=True)
+    except duckdb.Error as exc:
+        failure = str(exc)
+    if con is None and damaged.with_name(damaged.name + ".wal").exists():
+        scratch = tempfile.mkdtemp(prefix="docqa-repair-")
+        copy = os.path.join(scratch, "without-wal.duckdb")
+        shutil.copyfile(damaged, copy)
         try:
-            self.con = duckdb.connect(str(self.damaged), read_only=True)
-            return self.con
+            con = duckdb.connect(copy, read_only=True)
+            unreadable["changes since the last checkpoint"] = failure
         except duckdb.Error as exc:
-            first = str(exc)
-        if self.damaged.with_name(self.damaged.name + ".wal").exists():
-            self.scratch = tempfile.mkdtemp(prefix="docqa-repair-")
-            copy = os.path.join(self.scratch, "without-wal.duckdb")
-            shutil.copyfile(self.damaged, copy)
-            try:
-                self.con = duckdb.connect(copy, read_only=True)
-                self.unreadable["changes since the last checkpoint"] = first
-                return self.con
-            except duckdb.Error as exc:
-                first = f"{first}; without its write-ahead log: {exc}"
-        self.unreadable["the whole file"] = first
-        return None
-
-    def __exit__(self, *exc):
-        if self.con is not None:
-            self.con.close()
-        if self.scratch:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            failure = f"{failure}; without its write-ahead log: {exc}"
+    if con is None:
+        unreadable["the whole file"] = failure
+    try:
+        yield con
+    finally:
+        if con is not None:
+            con.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _restore_history(db: Database, cur, rows: list[tuple]) -> int:
