@@ -115,6 +115,16 @@ def test_a_damaged_database_is_detected_on_open_and_named(home, capsys, damage):
     assert code == 2 and f"{database(home)} is damaged" in err and "docqa repair" in err
 
 
+def test_the_app_says_the_database_is_damaged_instead_of_crashing(home, monkeypatch):
+    from docqa_desktop.ui import app
+
+    shown = []
+    monkeypatch.setattr(app.QMessageBox, "critical", lambda parent, title, text: shown.append(text))
+    DAMAGE["truncated"](database(home))
+    assert app.run(make_settings(home, **FAST)) == 2
+    assert len(shown) == 1 and f"{database(home)} is damaged" in shown[0] and "`docqa repair`" in shown[0]
+
+
 def test_damage_in_a_large_table_is_named_when_a_search_reaches_it(home, capsys):
     """Opening reads only the small tables (milliseconds); a damaged page-text block surfaces on use."""
     overwrite_block_of(database(home), "pages")
