@@ -37,7 +37,8 @@ def build(path: Path, documents: int) -> None:
         db.insert_arrow(cur, "documents", pa.table({
             "id": pa.array(ids), "sha256": [f"{i:064x}" for i in ids.tolist()],
             "size": pa.array(np.full(documents, 1_500_000)), "pages": pa.array(np.full(documents, 10, np.int32)),
-            "title": [f"Annual report {i}" for i in ids.tolist()], "parser_version": pa.array(np.full(documents, 2, np.int32))}))
+            "title": [f"Annual report {i}" for i in ids.tolist()],
+            "parser_version": pa.array(np.full(documents, 2, np.int32))}))
         db.insert_arrow(cur, "files", pa.table({
             "path": [f"/home/user/Documents/library/folder {i % 50}/report {i}.pdf" for i in ids.tolist()],
             "library_id": pa.array(np.ones(documents, np.int64)), "doc_id": pa.array(ids),
@@ -71,7 +72,8 @@ def measure(documents: int, repeats: int, work: Path) -> dict:
     full_s = time.perf_counter() - start
     return {"documents": documents, "pages": documents * PAGES_PER_DOCUMENT,
             "file_mb": round(path.stat().st_size / 2**20, 1),
-            "open_p50_ms": round(statistics.median(opens), 1), "quick_check_p50_ms": round(statistics.median(checks), 2),
+            "open_p50_ms": round(statistics.median(opens), 1),
+            "quick_check_p50_ms": round(statistics.median(checks), 2),
             "repair_full_check_s": round(full_s, 2)}
 
 
