@@ -57,9 +57,10 @@ def _not_writable(exc: BaseException) -> bool:
     return "Read-only file system" in text or "Permission denied" in text
 
 
-# read in full on every open (small tables: ~5 ms for 20,000 files): a damaged block there fails now, with a clear
-# message, rather than halfway through a command. The large tables (pages, words, chunks, vectors) are too
-# big to read on open; a damaged block in them is reported the same way when a query reaches it.
+# read in full on every open (small tables: 9 ms for 20,000 documents, benchmarks/db_open_check.py): a damaged
+# block there fails now, with a clear message, rather than halfway through a command. The large tables (pages,
+# words, chunks, vectors) are too big to read on open; a damaged block in them is reported the same way when
+# a query reaches it, and `docqa repair` reads everything.
 QUICK_CHECK_TABLES = ("meta", "libraries", "files", "documents")
 
 

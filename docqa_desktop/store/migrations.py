@@ -129,16 +129,11 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
-class NewerSchema(RuntimeError):
-    pass
-
-
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Bring the schema to LATEST, each step in its own transaction (a kill or an error mid-step leaves the
-    file at the previous step). Returns the version reached. Database backs the file up before calling this."""
+    file at the previous step). Returns the version reached. Database refuses a newer schema and backs the file
+    up before calling this."""
     version = current_version(con)
-    if version > LATEST:
-        raise NewerSchema(f"database schema v{version} is newer than this program (v{LATEST}); upgrade docqa")
     for step, sql in MIGRATIONS:
         if step <= version:
             continue
