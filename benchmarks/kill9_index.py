@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -44,9 +45,15 @@ CHILD_TABLES = ("pages", "words", "elements", "chunks", "page_vectors", "page_su
 PHASES = {"index": ["scanning", "parsing", "finishing", "embedding"],
           "watch": ["scanning", "parsing", "finishing", "embedding", "burst"],
           "visual": ["visual"], "summarize": ["summaries"]}
-# lines of the progress bar (stderr on a terminal) that mark the start of each phase
-MARKERS = {"parsing": r"\d+/\d+ docs", "finishing": r"\b(\d+)/\1 docs", "embedding": r"embedding \d+/\d+ chunks",
+# lines of the progress bar (stderr on a terminal) that mark the start of each phase: the full-text index rebuild and
+# then the chunk embeddings follow the last document (the bar shows the first embedding batch only once it is done)
+ALL_DOCUMENTS = r"\b(\d+)/\1 docs"
+MARKERS = {"parsing": r"\d+/\d+ docs", "finishing": ALL_DOCUMENTS, "embedding": ALL_DOCUMENTS,
            "visual": r"page images", "summaries": r"summarised \d+/\d+"}
+FINISHING_SECONDS = 1.5  # the window after the last document in which "finishing" kills land
+# what the last progress line before a kill says the process was doing
+HIT = [("parsing", r"\d+/\d+ docs"), ("finishing", ALL_DOCUMENTS), ("embedding", r"chunks"),
+       ("visual", r"page images"), ("summaries", r"summarised")]
 SETTLE = 0.5
 
 
@@ -217,11 +224,17 @@ class Bench:
     def _learn_phases(self, run: Run) -> None:
         """How long each phase lasted in a clean run: the range the kill moment is drawn from."""
         end = (run.lines[-1][0] if run.lines else time.monotonic()) - run.started  # the last progress line
-        marks = sorted((t - run.started, phase) for phase, pattern in MARKERS.items()
-                       if (t := (run.first(pattern) or (None,))[0]) is not None)
-        boundaries = [(0.0, "scanning")] + marks + [(end, "end")]
-        for (start, phase), (stop, _) in zip(boundaries, boundaries[1:]):
-            self.phase_seconds.setdefault(phase, max(0.2, stop - start))
+        first = {phase: t - run.started for phase, pattern in MARKERS.items()
+                 if (t := (run.first(pattern) or (None,))[0]) is not None}
+        if first:
+            self.phase_seconds.setdefault("scanning", min(first.values()))
+        if "parsing" in first:
+            self.phase_seconds.setdefault("parsing", first["finishing"] - first["parsing"])
+        for phase in ("embedding", "visual", "summaries"):  # each runs to the end of its run
+            if phase in first:
+                self.phase_seconds.setdefault(phase, max(0.2, end - first[phase]))
+        if "finishing" in first:
+            self.phase_seconds.setdefault("finishing", min(FINISHING_SECONDS, self.phase_seconds["embedding"]))
 
     def _ensure_visual(self) -> None:
         if self.visual_base is not None:
@@ -300,6 +313,8 @@ class Bench:
             return
         record["at_seconds"] = round(time.monotonic() - run.started, 2)
         record["last_progress"] = run.last_line()[:120]
+        record["hit"] = next((phase for phase, pattern in reversed(HIT) if re.search(pattern, record["last_progress"])),
+                             "scanning")
         record["orphaned_workers"] = run.kill9()
         record["killed"] = True
 
@@ -354,6 +369,7 @@ class Bench:
     def _complete_watch(self, home: Path, record: dict) -> None:
         """Watch again until the index is complete, then Ctrl-C it."""
         run = Run(docqa_args("watch", str(self.folder), home=home), self.env)
+        run.wait_for(r"^watching ", timeout=600)  # its Ctrl-C handler is in place
         db = home / "data" / "library.duckdb"
         deadline = time.monotonic() + max(120.0, 5 * self.reference_seconds)
         while time.monotonic() < deadline and run.proc.poll() is None:
@@ -427,6 +443,8 @@ def main() -> None:
                       "phase_seconds": {k: round(v, 1) for k, v in bench.phase_seconds.items()},
                       "kills_by_mode_phase": dict(Counter(f"{r['mode']}/{r['phase']}" for r in records
                                                           if r.get("killed"))),
+                      # the phase the last progress line before each kill shows (the aim above is a plan)
+                      "kills_by_phase_hit": dict(Counter(r["hit"] for r in records if r.get("killed"))),
                       "cycles": records, "environment": _common.environment()}
             if not args.json:
                 r = records[-1]
