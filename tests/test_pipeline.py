@@ -1,3 +1,8 @@
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
 from docqa_desktop.index.pipeline import OrderedPool, Task
 from pool_tasks import square_or_die
 
@@ -11,6 +16,26 @@ def test_results_come_back_in_order_and_a_crash_is_blamed_on_its_own_task_only()
     finally:
         pool.close()
     assert results == [1, 4, "crashed", 9, 16, 25]
+
+
+@pytest.mark.parametrize("values", [[-1, 2, 3], [1, 2, -1, 3, 4, 5], [1, -1, -2, 3]])
+def test_a_worker_dying_while_the_pool_starts_another_is_blamed_on_its_task_only(monkeypatch, values):
+    """Submitting may start a worker; a worker dying meanwhile closes the pool's pipes under the submit
+    ("OSError: handle is closed", the rare flake of the test above). Slowing every start makes it certain."""
+    start_worker = ProcessPoolExecutor._spawn_process
+
+    def slow_start(executor):
+        time.sleep(0.4)  # the submitting thread descheduled on a busy machine
+        return start_worker(executor)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "_spawn_process", slow_start)
+    pool = OrderedPool(square_or_die, [Task(i, (v,)) for i, v in enumerate(values)], workers=2,
+                       on_crash=lambda: "crashed")
+    try:
+        results = [pool.result(i) for i in range(len(values))]
+    finally:
+        pool.close()
+    assert results == [v * v if v >= 0 else "crashed" for v in values]
 
 
 def test_skipped_jobs_do_not_spoil_later_results():

@@ -49,14 +49,24 @@ class OrderedPool:
         if self._pool is None:
             self._pool = self._start_pool()
         while self._next < len(self.tasks) and len(self._inflight) < self.window:
-            task = self.tasks[self._next]
-            if task.job not in self._skipped_jobs:
+            if self.tasks[self._next].job not in self._skipped_jobs:
                 try:
-                    self._inflight[self._next] = self._pool.submit(self.fn, *task.args)
-                except BrokenProcessPool:  # broken by a task already running
-                    self._reset_pool()
-                    continue
+                    self._inflight[self._next] = self._submit(self._next)
+                except BrokenProcessPool:
+                    # broken by a task already running: its future says so when its result is asked for,
+                    # and result() then finds the culprit; resubmitting here could feed it the pool again
+                    return
             self._next += 1
+
+    def _submit(self, index: int) -> Future:
+        try:
+            return self._pool.submit(self.fn, *self.tasks[index].args)
+        except OSError:
+            # A submit may start a worker process. When another worker dies at that moment, the pool marks
+            # itself broken and closes its queues under us, and the start fails on a closed pipe ("handle is
+            # closed"): a broken pool, not an I/O error. Asking the pool again says which.
+            self._pool.submit(int)  # raises BrokenProcessPool if broken
+            raise
 
     def _reset_pool(self) -> None:
         """A fresh pool; tasks the broken one owed are submitted again, lazily and in order."""
@@ -69,7 +79,9 @@ class OrderedPool:
     def result(self, index: int):
         """The result of task `index`; callers ask in order."""
         self._fill()
-        future = self._inflight.pop(index)
+        future = self._inflight.pop(index, None)
+        if future is None:  # the pool broke before this task could be submitted
+            return self._retry_alone(index)
         try:
             return future.result()
         except BrokenProcessPool:
@@ -79,8 +91,9 @@ class OrderedPool:
         """A worker died and every pending task saw it: run this task by itself on a fresh pool
         before blaming it (the others follow later)."""
         self._reset_pool()
+        self._next = max(self._next, index + 1)  # this task is not owed again
         try:
-            return self._pool.submit(self.fn, *self.tasks[index].args).result()
+            return self._submit(index).result()
         except BrokenProcessPool:
             self._reset_pool()
             return self.on_crash()
