@@ -6,10 +6,10 @@ subfolders, replaced atomically and deleted, in bursts; after it settles, the in
 Every file is a small generated PDF whose text carries a word unique to its content (each rewrite gets a new one).
 The N creations are spread over B bursts; each burst also rewrites, renames, moves, replaces (write a temp file, then
 os.replace) and deletes some of the files already there, creates files and deletes them again, renames in chains and
-renames one file over another. Bursts are separated by gaps drawn around the watcher's settle time, so some merge and
-others land while it is indexing. The watcher runs as a real subprocess with a short settle time
-(DOCQA_INDEX_SETTLE_SECONDS) and layout, dense embeddings, OCR and page images off (DOCQA_INDEX_LAYOUT=0 ...): this
-measures file events, not parsing. Settled = `docqa status --json` unchanged, nothing pending, for a while; then the
+renames one file over another, renames a subfolder and (every fourth burst) deletes one. Bursts are separated by gaps
+drawn around the watcher's settle time, so some merge and others land while it is indexing. The watcher runs as a
+real subprocess with a short settle time (DOCQA_INDEX_SETTLE_SECONDS) and layout, dense embeddings, OCR and page
+images off (DOCQA_INDEX_LAYOUT=0 ...): this measures file events, not parsing. Settled = `docqa status --json` unchanged, nothing pending, for a while; then the
 watcher is stopped with Ctrl-C and its database compared with the folder: every PDF on disk indexed with its own
 content (sha256 and its unique word in the page text), nothing indexed that is not on disk.
 Prints {"files", "operations", "bursts", "missing", "stale", "wrong_content", "seconds_to_settle"}; writes
@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -48,6 +49,7 @@ class Folder:
         self.expected: dict[Path, str] = {}
         self.serial = 0
         self.operations: Counter = Counter()
+        self.subfolders = list(SUBFOLDERS)
         for sub in SUBFOLDERS:
             (root / sub).mkdir(parents=True, exist_ok=True)
 
@@ -60,7 +62,7 @@ class Folder:
             return doc.tobytes(), word
 
     def _new_path(self) -> Path:
-        return self.root / self.rng.choice(SUBFOLDERS) / f"doc-{self.serial + 1:06d}-{self.rng.randint(0, 999)}.pdf"
+        return self.root / self.rng.choice(self.subfolders) / f"doc-{self.serial + 1:06d}-{self.rng.randint(0, 999)}.pdf"
 
     def _pick(self) -> Path | None:
         return self.rng.choice(sorted(self.expected)) if self.expected else None
@@ -106,7 +108,7 @@ class Folder:
     def move(self) -> None:
         path = self._pick()
         if path:
-            folder = self.rng.choice([s for s in SUBFOLDERS if self.root / s != path.parent])
+            folder = self.rng.choice([s for s in self.subfolders if self.root / s != path.parent])
             self._move(path, self.root / folder / path.name, "move")
 
     def delete(self) -> None:
@@ -127,7 +129,7 @@ class Folder:
         path = self._pick()
         if path:
             for step in range(3):
-                folder = self.rng.choice(SUBFOLDERS)
+                folder = self.rng.choice(self.subfolders)
                 target = self.root / folder / f"chain-{self.serial}-{step}-{self.rng.randint(0, 99999)}.pdf"
                 os.replace(path, target)
                 self.expected[target] = self.expected.pop(path)
@@ -141,12 +143,36 @@ class Folder:
             del self.expected[target]
             self._move(source, target, "rename_over")
 
-    def burst(self, creations: int) -> None:
+    def rename_folder(self) -> None:
+        """A subfolder (with its own subfolders) renamed: every file below it moves at once."""
+        old = self.rng.choice([s for s in self.subfolders if s])
+        new = f"{old}-r{self.serial}"
+        os.rename(self.root / old, self.root / new)
+
+        def moved(sub: str) -> str:
+            return new + sub[len(old):] if sub == old or sub.startswith(old + "/") else sub
+        self.subfolders = [moved(s) for s in self.subfolders]
+        self.expected = {self.root / moved(str(p.parent.relative_to(self.root))) / p.name: word
+                         for p, word in self.expected.items()}
+        self.operations["rename_folder"] += 1
+
+    def delete_folder(self) -> None:
+        """A leaf subfolder deleted with its files (and made again, empty)."""
+        leaf = self.rng.choice([s for s in self.subfolders if s and not any(
+            t.startswith(s + "/") for t in self.subfolders)])
+        shutil.rmtree(self.root / leaf)
+        self.expected = {p: w for p, w in self.expected.items() if p.parent != self.root / leaf}
+        (self.root / leaf).mkdir()
+        self.operations["delete_folder"] += 1
+
+    def burst(self, index: int, creations: int) -> None:
         present = len(self.expected)
         actions = [self.create] * creations
         for kind, share in SHARES.items():
             actions += [getattr(self, kind)] * int(round(present * share))
         actions += [self.create_then_delete, self.rename_chain, self.rename_over] * max(1, present // 100)
+        if present:
+            actions += [self.rename_folder] + ([self.delete_folder] if index % 4 == 2 else [])
         self.rng.shuffle(actions)
         for action in actions:
             action()
@@ -209,7 +235,7 @@ def measure(files: int, bursts: int, seed: int, settle_seconds: float, work: Pat
     started = time.monotonic()
     per_burst = [files // bursts + (1 if i < files % bursts else 0) for i in range(bursts)]
     for index, creations in enumerate(per_burst):
-        folder.burst(creations)
+        folder.burst(index, creations)
         if index < bursts - 1:  # merge with the next burst, or land while the watcher indexes this one
             time.sleep(rng.choice([rng.uniform(0.05, 0.5), rng.uniform(1.5, 4.0)]) * settle_seconds)
     churn_seconds = time.monotonic() - started
