@@ -52,6 +52,7 @@ class Run:
 
     def _read_terminal(self, fd: int) -> None:
         pending = b""
+        shown: int | None = None  # index in self.lines of the line still being drawn
         while True:
             try:
                 data = os.read(fd, 4096)
@@ -61,9 +62,21 @@ class Run:
                 break
             pending += data
             *complete, pending = re.split(rb"[\r\n]", pending)
+            now = time.monotonic()
             with self._lock:
-                now = time.monotonic()
-                self.lines += [(now, line.decode("utf-8", "replace").strip()) for line in complete if line.strip()]
+                # the bar writes "\r" + line: a line ends only when the next one starts, but it counts from the
+                # moment it appeared
+                for position, raw in enumerate(complete + [pending]):
+                    text = raw.decode("utf-8", "replace").strip()
+                    if not text:
+                        continue
+                    if shown is None:
+                        self.lines.append((now, text))
+                        shown = len(self.lines) - 1
+                    else:
+                        self.lines[shown] = (self.lines[shown][0], text)
+                    if position < len(complete):  # ended
+                        shown = None
         os.close(fd)
 
     def _read_stdout(self) -> None:
