@@ -43,9 +43,13 @@ def init_worker() -> None:
 
 def _exit_with_parent(poll_seconds: float = 1.0) -> None:
     """A worker whose docqa process was killed (kill -9, a crash) must not live on holding memory."""
+    import multiprocessing
     import threading
 
-    parent = os.getppid()
+    # the pid the pool started us from, not getppid(): a parent killed while this worker was still starting
+    # (importing) has already handed it to init, and watching init would keep it alive for good
+    spawned_by = multiprocessing.parent_process()
+    parent = spawned_by.pid if spawned_by is not None else os.getppid()
 
     def watch():
         while os.getppid() == parent:
