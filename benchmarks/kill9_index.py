@@ -6,14 +6,17 @@ random moments on a real corpus folder, run again to completion, and compared wi
 
 The folder (in a temp dir; the corpus is never copied into the repository): a born-digital corpus paper, a copy of
 it in a subfolder (two paths, one document), the first pages of an image-only slide deck (OCR), the two sample PDFs
-(one scanned). --small uses the samples alone (the default test suite runs that). A clean reference index is built
-once; then each cycle starts a docqa process on a fresh or a copied home, waits for a phase chosen at random
-(seeded) — scanning, parsing, finishing (full-text index rebuild), embedding, a watch burst, page images,
-summaries — kills the process alone (kill -9 on its pid: its worker processes must exit by themselves) a random
-moment into it, checks that the database opens (`docqa status`), runs the same command to completion and compares:
+(one scanned). --small uses the samples and a copy, layout off (the default test suite runs that). A clean reference
+index is built once; then each cycle starts a docqa process on a fresh home (index, watch) or a copy of a complete
+one (a watch burst; the page-image stage with the tiny random ColQwen2.5 of tests/tiny_colqwen.py; `docqa summarize`
+of the 4-page sample with the built-in language model), waits for a phase chosen at random (seeded) — scanning,
+parsing, finishing (full-text index rebuild), embedding, a watch burst, page images, summaries — kills the process
+alone (kill -9 on its pid: its worker processes must exit by themselves) a random moment into it, checks that the
+database opens (`docqa status`) and holds no half-written document, runs the same command to completion and compares:
 documents by sha256, page counts, page text, chunks and their embeddings, layout elements, words, files against the
 folder, the full-text index, page-image vectors (visual), summaries written before the kill kept and none twice.
-Modes go round-robin. Prints {"kills", "db_open_failures", "lost_documents", "mismatches", "orphans", "seconds",
+Modes go round-robin; `mode/phase` fixes the phase. Each cycle records the phase its last progress line showed
+("hit"). Prints {"kills", "db_open_failures", "lost_documents", "mismatches", "orphans", "seconds",
 "orphaned_workers"}; writes benchmarks/results/kill9_index.json (or --out) after every cycle.
 """
 from __future__ import annotations
