@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh test
-export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1
+export QT_QPA_PLATFORM=offscreen  # offline switches: the product sets its own (docqa_desktop/offline.py)
 exec .venv/bin/python -m pytest "$@"

@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import duckdb
@@ -19,6 +25,50 @@ SAMPLES = ROOT / "resources" / "samples"
 SMALL_PAPER = "1912.01214.pdf"  # 8 born-digital pages
 REPORT_15 = "936c0e2c2e6c8e0c07c51bfaf7fd0a83.pdf"  # 15 pages
 SLIDES_OCR = "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"  # image-only deck
+
+
+# -- network guard for in-process tests: loopback only (tests/test_network_guard.py watches whole processes) --
+
+OUTSIDE_ATTEMPTS: list[str] = []
+
+
+def _is_loopback(host) -> bool:
+    if isinstance(host, bytes):
+        host = host.decode()
+    if not host or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a name other than localhost: resolving it is already traffic
+
+
+def _network_audit(event: str, args: tuple) -> None:
+    if event in ("socket.connect", "socket.sendto"):
+        sock, address = args[0], args[1]
+        if sock.family not in (socket.AF_INET, socket.AF_INET6) or _is_loopback(address[0]):
+            return
+        target = f"{address[0]}:{address[1]}"
+    elif event in ("socket.getaddrinfo", "socket.gethostbyname"):
+        if _is_loopback(args[0]):
+            return
+        target = f"name look-up of {args[0]!r}"
+    else:
+        return
+    OUTSIDE_ATTEMPTS.append(target)
+    raise PermissionError(f"a test tried to reach {target}: only loopback is allowed")
+
+
+sys.addaudithook(_network_audit)
+
+
+@pytest.fixture(autouse=True)
+def no_traffic_beyond_loopback(request):
+    """Fails a test that tried to leave the machine, even if the code under test swallowed the error."""
+    before = len(OUTSIDE_ATTEMPTS)
+    yield
+    attempts = OUTSIDE_ATTEMPTS[before:]
+    assert not attempts, f"{request.node.nodeid} tried to reach {attempts}"
 
 
 def corpus_pdf(name: str) -> Path:
@@ -150,3 +200,36 @@ def rendered_page(name: str, page: int = 0, dpi: int = 100) -> bytes:
 
     with pymupdf.open(corpus_pdf(name)) as doc:
         return doc[page].get_pixmap(dpi=dpi).tobytes("png")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(smollm2_path, tmp_path_factory):
+    """A real OpenAI-compatible server (llama-cpp-python's own) with the built-in model, on 127.0.0.1:
+    its URL ends in /v1."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "2048", "--n_threads", str(max(1, (os.cpu_count() or 2) - 1)),
+         "--logits_all", "true"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(url + "/models", timeout=2).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"llama_cpp.server did not start; see {log.name}")
+            time.sleep(0.5)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+    log.close()

@@ -1,13 +1,7 @@
 """The remote backend against a real OpenAI-compatible server: llama-cpp-python's own, on 127.0.0.1."""
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 
 import pytest
 
@@ -19,40 +13,9 @@ ANSWER = {"type": "object", "properties": {"answer": {"type": "string", "maxLeng
           "required": ["answer"], "additionalProperties": False}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(smollm2_path, tmp_path_factory):
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", str(max(1, (os.cpu_count() or 2) - 1)),
-         "--logits_all", "true"], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"llama_cpp.server did not start; see {log.name}")
-            time.sleep(0.5)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
-
-
 @pytest.fixture
-def remote(server):
-    return RemoteBackend(server, timeout=120)
+def remote(llama_server):
+    return RemoteBackend(llama_server, timeout=120)
 
 
 def test_lists_models_and_chats(remote):

@@ -24,14 +24,6 @@ REPO = "acme/Tiny-VL-GGUF"
 MODEL_FILE, PROJECTOR_FILE = "tiny-vl-Q4_K_M.gguf", "mmproj-tiny-vl-f16.gguf"
 
 
-@pytest.fixture(autouse=True)
-def downloads_allowed(monkeypatch):
-    """The test runner sets HF_HUB_OFFLINE for the rest of the suite; these tests download (from 127.0.0.1)."""
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-
-
 @pytest.fixture
 def hub(tiny_vlm_files):
     with FakeHub() as fake:
@@ -142,10 +134,19 @@ def test_pull_without_network_fails_at_once_and_suggests_import(tmp_path):
         manager.pull("qwen2.5-vl-3b-instruct")
 
 
-def test_offline_mode_is_respected_and_explained(manager, monkeypatch):
+def test_a_pull_lifts_the_products_own_offline_switch_for_its_duration_only(manager):
     from huggingface_hub import constants
 
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    assert constants.HF_HUB_OFFLINE  # docqa_desktop.offline: no hub requests unless a pull asks
+    manager.pull("tiny-vl")
+    assert manager.resolve("vision", "tiny-vl") is not None
+    assert constants.HF_HUB_OFFLINE
+
+
+def test_the_users_own_offline_switch_is_respected_and_explained(manager, monkeypatch):
+    from docqa_desktop import offline
+
+    monkeypatch.setattr(offline, "_USER_HUB_OFFLINE", True)  # HF_HUB_OFFLINE=1 in the user's environment
     with pytest.raises(download.Offline, match="HF_HUB_OFFLINE"):
         manager.pull("tiny-vl")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..index.scan import sha256_of
+from ..offline import network_allowed
 from .types import ModelError
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -52,6 +53,7 @@ class Fetched:
     sha256: str
 
 
+@network_allowed()  # the one place the product goes online, and only when the user asks for a model
 def fetch(repo: str, filename: str, sha256: str = "", *, revision: str = "main",
           cache_dir: Path | None = None, endpoint: str | None = None,
           progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -154,21 +156,19 @@ def _auth_headers(hub, url: str, location: str) -> dict:
 
 
 def _hub():
-    """huggingface_hub, with its one unasked-for request (an agent-detection lookup to huggingface.co the
-    first time it builds headers) switched off: nothing leaves the machine unless a pull asks for it."""
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    """huggingface_hub, loaded on first use (its telemetry is switched off in offline.py)."""
     import huggingface_hub as hub
     from huggingface_hub import constants
     from huggingface_hub.file_download import repo_folder_name
     from huggingface_hub.utils import build_hf_headers
 
-    constants.HF_HUB_DISABLE_TELEMETRY = True
     return types.SimpleNamespace(
         constants=constants, repo_folder_name=repo_folder_name, build_hf_headers=build_hf_headers,
         try_to_load_from_cache=hub.try_to_load_from_cache, hf_hub_url=hub.hf_hub_url,
         get_hf_file_metadata=hub.get_hf_file_metadata, snapshot_download=hub.snapshot_download)
 
 
+@network_allowed()
 def fetch_snapshot(repo: str, patterns: tuple[str, ...], *, cache_dir: Path | None = None,
                    endpoint: str | None = None, cancel: threading.Event | None = None) -> Path:
     """A whole repository (transformers-format models such as ColQwen2.5), filtered by patterns."""

@@ -1,0 +1,235 @@
+"""Nothing leaves the machine: every command and the app run here as a user runs them, each under `strace -f`,
+and any connect/sendto/sendmmsg to an AF_INET or AF_INET6 address — a DNS query included, and from any child
+process or native library — fails the test. The one exception is the remote model server this test configures
+itself, for the one question asked through it. strace is a prerequisite (Debian: apt-get install strace): without
+it these tests fail, they do not skip."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import tiny_colqwen
+from conftest import SAMPLES, write_pdf
+from docqa_desktop.export import FORMATS
+from docqa_desktop.methods import METHODS
+from docqa_desktop.retrieval.page_retriever import SearchMode
+
+DOCQA = Path(sys.executable).with_name("docqa")
+APP_SESSION = Path(__file__).with_name("app_session.py")
+SYSCALLS = "trace=connect,sendto,sendmmsg"
+INET_ADDRESS = re.compile(r'sa_family=AF_INET6?, sin6?_port=htons\((\d+)\)[^}]*?'
+                          r'(?:inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)")')
+QUICK_ASK = {"DOCQA_ASK_K": "2", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_ASK_MAX_PAGES": "1",
+             "DOCQA_ASK_PAGE_TOKENS": "200", "DOCQA_ASK_SUMMARY_TOKENS": "32"}
+QUESTION = "How many megawatts does the harbour solar plant produce?"
+
+
+def strace() -> str:
+    found = shutil.which("strace")
+    if found is None:
+        pytest.fail("strace is not installed: the network guard needs it (Debian/Ubuntu: apt-get install strace)")
+    return found
+
+
+def outbound(log: Path, allowed: set[tuple[str, int]] = frozenset()) -> tuple[list[str], list[str]]:
+    """(attempts to reach anything not allowed, attempts to reach an allowed address) from an strace log."""
+    denied, permitted = [], []
+    for line in log.read_text(errors="replace").splitlines():
+        if "AF_INET" not in line:
+            continue
+        match = INET_ADDRESS.search(line)
+        if match is None:  # an address we cannot read is not assumed harmless
+            denied.append(line.strip())
+            continue
+        port, host = int(match[1]), match[2] or match[3]
+        (permitted if (host, port) in allowed else denied).append(f"{host}:{port}  ({line.strip()[:120]})")
+    return denied, permitted
+
+
+@dataclass
+class Traced:
+    returncode: int
+    stdout: str
+    stderr: str
+    denied: list[str]
+    permitted: list[str]
+
+
+class Guard:
+    """Runs commands under strace with one scratch home; each run keeps its own log."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.home = root / "home"
+        self.runs = 0
+
+    def command(self, *args: str) -> list[str]:
+        return [str(DOCQA), "--home", str(self.home), *args]
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCQA_", "HF_", "TRANSFORMERS_", "ORT_"))}
+        # nothing of the test runner's own offline switches: the product must set its own
+        return {**env, "QT_QPA_PLATFORM": "offscreen", "PYTHONUNBUFFERED": "1", **(extra or {})}
+
+    def traced(self, argv: list[str]) -> tuple[list[str], Path]:
+        self.runs += 1
+        log = self.root / f"run-{self.runs}.strace"
+        return [strace(), "-f", "-qq", "-e", SYSCALLS, "-o", str(log), *argv], log
+
+    def run(self, argv: list[str], env: dict | None = None, allowed=frozenset(), timeout: float = 900) -> Traced:
+        command, log = self.traced(argv)
+        done = subprocess.run(command, env=self.env(env), capture_output=True, text=True, timeout=timeout)
+        return Traced(done.returncode, done.stdout, done.stderr, *outbound(log, allowed))
+
+
+def assert_offline(run: Traced, what: str) -> None:
+    assert run.returncode == 0, f"{what} failed ({run.returncode}): {run.stderr[-2000:]}"
+    assert run.denied == [], f"{what} tried to reach the network: {run.denied[:10]}"
+
+
+@pytest.fixture(scope="module")
+def guard(tmp_path_factory) -> Guard:
+    return Guard(tmp_path_factory.mktemp("network-guard"))
+
+
+@pytest.fixture(scope="module")
+def folder(guard) -> Path:
+    """The sample PDFs: a born-digital report (layout model) and a scanned memo (OCR): both run onnxruntime."""
+    folder = guard.root / "library"
+    folder.mkdir()
+    for sample in SAMPLES.glob("*.pdf"):
+        shutil.copy(sample, folder / sample.name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def indexed(guard, folder) -> Traced:
+    """A page embedder installed (a tiny random ColQwen2.5: transformers and colpali-engine load it), then the
+    library indexed with every stage on: text, OCR, layout, dense chunks, page images."""
+    embedder = tiny_colqwen.save_tiny(guard.root / "tiny-colqwen2.5")
+    assert_offline(guard.run(guard.command("models", "import", str(embedder), "--name", "tiny-colqwen")),
+                   "docqa models import")
+    return guard.run(guard.command("index", str(folder), "--no-progress"),
+                     {"DOCQA_INDEX_VISUAL": "on", "DOCQA_INDEX_VISUAL_TOKENS": "256"})
+
+
+def test_index_with_every_stage(indexed):
+    assert_offline(indexed, "docqa index")
+    assert "2 added" in indexed.stdout and "page images: 5 embedded" in indexed.stdout, indexed.stdout
+
+
+def test_search_in_every_mode(guard, indexed):
+    for mode in SearchMode:
+        run = guard.run(guard.command("search", "solar megawatt", "--mode", mode.value, "--json"))
+        assert_offline(run, f"docqa search --mode {mode.value}")
+        assert json.loads(run.stdout), f"--mode {mode.value} found nothing"
+
+
+@pytest.fixture(scope="module")
+def answers(guard, indexed) -> dict[str, Traced]:
+    return {method: guard.run(guard.command("ask", QUESTION, "--method", method, "--json"), QUICK_ASK)
+            for method in sorted(METHODS)}
+
+
+def test_ask_with_each_method(answers):
+    for method, run in answers.items():
+        assert_offline(run, f"docqa ask --method {method}")
+        assert json.loads(run.stdout)["citations"] or json.loads(run.stdout)["status"] != "answered"
+
+
+def test_export_in_every_format_and_the_reading_commands(guard, answers):
+    answer_id = json.loads(answers["m3docrag"].stdout)["id"]
+    for fmt in FORMATS:
+        out = guard.root / f"answer.{fmt}"
+        assert_offline(guard.run(guard.command("export", answer_id, "--format", fmt, "-o", str(out))),
+                       f"docqa export --format {fmt}")
+        assert out.stat().st_size > 0
+    for args in (["status"], ["history"], ["render", "harbour-solar-report.pdf", "1", "-o",
+                                              str(guard.root / "page.png")]):
+        assert_offline(guard.run(guard.command(*args)), f"docqa {args[0]}")
+
+
+def test_models_list_and_verify(guard, indexed):
+    for verb in ("list", "verify"):
+        assert_offline(guard.run(guard.command("models", verb)), f"docqa models {verb}")
+
+
+def test_eval_one_question(guard, folder, indexed):
+    questions = guard.root / "questions.jsonl"
+    questions.write_text(json.dumps({"doc": "harbour-solar-report.pdf", "question": QUESTION, "answer": "Not answerable",
+                                     "answer_format": "None", "evidence_pages": [], "evidence_sources": []}) + "\n")
+    run = guard.run(guard.command("eval", str(questions), "--corpus", str(folder), "--limit", "1", "--method",
+                                  "m3docrag", "--out", str(guard.root / "eval")), QUICK_ASK)
+    assert_offline(run, "docqa eval --limit 1")
+    assert (guard.root / "eval" / "report.md").exists()
+
+
+def test_watch_one_burst(guard):
+    watched = guard.root / "watched"
+    watched.mkdir()
+    write_pdf(watched / "first.pdf", ["Ferries leave the harbour every hour."])
+    command, log = guard.traced(guard.command("watch", str(watched)))
+    process = subprocess.Popen(command, env=guard.env({"DOCQA_INDEX_SETTLE_SECONDS": "0.5"}),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert _read_until(process, "1 added"), "the first sync never reported"
+        write_pdf(watched / "second.pdf", ["A second timetable arrived."])
+        assert _read_until(process, "1 added"), "the burst was never indexed"
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # strace passes it on to docqa, which stops cleanly
+        process.wait(timeout=60)
+    denied, _ = outbound(log)
+    assert denied == [], f"docqa watch tried to reach the network: {denied[:10]}"
+
+
+def _read_until(process: subprocess.Popen, text: str, seconds: float = 300) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            return False
+        if text in line:
+            return True
+    return False
+
+
+def test_the_app_opens_indexes_answers_and_closes(guard, folder):
+    home = guard.root / "app-home"
+    argv = [sys.executable, str(APP_SESSION), str(home), str(folder), QUESTION]
+    run = guard.run(argv, QUICK_ASK)
+    assert_offline(run, "the desktop app")
+    assert run.stdout.strip() in ("answered", "not_answerable"), run.stdout
+
+
+def test_a_configured_remote_server_is_the_only_address_reached(guard, indexed, llama_server):
+    """Also proves the guard sees connections at all: the question must reach the server it was sent to."""
+    host, port = re.match(r"http://([\d.]+):(\d+)/", llama_server).groups()
+    run = guard.run(guard.command("ask", QUESTION, "--method", "m3docrag", "--json"),
+                    {**QUICK_ASK, "DOCQA_LLM_BACKEND": "remote", "DOCQA_LLM_REMOTE_URL": llama_server},
+                    allowed={(host, int(port))})
+    assert_offline(run, "docqa ask through a remote server")
+    assert run.permitted, "the question never reached the configured server: is the guard blind?"
+
+
+def test_the_in_process_guard_stops_a_connection_beyond_loopback():
+    import socket
+
+    from conftest import OUTSIDE_ATTEMPTS
+
+    before = len(OUTSIDE_ATTEMPTS)
+    with pytest.raises(PermissionError, match="only loopback"):
+        socket.create_connection(("192.0.2.1", 9), timeout=1)  # TEST-NET-1: never routed
+    with pytest.raises(PermissionError):
+        socket.getaddrinfo("example.org", 443)
+    assert len(OUTSIDE_ATTEMPTS) == before + 2
+    del OUTSIDE_ATTEMPTS[before:]  # expected here; the autouse check must not fail this test
