@@ -20,15 +20,13 @@ import pytest
 
 import tiny_colqwen
 from conftest import SAMPLES, write_pdf
+from strace_log import outbound, traced
 from docqa_desktop.export import FORMATS
 from docqa_desktop.methods import METHODS
 from docqa_desktop.retrieval.page_retriever import SearchMode
 
 DOCQA = Path(sys.executable).with_name("docqa")
 APP_SESSION = Path(__file__).with_name("app_session.py")
-SYSCALLS = "trace=connect,sendto,sendmmsg"
-INET_ADDRESS = re.compile(r'sa_family=AF_INET6?, sin6?_port=htons\((\d+)\)[^}]*?'
-                          r'(?:inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)")')
 QUICK_ASK = {"DOCQA_ASK_K": "2", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_ASK_MAX_PAGES": "1",
              "DOCQA_ASK_PAGE_TOKENS": "200", "DOCQA_ASK_SUMMARY_TOKENS": "32"}
 QUESTION = "How many megawatts does the harbour solar plant produce?"
@@ -39,21 +37,6 @@ def strace() -> str:
     if found is None:
         pytest.fail("strace is not installed: the network guard needs it (Debian/Ubuntu: apt-get install strace)")
     return found
-
-
-def outbound(log: Path, allowed: set[tuple[str, int]] = frozenset()) -> tuple[list[str], list[str]]:
-    """(attempts to reach anything not allowed, attempts to reach an allowed address) from an strace log."""
-    denied, permitted = [], []
-    for line in log.read_text(errors="replace").splitlines():
-        if "AF_INET" not in line:
-            continue
-        match = INET_ADDRESS.search(line)
-        if match is None:  # an address we cannot read is not assumed harmless
-            denied.append(line.strip())
-            continue
-        port, host = int(match[1]), match[2] or match[3]
-        (permitted if (host, port) in allowed else denied).append(f"{host}:{port}  ({line.strip()[:120]})")
-    return denied, permitted
 
 
 @dataclass
@@ -84,7 +67,7 @@ class Guard:
     def traced(self, argv: list[str]) -> tuple[list[str], Path]:
         self.runs += 1
         log = self.root / f"run-{self.runs}.strace"
-        return [strace(), "-f", "-qq", "-e", SYSCALLS, "-o", str(log), *argv], log
+        return traced(strace(), log, argv), log
 
     def run(self, argv: list[str], env: dict | None = None, allowed=frozenset(), timeout: float = 900) -> Traced:
         command, log = self.traced(argv)

@@ -7,15 +7,18 @@ from docqa_desktop.index.pipeline import OrderedPool, Task
 from pool_tasks import square_or_die
 
 
-def test_results_come_back_in_order_and_a_crash_is_blamed_on_its_own_task_only():
-    values = [1, 2, -1, 3, 4, 5]
+def _results_in_order(values: list[int]) -> list:
+    """Each value squared by a worker, one task per value; a negative value kills its worker."""
     pool = OrderedPool(square_or_die, [Task(i, (v,)) for i, v in enumerate(values)], workers=2,
                        on_crash=lambda: "crashed")
     try:
-        results = [pool.result(i) for i in range(len(values))]
+        return [pool.result(i) for i in range(len(values))]
     finally:
         pool.close()
-    assert results == [1, 4, "crashed", 9, 16, 25]
+
+
+def test_results_come_back_in_order_and_a_crash_is_blamed_on_its_own_task_only():
+    assert _results_in_order([1, 2, -1, 3, 4, 5]) == [1, 4, "crashed", 9, 16, 25]
 
 
 @pytest.mark.parametrize("values", [[-1, 2, 3], [1, 2, -1, 3, 4, 5], [1, -1, -2, 3]])
@@ -29,13 +32,7 @@ def test_a_worker_dying_while_the_pool_starts_another_is_blamed_on_its_task_only
         return start_worker(executor)
 
     monkeypatch.setattr(ProcessPoolExecutor, "_spawn_process", slow_start)
-    pool = OrderedPool(square_or_die, [Task(i, (v,)) for i, v in enumerate(values)], workers=2,
-                       on_crash=lambda: "crashed")
-    try:
-        results = [pool.result(i) for i in range(len(values))]
-    finally:
-        pool.close()
-    assert results == [v * v if v >= 0 else "crashed" for v in values]
+    assert _results_in_order(values) == [v * v if v >= 0 else "crashed" for v in values]
 
 
 def test_skipped_jobs_do_not_spoil_later_results():
