@@ -9,10 +9,18 @@ import pymupdf
 from ..domain import Element
 
 
+# The layout pass asks mupdf to collect text styles, which takes time quadratic in a page's characters
+# (2 MB of text on one page: hours). Pages holding more are indexed from their text layer alone.
+LAYOUT_MAX_CHARS = 50_000
+
+
 def layout_elements(doc: pymupdf.Document, page_numbers: list[int]) -> dict[int, list[Element]]:
     """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
     import pymupdf4llm  # heavy: imported only in processes that analyse layout
 
+    page_numbers = [n for n in page_numbers if _characters(doc[n - 1]) <= LAYOUT_MAX_CHARS]
+    if not page_numbers:
+        return {}
     with contextlib.redirect_stdout(io.StringIO()):  # it prints parser notes on stdout
         chunks = pymupdf4llm.to_markdown(doc, pages=[n - 1 for n in page_numbers], page_chunks=True,
                                          use_ocr=False, show_progress=False, header=True, footer=True)
@@ -27,3 +35,8 @@ def layout_elements(doc: pymupdf.Document, page_numbers: list[int]) -> dict[int,
                                     text=text[start:end].strip()))
         result[number] = elements
     return result
+
+
+def _characters(page: pymupdf.Page) -> int:
+    """Characters anywhere in the page's content, off-page ones too (linear without style collection)."""
+    return len(page.get_textpage(flags=0, clip=pymupdf.INFINITE_RECT()).extractText())

@@ -59,11 +59,27 @@ def _exit_with_parent(poll_seconds: float = 1.0) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+# Address space a parser worker may use. A lying image header (a 64 px JPEG declaring 65500 x 65500) made
+# mupdf fill 21 GB; under a limit its allocations fail, and it draws the page smaller or the page gets
+# a "too large to index" error. Normal work peaks at ~1.7 GB (OCR models loaded).
+PARSER_ADDRESS_SPACE = 4 << 30
+
+
+def _limit_memory() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft > PARSER_ADDRESS_SPACE:
+        limit = PARSER_ADDRESS_SPACE if hard == resource.RLIM_INFINITY else min(hard, PARSER_ADDRESS_SPACE)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
 def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:
     """Parse pages first..last (1-based, inclusive). Never raises: errors come back in the result."""
     from .chunking import chunk_page
-    from .pdf import PdfError, open_pdf, parse_page
+    from .pdf import PdfError, open_pdf, page_failure, parse_page
 
+    _limit_memory()  # here, not in init_worker: the embedding workers (torch) share that initializer
     result = TaskResult()
     seconds = result.seconds
     try:
@@ -71,29 +87,37 @@ def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> Tas
     except PdfError as exc:
         result.error = str(exc)
         return result
+    where = {"pages": f"page {first}", "stage": "text extraction"}  # named in the error if a step fails
     try:
         ocr = None
         if options.ocr:
             from .ocr import ocr_page
 
             def ocr(page):
+                where["stage"] = "OCR"
                 with _timed(seconds, "ocr"):
-                    return ocr_page(page, options.ocr_dpi)
+                    found = ocr_page(page, options.ocr_dpi)
+                where["stage"] = "text extraction"
+                return found
         for number in range(first, min(last, doc.page_count) + 1):
+            where["pages"] = f"page {number}"
             ocr_before = seconds.get("ocr", 0.0)
             with _timed(seconds, "text"):
                 result.pages.append(parse_page(doc[number - 1], ocr))
             seconds["text"] -= seconds.get("ocr", 0.0) - ocr_before  # text stage excludes OCR
+        where["pages"] = f"pages {first}-{last}" if last > first else f"page {first}"
         if options.layout:
             from .layout import layout_elements
+            where["stage"] = "layout analysis"
             with _timed(seconds, "layout"):
                 by_page = layout_elements(doc, [p.number for p in result.pages])
             for page in result.pages:
                 page.elements = by_page.get(page.number, [])
+        where["stage"] = "chunking"
         for page in result.pages:
             result.chunks.extend(chunk_page(page.number, page.text, options.chunk_words, options.chunk_overlap))
     except Exception as exc:  # a damaged page: report it for this file, keep the worker alive
-        result.error = f"failed while parsing pages {first}-{last}: {type(exc).__name__}: {exc}"
+        result.error = page_failure(exc, where["pages"], where["stage"])
     finally:
         doc.close()
     return result

@@ -35,13 +35,31 @@ def open_pdf(path: str) -> pymupdf.Document:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:  # pymupdf raises several types for damaged files
         raise PdfError(f"corrupt or truncated PDF ({exc})") from None
-    if doc.needs_pass:
+    try:
+        locked = doc.needs_pass
+        pages = 0 if locked else doc.page_count
+    except Exception as exc:  # a page tree mupdf cannot count: absurd /Count, loops
+        doc.close()
+        raise PdfError(f"damaged PDF: the page tree cannot be read ({_detail(exc)})") from None
+    if locked:
         doc.close()
         raise PdfError("password-protected PDF: remove the password to index it")
-    if doc.page_count == 0:
+    if pages == 0:
         doc.close()
         raise PdfError("the PDF has no pages (corrupt or truncated?)")
     return doc
+
+
+def page_failure(exc: BaseException, pages: str, stage: str) -> str:
+    """The reason a page could not be parsed, for `docqa status`: what went wrong first, mupdf's words after."""
+    if isinstance(exc, MemoryError) or type(exc).__name__ == "FzErrorLimit":
+        return f"too large to index: {pages} exceeded memory or size limits in {stage} ({_detail(exc)})"
+    return f"damaged PDF: {pages} failed in {stage} ({_detail(exc)})"
+
+
+def _detail(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def page_label(page: pymupdf.Page) -> str:
