@@ -247,12 +247,13 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=150, help="files per docqa run")
     ap.add_argument("--start", type=int, default=0, help="first case index (to regenerate or resume)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed-pages", type=int, default=1, help="pages taken from each corpus PDF as a seed")
     ap.add_argument("--corpus", type=Path, default=_common.CORPUS)
     ap.add_argument("--out", help="JSON output (default benchmarks/results/fuzz_pdfs.json)")
     ap.add_argument("--keep", metavar="DIR", type=Path, help="write each case into DIR (no indexing)")
     args = ap.parse_args()
 
-    seeds = pdf_mutations.seeds_from(sorted(args.corpus.glob("*.pdf")))
+    seeds = pdf_mutations.seeds_from(sorted(args.corpus.glob("*.pdf")), pages=args.seed_pages)
     indices = range(args.start, args.start + args.count)
     if args.keep:  # regenerate files to look at them, e.g. --start 1234 --count 1 --keep /tmp/case
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -286,6 +287,7 @@ def main() -> int:
                 "finished": done, "summary": s,
                 "files_per_s": round(s["files"] / s["seconds"], 3) if s["seconds"] else None,
                 "settings": {"batch": args.batch, "workers": args.workers, **ENV, "ocr": True, "layout": True,
+                             "seed_pages": args.seed_pages,
                              "seconds_per_run": f"{SECONDS_BASE} + {SECONDS_PER_FILE} per file",
                              "hang_after_seconds_without_progress": STALL_SECONDS,
                              "seeds": [{"name": sd.name, "bytes": len(sd.data)} for sd in seeds]},

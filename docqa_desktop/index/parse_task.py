@@ -66,8 +66,12 @@ PARSER_ADDRESS_SPACE = 4 << 30
 
 
 def _limit_memory() -> None:
+    """In worker processes only: a caller parsing in its own process (tests, tools) keeps its limits."""
+    import multiprocessing
     import resource
 
+    if multiprocessing.parent_process() is None:
+        return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft > PARSER_ADDRESS_SPACE:
         limit = PARSER_ADDRESS_SPACE if hard == resource.RLIM_INFINITY else min(hard, PARSER_ADDRESS_SPACE)
