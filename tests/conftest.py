@@ -116,6 +116,20 @@ def fast_service(home):
         yield service
 
 
+@pytest.fixture
+def window(qtbot, home):
+    """The app's main window on a fast service, shown offscreen (pytest-qt)."""
+    from docqa_desktop.ui.app import open_main_window
+
+    service = Service(make_settings(home, layout=False, dense=False))
+    win = open_main_window(service)  # shown: visibility of the progress bar and Cancel button is checked
+    qtbot.addWidget(win)
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+    service.close()
+
+
 def entries_by_name(service: Service) -> dict:
     return {e.name: e for e in service.status()}
 

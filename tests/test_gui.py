@@ -37,19 +37,6 @@ def test_only_the_ui_package_imports_qt_and_the_ui_imports_no_engines():
             assert "PySide6" not in imports, path
 
 
-@pytest.fixture
-def window(qtbot, home):
-    from docqa_desktop.ui.app import open_main_window
-
-    service = Service(make_settings(home, layout=False, dense=False))
-    win = open_main_window(service)  # shown: visibility of the progress bar and Cancel button is checked
-    qtbot.addWidget(win)
-    qtbot.waitExposed(win)
-    yield win
-    win.close()
-    service.close()
-
-
 def _documents(win) -> dict[str, str]:
     tree = win.library.tree
     found = {}

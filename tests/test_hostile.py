@@ -22,8 +22,7 @@ from docqa_desktop.llm import Completion, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.citations import cite
 from docqa_desktop.methods.evidence import PageSource
-from test_gui import window  # noqa: F401  (the app's main window, a fixture)
-from test_simpledoc import FixedRuntimes, ScriptedModel, reasoning
+from scripted_model import FixedRuntimes, ScriptedModel, reasoning
 
 PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"
 REMOTE = "http://attacker.example"

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from conftest import free_port
 from docqa_desktop.llm import Message, ModelError, Options
 from docqa_desktop.llm.remote import RemoteBackend
 
@@ -53,7 +54,7 @@ def test_cancel_closes_the_stream(remote):
 
 
 def test_unreachable_server_is_a_clear_error():
-    backend = RemoteBackend(f"http://127.0.0.1:{_free_port()}", timeout=5)
+    backend = RemoteBackend(f"http://127.0.0.1:{free_port()}", timeout=5)
     with pytest.raises(ModelError, match="cannot reach the model server at http://127.0.0.1"):
         backend.chat(QUESTION)
 
