@@ -13,7 +13,7 @@ from conftest import SMALL_PAPER, corpus_pdf
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
 from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.cli import main
-from docqa_desktop.export import export
+from docqa_desktop.export import export, markdown_text
 from docqa_desktop.methods.citations import cite
 from docqa_desktop.methods.evidence import PageSource
 
@@ -124,7 +124,7 @@ def test_history_export_and_cli(paper_service, tmp_path, home, capsys):
     md = written["md"].read_text()
     html = written["html"].read_text()
     for n, c in enumerate(answer.citations, 1):
-        assert c.quote in md and f"citation-{n}.png" in md
+        assert markdown_text(c.quote) in md and f"citation-{n}.png" in md  # escaped as Markdown text
         assert (tmp_path / "a_files" / f"citation-{n}.png").stat().st_size > 1000
         assert c.quote in html
     assert html.count("data:image/png;base64,") == len(answer.citations)
