@@ -51,6 +51,7 @@ CLEAR_REASONS = [
     r"password-protected PDF",
     r"the PDF has no pages",
     r"the PDF parser process crashed on this file",
+    r"the PDF parser gave up on this file",
     r"file vanished",
     r"file changed while",
     r"cannot read file",

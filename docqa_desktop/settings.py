@@ -69,6 +69,7 @@ class IndexSettings:
     dense: bool = True  # chunk embeddings for dense retrieval: the slowest stage on a CPU
     embed_batch: int = 64  # chunks per embedding task and per commit
     pages_per_task: int = 8  # a large PDF is split into tasks of this many pages: both cores help, memory stays bounded
+    task_timeout_seconds: float = 600.0  # a task of pages_per_task pages still unparsed after this fails its file
     chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
     chunk_overlap: int = 20
     settle_seconds: float = 1.0  # watcher: a file must stop changing this long before it is indexed

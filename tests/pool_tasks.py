@@ -3,8 +3,13 @@ import os
 import time
 
 
+HANG = 999
+
+
 def square_or_die(n: int) -> int:
     if n < 0:
         os._exit(1)  # what a segfault in a native parser looks like to the pool
+    if n == HANG:
+        time.sleep(3600)  # what a native parser stuck in a loop looks like to the pool
     time.sleep(0.05)
     return n * n

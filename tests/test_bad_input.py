@@ -9,7 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import SAMPLES, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
+from conftest import SAMPLES, SLIDES_OCR, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.retrieval.text_retriever import Mode
 from docqa_desktop.service import Service
@@ -135,6 +135,24 @@ def test_file_rewritten_while_indexing_is_retried(home, tmp_path):
         assert entries_by_name(service)["draft.pdf"].status is FileStatus.INDEXED
         assert service.search("beavers", k=1)[0].doc == "draft.pdf"
         assert service.search("otters", k=5, mode=Mode.BM25) == []
+
+
+def test_a_file_the_parser_cannot_finish_in_time_fails_alone(home, tmp_path):
+    """A native parser stuck in a loop would hold indexing forever; a task past index.task_timeout_seconds has
+    its worker killed and its file failed. Here OCR of a scanned deck stands in for the stuck page."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "harbour-solar-report.pdf", folder / "good.pdf")
+    with Service(make_settings(home, layout=False, dense=False)) as service:
+        service.index([str(folder)])
+    shutil.copy(corpus_pdf(SLIDES_OCR), folder / "slow.pdf")  # seconds of OCR per page
+    write_pdf(folder / "z-after.pdf", ["Indexed after the stuck file: tidal turbines."])
+    with Service(make_settings(home, layout=False, dense=False, task_timeout_seconds=1)) as service:
+        report = service.index([str(folder)])
+        assert "the PDF parser gave up on this file" in _error_of(service, "slow.pdf")
+        assert "index.task_timeout_seconds" in report.errors[str(folder / "slow.pdf")]
+        assert service.search("megawatt", k=1)[0].doc == "good.pdf"  # indexed before: kept
+        assert service.search("tidal turbines", k=1)[0].doc == "z-after.pdf"  # the run went on
 
 
 def test_huge_pdf_is_indexed_in_bounded_memory(home, tmp_path):

@@ -4,13 +4,13 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from docqa_desktop.index.pipeline import OrderedPool, Task
-from pool_tasks import square_or_die
+from pool_tasks import HANG, square_or_die
 
 
-def _results_in_order(values: list[int]) -> list:
-    """Each value squared by a worker, one task per value; a negative value kills its worker."""
+def _results_in_order(values: list[int], **options) -> list:
+    """Each value squared by a worker, one task per value; a negative value kills its worker, HANG holds it."""
     pool = OrderedPool(square_or_die, [Task(i, (v,)) for i, v in enumerate(values)], workers=2,
-                       on_crash=lambda: "crashed")
+                       on_crash=lambda: "crashed", **options)
     try:
         return [pool.result(i) for i in range(len(values))]
     finally:
@@ -33,6 +33,11 @@ def test_a_worker_dying_while_the_pool_starts_another_is_blamed_on_its_task_only
 
     monkeypatch.setattr(ProcessPoolExecutor, "_spawn_process", slow_start)
     assert _results_in_order(values) == [v * v if v >= 0 else "crashed" for v in values]
+
+
+def test_a_task_stuck_past_the_timeout_fails_alone_and_the_rest_go_on():
+    results = _results_in_order([1, HANG, 2, -1, 3], timeout=3, on_timeout=lambda: "timed out")
+    assert results == [1, "timed out", 4, "crashed", 9]
 
 
 def test_skipped_jobs_do_not_spoil_later_results():

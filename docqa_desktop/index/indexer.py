@@ -198,8 +198,12 @@ class Indexer:
                 job.tasks.append(len(tasks))
                 last = min(job.pages, first + s.pages_per_task - 1)
                 tasks.append(Task(index, (job.paths[0].path, first, last, s)))
-        pipeline = OrderedPool(parse_pages, tasks, s.workers,
-                               on_crash=lambda: TaskResult(error="the PDF parser process crashed on this file"))
+        pipeline = OrderedPool(
+            parse_pages, tasks, s.workers,
+            on_crash=lambda: TaskResult(error="the PDF parser process crashed on this file"),
+            timeout=s.task_timeout_seconds,
+            on_timeout=lambda: TaskResult(error=f"the PDF parser gave up on this file: {s.pages_per_task} pages took "
+                                                f"over {s.task_timeout_seconds:.0f} s (index.task_timeout_seconds)"))
         progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
         try:
             for index, job in enumerate(jobs):

@@ -18,12 +18,17 @@ class Task:
 
 
 class OrderedPool:
-    def __init__(self, fn: Callable, tasks: list[Task], workers: int, on_crash: Callable[[], Any]):
+    def __init__(self, fn: Callable, tasks: list[Task], workers: int, on_crash: Callable[[], Any],
+                 timeout: float | None = None, on_timeout: Callable[[], Any] | None = None):
         self.fn = fn
         self.tasks = tasks
         self.workers = max(1, workers)
         self.window = self.workers * 2  # results held at once: memory stays bounded on huge PDFs
         self.on_crash = on_crash  # the result to report for a task whose worker died
+        # A native library stuck in a loop would hold its worker, and the run, forever. Waiting for a task
+        # starts once the one before it is back, so the limit covers its run plus at most one task's queueing.
+        self.timeout = timeout
+        self.on_timeout = on_timeout or on_crash
         self._next = 0
         self._inflight: dict[int, Future] = {}
         self._skipped_jobs: set[int] = set()
@@ -83,9 +88,11 @@ class OrderedPool:
         if future is None:  # the pool broke before this task could be submitted
             return self._retry_alone(index)
         try:
-            return future.result()
+            return future.result(timeout=self.timeout)
         except BrokenProcessPool:
             return self._retry_alone(index)
+        except TimeoutError:
+            return self._give_up(index)
 
     def _retry_alone(self, index: int):
         """A worker died and every pending task saw it: run this task by itself on a fresh pool
@@ -93,10 +100,19 @@ class OrderedPool:
         self._reset_pool()
         self._next = max(self._next, index + 1)  # this task is not owed again
         try:
-            return self._submit(index).result()
+            return self._submit(index).result(timeout=self.timeout)
         except BrokenProcessPool:
             self._reset_pool()
             return self.on_crash()
+        except TimeoutError:
+            return self._give_up(index)
+
+    def _give_up(self, index: int):
+        """A task past its time is not retried (that would cost the same wait again): its stuck worker goes
+        with the pool, and the tasks the other workers held are submitted again."""
+        self._reset_pool()
+        self._next = max(self._next, index + 1)
+        return self.on_timeout()
 
     def skip_job(self, job: int) -> None:
         """Drop the remaining tasks of a job that failed or was abandoned."""
