@@ -135,8 +135,7 @@ class Service:
             if on_report:
                 on_report(report)
 
-        sync()
-        watch_folders(roots, sync, stop, self.settings.index.settle_seconds, on_error=on_error)
+        watch_folders(roots, sync, stop, self.settings.index.settle_seconds, on_error=on_error, first=sync)
 
     def remove(self, path: str) -> int:
         return Indexer(self.db, self.settings.index).remove(path)

@@ -65,3 +65,33 @@ def test_watch_follows_the_folder(home, tmp_path):
         thread.join(timeout=60)
         service.close()
     assert not thread.is_alive()
+
+
+def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
+    """The folders are watched before the first sync starts: a file that arrives during it (here: while its
+    report is being handed over) is picked up as a burst of its own."""
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    write_pdf(folder / "first.pdf", ["Herons nest by the river."])
+    settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
+    stop = threading.Event()
+    reports = []
+
+    def on_report(report):
+        reports.append(report)
+        if len(reports) == 1:
+            write_pdf(folder / "late.pdf", ["A late note about kingfishers."])
+
+    service = Service(settings)
+    thread = threading.Thread(target=service.watch, args=([str(folder)],),
+                              kwargs={"stop": stop, "on_report": on_report}, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: len(reports) >= 2, timeout=60)
+        with Service(settings) as reader:
+            assert sorted(entries_by_name(reader)) == ["first.pdf", "late.pdf"]
+            assert reader.search("kingfishers", k=1)[0].doc == "late.pdf"
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        service.close()

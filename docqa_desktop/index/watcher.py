@@ -65,10 +65,13 @@ def _size(path: str) -> int | None:
 
 def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: threading.Event,
           settle_seconds: float = 1.0, poll: float = 0.25,
-          on_error: Callable[[Exception], None] | None = None) -> None:
+          on_error: Callable[[Exception], None] | None = None,
+          first: Callable[[], None] | None = None) -> None:
     """Block until `stop` is set, calling on_change(changed_paths) after each settled burst.
 
-    A failing burst (database busy, disk full) is reported and retried later, never fatal.
+    `first` (the initial sync) runs once the folders are watched, so a file changed while it runs is a burst
+    of its own, not missed; its errors are the caller's. A failing burst (database busy, disk full) is
+    reported and retried later, never fatal.
     """
     collector = _Collector()
     observer = Observer()
@@ -76,6 +79,8 @@ def watch(roots: list[str], on_change: Callable[[list[str]], None], stop: thread
         observer.schedule(collector, root if os.path.isdir(root) else os.path.dirname(root), recursive=True)
     observer.start()
     try:
+        if first:
+            first()
         while not stop.wait(poll):
             changed = collector.take_settled(settle_seconds)
             if not changed:
