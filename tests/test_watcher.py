@@ -3,6 +3,7 @@ import os
 import shutil
 import threading
 import time
+from contextlib import contextmanager
 
 from conftest import SAMPLES, entries_by_name, make_settings, write_pdf
 from docqa_desktop.service import Service
@@ -19,25 +20,41 @@ def wait_for(condition, timeout=120.0):
     raise AssertionError("condition not reached within the deadline")
 
 
-def test_watch_follows_the_folder(home, tmp_path):
+def _folder_with_a_note(tmp_path, text: str):
     folder = tmp_path / "watched"
     folder.mkdir()
-    write_pdf(folder / "first.pdf", ["The first note mentions herons."])
+    write_pdf(folder / "first.pdf", [text])
+    return folder
+
+
+@contextmanager
+def watching(home, folder, on_report):
+    """`watch` on the folder in a thread, with quick settings; stopped and joined on exit. Yields the settings."""
     settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
     stop = threading.Event()
-    reports = []
     service = Service(settings)
     thread = threading.Thread(target=service.watch, args=([str(folder)],),
-                              kwargs={"stop": stop, "on_report": reports.append}, daemon=True)
+                              kwargs={"stop": stop, "on_report": on_report}, daemon=True)
     thread.start()
-
-    def names():
-        if not reports:
-            return None
-        with Service(settings) as reader:  # the watcher closes the database between bursts
-            return sorted(entries_by_name(reader))
-
     try:
+        yield settings
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        service.close()
+    assert not thread.is_alive()
+
+
+def test_watch_follows_the_folder(home, tmp_path):
+    folder = _folder_with_a_note(tmp_path, "The first note mentions herons.")
+    reports = []
+    with watching(home, folder, reports.append) as settings:
+        def names():
+            if not reports:
+                return None
+            with Service(settings) as reader:  # the watcher closes the database between bursts
+                return sorted(entries_by_name(reader))
+
         wait_for(lambda: names() == ["first.pdf"])
         # a file that is still being written is indexed only once it stops growing
         data = (SAMPLES / "harbour-solar-report.pdf").read_bytes()
@@ -60,21 +77,12 @@ def test_watch_follows_the_folder(home, tmp_path):
         wait_for(lambda: names() == ["moved.pdf"])
         with Service(settings) as reader:
             assert reader.search("megawatt", k=1)[0].doc == "moved.pdf"
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-        service.close()
-    assert not thread.is_alive()
 
 
 def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
     """The folders are watched before the first sync starts: a file that arrives during it (here: while its
     report is being handed over) is picked up as a burst of its own."""
-    folder = tmp_path / "watched"
-    folder.mkdir()
-    write_pdf(folder / "first.pdf", ["Herons nest by the river."])
-    settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
-    stop = threading.Event()
+    folder = _folder_with_a_note(tmp_path, "Herons nest by the river.")
     reports = []
 
     def on_report(report):
@@ -82,16 +90,8 @@ def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
         if len(reports) == 1:
             write_pdf(folder / "late.pdf", ["A late note about kingfishers."])
 
-    service = Service(settings)
-    thread = threading.Thread(target=service.watch, args=([str(folder)],),
-                              kwargs={"stop": stop, "on_report": on_report}, daemon=True)
-    thread.start()
-    try:
+    with watching(home, folder, on_report) as settings:
         wait_for(lambda: len(reports) >= 2, timeout=60)
         with Service(settings) as reader:
             assert sorted(entries_by_name(reader)) == ["first.pdf", "late.pdf"]
             assert reader.search("kingfishers", k=1)[0].doc == "late.pdf"
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-        service.close()
