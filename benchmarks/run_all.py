@@ -192,6 +192,10 @@ BENCHMARKS = [
               BENCH / "results/network_guard.json", _network_headline, reliability=True),
     Benchmark("fuzz_pdfs", lambda a: [PYTHON, str(BENCH / "fuzz_pdfs.py"), "--count", "300" if a.quick else "10000"],
               BENCH / "results/fuzz_pdfs.json", _fuzz_headline, reliability=True),
+    # the same seed's cases from 450 on, run when the first run was cut short (2026-11-23)
+    Benchmark("fuzz_pdfs_from450", lambda a: [PYTHON, str(BENCH / "fuzz_pdfs.py"), "--count", "1350", "--start", "450",
+                                               "--out", str(BENCH / "results/fuzz_pdfs-from450.json")],
+              BENCH / "results/fuzz_pdfs-from450.json", _fuzz_headline, reliability=True),
     Benchmark("kill9_index", lambda a: [PYTHON, str(BENCH / "kill9_index.py"), "--kills", "4" if a.quick else "50"],
               BENCH / "results/kill9_index.json", _kill_headline, reliability=True),
     # a second seed, run when the first was cut short at 29 kills (2026-11-23)
