@@ -33,14 +33,14 @@ def build(path: Path, documents: int) -> None:
     ids = np.arange(1, documents + 1, dtype=np.int64)
     pages = documents * PAGES_PER_DOCUMENT
     with Database(path) as db, db.transaction() as cur:
-        db.insert_arrow(cur, "libraries", pa.table({"root": ["/home/user/Documents/library"]}))
+        db.insert_arrow(cur, "libraries", pa.table({"root": ["/srv/library"]}))
         db.insert_arrow(cur, "documents", pa.table({
             "id": pa.array(ids), "sha256": [f"{i:064x}" for i in ids.tolist()],
             "size": pa.array(np.full(documents, 1_500_000)), "pages": pa.array(np.full(documents, 10, np.int32)),
             "title": [f"Annual report {i}" for i in ids.tolist()],
             "parser_version": pa.array(np.full(documents, 2, np.int32))}))
         db.insert_arrow(cur, "files", pa.table({
-            "path": [f"/home/user/Documents/library/folder {i % 50}/report {i}.pdf" for i in ids.tolist()],
+            "path": [f"/srv/library/folder {i % 50}/report {i}.pdf" for i in ids.tolist()],
             "library_id": pa.array(np.ones(documents, np.int64)), "doc_id": pa.array(ids),
             "size": pa.array(np.full(documents, 1_500_000)), "mtime": pa.array(np.full(documents, 1.7e9)),
             "status": ["indexed"] * documents}))
