@@ -1,0 +1,171 @@
+"""An LLM judge of page relevance: which of these pages should a reader of this question look at?
+
+The pages are packed greedily, in order, into batches whose prompt fits a token budget; each batch is one
+call whose JSON schema asks for a verdict on every page of the batch (page numbers as an enum). It serves
+DocLens's Page Navigator run over chunks of K pages when a document does not fit one call (paper §3.1 and
+appendix D.1 "Page Navigator"), MMRAG-DocQA's LLM re-ranking of retrieved parent pages (§"Page-level Parent
+Page Retrieval", eq. 12, re-ranking prompt in the appendix), and any method that filters retrieved pages
+before reading them (Doc-React's LLM-as-a-judge over retrieved subsets, §4.2).
+
+Prompt layout and llama.cpp's prefix cache: a local runtime keeps the KV cache of its previous prompt and
+re-evaluates only from the first token that differs. Consecutive batches of one question share the fixed
+instructions and the question and differ in the pages, so instructions and question come FIRST and the
+pages after them: every batch after the first reuses the cached instructions+question prefix. (Pages first
+would make consecutive batches differ from almost the first token; evidence-first pays off only when the
+same pages are sent again with different questions, which is not what batching does.) The per-batch list of
+page numbers to answer for is therefore put after the pages, not before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ...answers import PageRef
+from ...llm import Completion, Message, Options
+from ...llm.budget import trim_to_tokens
+from ...llm.jsonout import parse_json
+from ...llm.runtime import Runtime
+
+REASON_CHARS = 120
+REPLY_TOKENS_PER_PAGE = 60  # a verdict: page, a reason of ≤120 characters, true/false, JSON punctuation
+NO_VERDICT = "no verdict"
+CallFn = Callable[..., Completion]  # ctx.call(step, runtime, messages, options, pages) -> Completion
+
+
+@dataclass(frozen=True)
+class PageVerdict:
+    ref: PageRef
+    relevant: bool
+    reason: str
+
+
+# Instructions after DocLens appendix A "Prompt used for the Page Navigator" (recall is the main objective,
+# be over-inclusive because a later agent checks the pages in detail; pages that hold the numbers needed to
+# compute an asked-for number or percentage count; a page the question names must be included, and a user's
+# "page X" means the printed page number) and MMRAG-DocQA's appendix "Prompt for LLM-Based Re-Ranking"
+# (judge the block by whether it gives direct answers, partial insights or only background; reason first,
+# referencing specific elements of the block; objectivity: only the content shown). MMRAG's 0–1 score is
+# collapsed to a yes/no verdict, with MMRAG's "only background / tangential" as the line for not relevant.
+# The reason is asked before the verdict for the same reason MMRAG asks for reasoning before its score.
+JUDGE_INSTRUCTIONS = """You are screening the pages of a document for a question. For each page shown, decide whether it is relevant: whether a reader answering the question should look at this page.
+
+Follow these instructions carefully:
+- Relevant: the page gives the answer directly, or gives part of it: one of several facts the answer combines, a number, percentage or total needed to compute it, or the table, chart or figure the question is about.
+- Relevant: a page the question names (e.g. "on page 5", "in slide 3", "Figure 2"). A user's page number usually means the number printed on the page.
+- Not relevant: the page has no connection to the question, or only shares general background or a few words with it.
+- Recall matters most: the pages you mark relevant are read in full by another agent afterwards, so when a page might be useful, mark it relevant.
+- Judge each page only by the content shown for it; the texts may be cut short, marked […]."""
+
+JUDGE_QUESTION = """
+
+<question>{question}</question>
+
+Pages:
+"""
+
+JUDGE_REPLY = """
+Reply in JSON: "verdicts", one for each of the pages {pages}, in that order, each with "page" (the number after "Page"), "reason" (a few words on what the page holds that matters, or why it does not) and "relevant" (true or false)."""
+
+
+def judge_schema(page_ids: list[int]) -> dict:
+    verdict = {"type": "object",
+               "properties": {"page": {"type": "integer", "enum": page_ids},
+                              "reason": {"type": "string", "maxLength": REASON_CHARS},
+                              "relevant": {"type": "boolean"}},
+               "required": ["page", "reason", "relevant"], "additionalProperties": False}
+    return {"type": "object",
+            "properties": {"verdicts": {"type": "array", "items": verdict, "maxItems": len(page_ids)}},
+            "required": ["verdicts"], "additionalProperties": False}
+
+
+def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRef], str], runtime: Runtime,
+                call: CallFn, budget_tokens: int, per_page_tokens: int, step: str = "judge pages",
+                max_batch_pages: int | None = None) -> list[PageVerdict]:
+    """A verdict for every page of `pages`, in their order.
+
+    Each page's text is trimmed to `per_page_tokens`; pages are then packed greedily in order into batches
+    whose whole prompt (instructions + question + the batch's pages + the reply line), counted with
+    `runtime.count_tokens`, is at most `budget_tokens` — the prompt text only: the chat template's few
+    tokens (8 a message locally) and the reply (REPLY_TOKENS_PER_PAGE a page asked for, raised by the
+    backend towards the schema's bound when the context has room) are the caller's margin. A page too long to fit even
+    alone is trimmed further until it does. `max_batch_pages` (DocLens's K) also caps a batch's size.
+    One `call` per batch; a page the model gives no verdict for counts as not relevant ("no verdict"); if
+    it gives two, the first counts. `page_text` should return "" for a page that cannot be read."""
+    if not pages:
+        return []
+    ids = _page_ids(pages)
+    texts = [trim_to_tokens(runtime, page_text(ref), per_page_tokens) for ref in pages]
+    labels = [_label(ids[i], ref, ids[i] != ref.page or _multi_document(pages)) for i, ref in enumerate(pages)]
+    head = JUDGE_INSTRUCTIONS + JUDGE_QUESTION.format(question=question.strip())
+
+    def prompt(batch: list[int], override: tuple[int, str] | None = None) -> str:
+        blocks = []
+        for i in batch:
+            text = override[1] if override and override[0] == i else texts[i]
+            blocks.append(f"[{labels[i]}]\n{text}".rstrip())
+        listed = ", ".join(str(ids[i]) for i in batch)
+        return head + "\n\n".join(blocks) + "\n" + JUDGE_REPLY.format(pages=listed)
+
+    def fits(batch: list[int]) -> bool:
+        return runtime.count_tokens(prompt(batch)) <= budget_tokens
+
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in range(len(pages)):
+        full = max_batch_pages is not None and len(current) >= max_batch_pages
+        if current and not full and fits(current + [i]):
+            current.append(i)
+            continue
+        if current:
+            batches.append(current)
+        if not fits([i]):
+            texts[i] = _fit_alone(runtime, i, texts[i], prompt, budget_tokens)
+        current = [i]
+    batches.append(current)
+
+    verdicts: dict[int, PageVerdict] = {}
+    for batch in batches:
+        batch_ids = [ids[i] for i in batch]
+        schema = judge_schema(batch_ids)
+        options = Options(max_tokens=16 + REPLY_TOKENS_PER_PAGE * len(batch), temperature=0.0, schema=schema)
+        completion = call(step, runtime, [Message("user", prompt(batch))], options, [pages[i] for i in batch])
+        reply = completion.parsed if completion.parsed is not None else parse_json(completion.text, schema)
+        by_id = {ids[i]: i for i in batch}
+        for item in reply["verdicts"]:
+            i = by_id.get(item["page"])
+            if i is not None and i not in verdicts:
+                verdicts[i] = PageVerdict(pages[i], bool(item["relevant"]), item["reason"].strip())
+    return [verdicts.get(i) or PageVerdict(ref, False, NO_VERDICT) for i, ref in enumerate(pages)]
+
+
+def _fit_alone(runtime: Runtime, i: int, text: str, prompt: Callable, budget: int) -> str:
+    """`text` trimmed so that page `i` alone makes a prompt of at most `budget` tokens."""
+    overhead = runtime.count_tokens(prompt([i], (i, "")))
+    if overhead > budget:
+        raise ValueError(f"budget_tokens={budget} is smaller than the judge's instructions and question "
+                         f"({overhead} tokens with an empty page)")
+    limit = budget - overhead
+    while True:  # token counts are not quite additive at the seams: shrink until the whole prompt fits
+        trimmed = trim_to_tokens(runtime, text, limit)
+        excess = runtime.count_tokens(prompt([i], (i, trimmed))) - budget
+        if excess <= 0 or not trimmed:
+            return trimmed
+        limit -= excess
+
+
+def _page_ids(pages: list[PageRef]) -> list[int]:
+    """The numbers the model names pages by: their page numbers when those are distinct (one document, the
+    usual case), else their 1-based positions in `pages` (pages of several documents can share a number).
+    Fixed for the whole call, so batch prompts do not depend on how the pages were packed."""
+    numbers = [ref.page for ref in pages]
+    return numbers if len(set(numbers)) == len(numbers) else list(range(1, len(pages) + 1))
+
+
+def _multi_document(pages: list[PageRef]) -> bool:
+    return len({ref.doc_id for ref in pages}) > 1
+
+
+def _label(page_id: int, ref: PageRef, with_document: bool) -> str:
+    printed = f", printed {ref.label}" if ref.label and ref.label != str(ref.page) else ""
+    where = f": {ref.doc}, page {ref.page}" if with_document else ""
+    return f"Page {page_id}{where}{printed}"
