@@ -27,6 +27,7 @@ class PageRef:
     label: str  # printed page label
     # where page-image search saw the best match (fractions of the page), when it found this page
     region: tuple[float, float, float, float] | None = field(default=None, compare=False)
+    score: float = field(default=0.0, compare=False)  # the retriever's score, when retrieval found it
 
     def key(self) -> tuple[int, int]:
         return self.doc_id, self.page
@@ -68,8 +69,10 @@ class Answer:
     id: str
     question: str
     method: str
-    text: str = ""
+    text: str = ""  # the long answer people read
     status: AnswerStatus = AnswerStatus.FAILED
+    short_answer: str = ""  # the answer alone (a number, a name, a list), as the method's final step typed it
+    answer_format: str = ""  # Str | Int | Float | List | None (None: not answerable); "" when untyped
     citations: list[Citation] = field(default_factory=list)
     pages_used: list[PageRef] = field(default_factory=list)  # every page shown to the answering model
     iterations: int = 0
@@ -91,6 +94,7 @@ class Answer:
     def as_json(self) -> dict:
         """The `docqa ask --json` shape."""
         return {"id": self.id, "answer": self.text, "status": self.status.value,
+                "short_answer": self.short_answer, "answer_format": self.answer_format,
                 "citations": [c.as_json() for c in self.citations],
                 "pages_used": [{"doc": p.doc, "page": p.page} for p in self.pages_used],
                 "method": self.method, "iterations": self.iterations, "llm_calls": len(self.calls),

@@ -4,15 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 
 import duckdb
 
 from . import cli_models, logs
-from .domain import IndexProgress, IndexReport
+from .cli_common import ProgressBar, cancel_on_sigint
+from .domain import IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
@@ -70,12 +69,17 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", parents=[common], help="answer a question from the indexed documents, with citations")
     p.add_argument("question")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
-    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: simpledoc")
-    p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (default 10)")
-    p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (default 3)")
+    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: setting ask.method")
+    p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (method setting k)")
+    p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (SimpleDoc's iterations)")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("summarize", parents=[common],
-                       help="write page summaries ahead of questions (resumable; ask makes missing ones itself)")
+    p = sub.add_parser("methods", parents=[common], help="the answering methods: paper, needs, settings")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("prepare", parents=[common],
+                       help="a method's work ahead of questions, e.g. SimpleDoc's page summaries (resumable)")
+    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: setting ask.method")
+    p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
+    p = sub.add_parser("summarize", parents=[common], help="the same as `prepare --method simpledoc`")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
     p = sub.add_parser("history", parents=[common], help="questions asked before, newest first")
     p.add_argument("--limit", type=_positive, default=20)
@@ -132,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cmd_index(service: Service, args) -> int:
     cancel = cancel_on_sigint()
-    bar = None if args.no_progress or args.json else _ProgressBar()
+    bar = None if args.no_progress or args.json else ProgressBar()
     report = service.index(args.paths, bar, cancel)
     if bar:
         bar.close()
@@ -145,7 +149,7 @@ def _cmd_index(service: Service, args) -> int:
 
 def _cmd_watch(service: Service, args) -> int:
     stop = cancel_on_sigint()
-    bar = _ProgressBar()
+    bar = ProgressBar()
 
     def on_report(report: IndexReport):
         bar.close()
@@ -168,7 +172,7 @@ def _cmd_remove(service: Service, args) -> int:
 
 
 def _cmd_repair(service: Service, args) -> int:
-    bar = _ProgressBar()
+    bar = ProgressBar()
     report = service.repair(args.force, args.paths, bar)
     bar.close()
     if report.damage is None:
@@ -230,8 +234,9 @@ def _region_text(region) -> str:
 
 def _cmd_ask(service: Service, args) -> int:
     cancel = cancel_on_sigint()
-    progress = None if args.json else (lambda message: print(f"… {message}", file=sys.stderr))
-    answer = service.ask(args.question, args.doc, args.method, args.k, args.iterations, progress, cancel)
+    progress = None if args.json else (lambda p: print(f"… {p.phase}", file=sys.stderr))
+    overrides = {"k": args.k, "iterations": args.iterations}
+    answer = service.ask(args.question, args.doc, args.method, overrides, progress, cancel)
     if args.json:
         print(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -243,18 +248,39 @@ def _cmd_ask(service: Service, args) -> int:
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
 
 
-def _cmd_summarize(service: Service, args) -> int:
+def _cmd_methods(service: Service, args) -> int:
+    specs = service.methods()
+    if args.json:
+        print(json.dumps([spec.as_json() for spec in specs], indent=2, ensure_ascii=False))
+        return 0
+    for spec in specs:
+        default = " (default)" if spec.name == service.settings.ask.method else ""
+        print(f"{spec.name}{default} — {spec.title}, cost {spec.cost}\n  {spec.description}\n  paper: {spec.paper}")
+        extras = [f"needs {', '.join(spec.needs)}"] if spec.needs else []
+        extras += [f"better with {', '.join(spec.uses)}"] if spec.uses else []
+        extras += [f"prepares {spec.prepare_label}"] if spec.prepare else []
+        if extras:
+            print("  " + "; ".join(extras))
+        print("  settings: " + ", ".join(f"{k}={v}" for k, v in spec.as_json()["settings"].items()))
+    return 0
+
+
+def _cmd_prepare(service: Service, args) -> int:
     cancel = cancel_on_sigint()
     started = time.monotonic()
 
-    def progress(done: int, total: int) -> None:
-        rate = done / max(1e-6, time.monotonic() - started)
-        print(f"\rsummarised {done}/{total} pages, {rate * 60:.1f}/min, ETA {(total - done) / rate:.0f}s   ",
+    def progress(p) -> None:
+        rate = p.done / max(1e-6, time.monotonic() - started)
+        print(f"\r{p.phase} {p.done}/{p.total} {p.unit}, {rate * 60:.1f}/min, ETA {(p.total - p.done) / rate:.0f}s   ",
               end="", file=sys.stderr, flush=True)
 
-    written = service.summarize(args.doc, progress, cancel)
-    print(f"\n{written} page summaries written" + (" (cancelled)" if cancel.is_set() else ""))
-    return 130 if cancel.is_set() else 0
+    report = service.prepare(getattr(args, "method", None) or ("simpledoc" if args.command == "summarize" else None),
+                             args.doc, progress, cancel)
+    if not report.what:
+        print(f"{report.method} has nothing to prepare")
+        return 0
+    print(f"\n{report.method}: {report.done} {report.what} written" + (" (cancelled)" if report.cancelled else ""))
+    return 130 if report.cancelled else 0
 
 
 def _cmd_history(service: Service, args) -> int:
@@ -284,7 +310,7 @@ def _cmd_eval(service: Service, args) -> int:
         return 0
     methods = list(dict.fromkeys(args.method or [service.settings.ask.method]))
     cancel = cancel_on_sigint()
-    bar = _ProgressBar()
+    bar = ProgressBar()
 
     def say(message: str) -> None:
         bar.close()
@@ -326,7 +352,8 @@ def _cmd_render(service: Service, args) -> int:
 
 COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove, "repair": _cmd_repair,
             "status": _cmd_status, "search": _cmd_search, "render": _cmd_render, "models": cli_models.run,
-            "ask": _cmd_ask, "summarize": _cmd_summarize, "history": _cmd_history, "export": _cmd_export,
+            "ask": _cmd_ask, "summarize": _cmd_prepare, "prepare": _cmd_prepare,
+            "methods": _cmd_methods, "history": _cmd_history, "export": _cmd_export,
             "eval": _cmd_eval, "gui": _cmd_gui}
 
 
@@ -340,55 +367,3 @@ def _print_report(report: IndexReport) -> None:
               + (f"; {report.visual_stage}" if report.visual_stage else ""))
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")
-
-
-def cancel_on_sigint() -> threading.Event:
-    """First Ctrl-C cancels cleanly (the current document rolls back); a second one aborts."""
-    event = threading.Event()
-
-    def handler(signum, frame):
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-        print("\ncancelling… (Ctrl-C again to abort)", file=sys.stderr)
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    return event
-
-
-class _ProgressBar:
-    """A redrawn line on a terminal; one line per finished document when stderr is a log or pipe."""
-
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.active = False
-        self.docs_done = 0
-
-    def __call__(self, p: IndexProgress) -> None:
-        if p.phase not in ("indexing", "embedding", "visual") or not p.pages_total:
-            return
-        width = 24
-        filled = int(width * p.pages_done / p.pages_total)
-        eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
-        name = os.path.basename(p.current_file or "")[:40]
-        counts = (f"{p.docs_done}/{p.docs_total} docs {p.pages_done}/{p.pages_total} pages" if p.unit == "pages"
-                  else f"embedding {p.pages_done}/{p.pages_total} {p.unit}")
-        rate = (f"{p.pages_per_second:.1f}/s" if p.pages_per_second >= 1 or not p.pages_per_second
-                else f"{1 / p.pages_per_second:.0f} s each")  # page images take seconds to minutes each
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {counts} {rate} ETA {eta} {name}"
-        if self.tty:
-            self.stream.write("\r" + line[:150].ljust(150))
-            self.active = True
-        elif p.docs_done != self.docs_done or (p.unit != "pages" and p.pages_done == p.pages_total):
-            self.stream.write(line + "\n")
-        self.docs_done = p.docs_done
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.active:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.active = False
-        self.docs_done = 0

@@ -54,6 +54,16 @@ class Chunk:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """A passage found by chunk retrieval, with the page it belongs to."""
+    id: int
+    doc_id: int
+    page: int  # 1-based
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class FileEntry:
     """One path on disk and what the index knows about it."""
     path: str
@@ -80,22 +90,6 @@ class SearchHit:
         if self.region is not None:
             found["region"] = [round(v, 4) for v in self.region]
         return found
-
-
-@dataclass(frozen=True, slots=True)
-class IndexProgress:
-    """Snapshot emitted while indexing; the CLI draws it as a bar, the GUI will reuse it.
-
-    `pages_*` count pages while indexing, chunks while embedding (see `unit`)."""
-    phase: str  # scanning | indexing | embedding | page images | finishing | done | cancelled
-    docs_done: int
-    docs_total: int
-    pages_done: int
-    pages_total: int
-    current_file: str | None
-    pages_per_second: float
-    eta_seconds: float | None
-    unit: str = "pages"
 
 
 @dataclass(slots=True)

@@ -6,32 +6,46 @@ import os
 import threading
 import uuid
 from pathlib import Path
-from typing import Callable
 
 from .answers import Answer
 from .domain import FileEntry, IndexReport, SearchHit
-from .index.indexer import Indexer, ProgressCallback
+from .export import FORMATS as EXPORT_FORMATS
+from .export import cited_line
+from .export import export as export_answer
+from .index.indexer import Indexer
 from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm.manager import ModelManager
 from .llm.runtime import ModelRuntimes
-from .methods import run_method
-from .methods.base import MethodContext
+from .methods import (METHODS, MethodContext, MethodSpec, PrepareContext, method_settings, method_spec,
+                      run_method)
 from .methods.evidence import PageSource
-from .methods.summaries import Summarizer
+from .methods.scope import ScopedSearch
+from .progress import Cancelled, Progress, ProgressFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
 from .store import answers as answers_store
-from .store import catalog
-from .store import summaries as summaries_store
+from .store import StoreError, catalog
 from .store.database import Database
 from .store.repair import RepairReport, repair as repair_database
 from .visual.provider import VisualModels
 
+__all__ = ["Service", "UnknownDocument", "PrepareReport",
+           # what the app (ui/) uses from below this facade, which it may not import itself (tests/test_layers.py)
+           "EXPORT_FORMATS", "MethodSpec", "RenderedPage", "StoreError", "cited_line"]
+
 
 class UnknownDocument(ValueError):
     pass
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareReport:
+    method: str
+    done: int  # items prepared now (pages summarised, …)
+    cancelled: bool
+    what: str  # "page summaries"; "" for a method with nothing to prepare
 
 
 class Service:
@@ -108,14 +122,14 @@ class Service:
 
     # -- indexing ----------------------------------------------------------------------------
 
-    def index(self, paths: list[str], progress: ProgressCallback | None = None,
+    def index(self, paths: list[str], progress: ProgressFn | None = None,
               cancel: threading.Event | None = None) -> IndexReport:
         report = Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel)
         if report.pages_embedded_visually or report.removed or report.updated:
             self.visual.catch_up()
         return report
 
-    def watch(self, paths: list[str], progress: ProgressCallback | None = None,
+    def watch(self, paths: list[str], progress: ProgressFn | None = None,
               stop: threading.Event | None = None, on_report=None, on_error=None) -> None:
         """Index now, then keep the index in step with the folders until `stop` is set.
 
@@ -130,6 +144,8 @@ class Service:
         def sync(_changed=None):
             try:
                 report = self.index(roots, progress, stop)
+                if self.settings.ask.prepare_after_index and (report.added or report.updated) and not stop.is_set():
+                    self.prepare(progress=progress, cancel=stop)  # resumable: only new pages are prepared
             finally:
                 self.close()
             if on_report:
@@ -141,7 +157,7 @@ class Service:
         return Indexer(self.db, self.settings.index).remove(path)
 
     def repair(self, force: bool = False, more_paths: list[str] = (),
-               progress: ProgressCallback | None = None) -> RepairReport:
+               progress: ProgressFn | None = None) -> RepairReport:
         """Set a damaged database aside and rebuild it: history and summaries copied where readable, the
         rest indexed again from the library folders (and `more_paths`)."""
         self.close()
@@ -195,55 +211,65 @@ class Service:
 
     # -- asking ------------------------------------------------------------------------------
 
+    def methods(self) -> list[MethodSpec]:
+        """Every answering method, the default first."""
+        default = self.settings.ask.method
+        return sorted(METHODS.values(), key=lambda spec: (spec.name != default, spec.name))
+
+    def method_settings(self, name: str) -> dict:
+        """A method's settings as they resolve now (defaults, preset, settings file, environment)."""
+        return dataclasses.asdict(method_settings(method_spec(name), self.settings))
+
     def ask(self, question: str, docs: list[str] | None = None, method: str | None = None,
-            k: int | None = None, iterations: int | None = None,
-            progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None,
-            save: bool = True) -> Answer:
+            overrides: dict | None = None, progress: ProgressFn | None = None,
+            cancel: threading.Event | None = None, save: bool = True) -> Answer:
         """Answer a question over the library (or the named documents), with citations; kept as history
-        unless save is False (evaluation runs keep their own results)."""
+        unless save is False (evaluation runs keep their own results). `overrides`: method settings for this
+        question only (e.g. {"k": 20})."""
         if not question.strip():
             raise ValueError("the question is empty")
-        ask = dataclasses.replace(self.settings.ask, **{key: value for key, value in
-                                                        (("k", k), ("iterations", iterations)) if value})
-        method = method or ask.method
+        spec = method_spec(method or self.settings.ask.method)
+        settings = method_settings(spec, self.settings, overrides)
         doc_ids = self.resolve_documents(docs)
-        retriever = self._retriever()
-        mode = self.settings.search.mode
         pages = PageSource(self.db)
-        text_model, vision_model = self.runtimes.text(), self.runtimes.vision()
-        reader = vision_model or text_model
-        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=method, scope=list(docs or []))
+        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []))
         ctx = MethodContext(
-            question=question, answer=answer, pages=pages, text_model=text_model, vision_model=vision_model,
-            retrieve=lambda query, n: pages.refs(retriever.search(query, doc_ids, n, mode)),
-            settings=ask, summaries=Summarizer(self.db, pages, reader, ask.summary_tokens, ask.image_side, ask.page_tokens),
-            progress=progress or (lambda message: None), cancel=cancel)
-        run_method(method, ctx)
+            question=question, answer=answer, pages=pages, db=self.db,
+            search=ScopedSearch(self._retriever(), pages, doc_ids, self.settings.search.mode),
+            text_model=self.runtimes.text(), vision_model=self.runtimes.vision(), settings=settings,
+            image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel)
+        run_method(spec, ctx)
         if save:
             with self.db.transaction() as cur:
                 answers_store.save_answer(cur, answer)
         return answer
 
-    def summarize(self, docs: list[str] | None = None, progress: Callable[[int, int], None] | None = None,
-                  cancel: threading.Event | None = None) -> int:
-        """Write SimpleDoc's page summaries ahead of questions (ask writes missing ones on demand).
-        Resumable: pages already summarised by the current model are skipped. Returns pages written."""
-        pages = PageSource(self.db)
-        model = self.runtimes.vision() or self.runtimes.text()
-        ask = self.settings.ask
-        summarizer = Summarizer(self.db, pages, model, ask.summary_tokens, ask.image_side, ask.page_tokens)
-        todo = summaries_store.pages_without_summary(self.db.cursor(), self.resolve_documents(docs), summarizer.model)
-        refs = pages.refs_for(todo)
-        trace = Answer(id="", question="", method="summaries")
-        ctx = MethodContext(question="", answer=trace, retrieve=lambda query, n: [], pages=pages,
-                            text_model=model, vision_model=None, settings=ask, summaries=summarizer, cancel=cancel)
-        for done, ref in enumerate(refs, 1):
-            if cancel is not None and cancel.is_set():
-                return done - 1
-            summarizer.ensure([ref], ctx.call)
+    def prepare(self, method: str | None = None, docs: list[str] | None = None,
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:
+        """Run a method's work ahead of questions (SimpleDoc: page summaries) for the library or the named
+        documents. Resumable: what is already prepared by the current model is skipped."""
+        spec = method_spec(method or self.settings.ask.method)
+        if spec.prepare is None:
+            return PrepareReport(spec.name, 0, False, "")
+        last: list[Progress] = []
+
+        def track(p: Progress) -> None:
+            last[:] = [p]
             if progress:
-                progress(done, len(refs))
-        return len(refs)
+                progress(p)
+
+        ctx = PrepareContext(self.db, PageSource(self.db), self.resolve_documents(docs), self.runtimes.text(),
+                             self.runtimes.vision(), method_settings(spec, self.settings),
+                             self.settings.ask.image_side, track, cancel)
+        try:
+            done = spec.prepare(ctx)
+        except Cancelled:
+            return PrepareReport(spec.name, last[0].done if last else 0, True, spec.prepare_label)
+        return PrepareReport(spec.name, done, False, spec.prepare_label)
+
+    def export(self, answer: Answer, fmt: str, out: str | os.PathLike) -> Path:
+        """Write an answer with its citations to a file, as one of EXPORT_FORMATS; returns the file."""
+        return export_answer(answer, fmt, Path(out))
 
     def history(self, limit: int = 50) -> list[Answer]:
         return answers_store.recent_answers(self.db.cursor(), limit)

@@ -9,6 +9,7 @@ import dataclasses
 import os
 import tomllib
 from dataclasses import dataclass, field
+from enum import Enum, StrEnum
 from pathlib import Path
 
 import platformdirs
@@ -20,6 +21,54 @@ APP_NAME = "docqa-desktop"
 
 class SettingsError(ValueError):
     """A settings file or DOCQA_* variable that cannot be read; the message names it."""
+
+
+class Option(StrEnum):
+    """A setting with a fixed set of values. A str: it compares equal to its value and is saved as it; a value
+    outside the set fails on loading (SettingsError) or on constructing the settings (ValueError)."""
+
+    @classmethod
+    def choices(cls) -> str:
+        return ", ".join(member.value for member in cls)
+
+
+class VisualIndexing(Option):
+    AUTO = "auto"  # on with a GPU only
+    ON = "on"
+    OFF = "off"
+
+
+class Fusion(Option):
+    CONVEX = "convex"  # weighted normalised scores
+    RRF = "rrf"  # reciprocal rank
+
+
+class SearchMode(Option):
+    BM25 = "bm25"
+    DENSE = "dense"
+    FUSED = "fused"  # BM25 + dense
+    TEXT = "text"  # the same as fused
+    VISUAL = "visual"  # page-image embeddings (ColQwen2.5) only
+    HYBRID = "hybrid"  # text and page images, fused
+    AUTO = "auto"  # hybrid when page images have been embedded, else text
+
+
+class LlmBackend(Option):
+    LOCAL = "local"  # llama.cpp in this process
+    REMOTE = "remote"  # an OpenAI-compatible server
+
+
+def _options_checked(settings) -> None:
+    """Option fields given as plain strings (dataclasses.replace, the Settings dialog) become their enum;
+    a value outside the set raises ValueError."""
+    for f in dataclasses.fields(settings):
+        kind = type(f.default)
+        value = getattr(settings, f.name)
+        if issubclass(kind, Option) and type(value) is not kind:
+            try:
+                object.__setattr__(settings, f.name, kind(value))
+            except ValueError:
+                raise ValueError(f"{f.name}: {value!r} is not one of {kind.choices()}") from None
 
 
 @dataclass(frozen=True)
@@ -75,32 +124,36 @@ class IndexSettings:
     settle_seconds: float = 1.0  # watcher: a file must stop changing this long before it is indexed
     # page-image embeddings (ColQwen2.5), when a page embedder is installed. auto = on with a GPU only:
     # on a CPU the real model needs minutes per page (benchmarks/results/visual_embed-real.json)
-    visual: str = "auto"  # auto | on | off
+    visual: VisualIndexing = VisualIndexing.AUTO  # auto | on | off
     visual_tokens: int = 768  # visual tokens per page image: fewer is faster and coarser (256 / 512 / 768 / 1024)
     visual_cpu_int8: bool = False  # on a CPU, int8 linear layers: ~3x faster, scores drift (visual_embed-real-int8.json)
     visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
+
+    __post_init__ = _options_checked
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     k: int = 10
     candidates: int = 100  # per retriever, before fusion
-    fusion: str = "convex"  # convex (weighted normalised scores) | rrf (reciprocal rank)
+    fusion: Fusion = Fusion.CONVEX  # convex (weighted normalised scores) | rrf (reciprocal rank)
     # Chosen on the dev set (benchmarks/retrieval_eval.py) from the middle of a plateau:
     # 0.7-0.8 and 0.2-0.3 score alike there.
     bm25_weight: float = 0.75
     neighbour_weight: float = 0.25  # share of a page's score its previous and next pages earn
     rrf_k: int = 60  # reciprocal-rank-fusion constant from Cormack et al.
-    mode: str = "auto"  # text | visual | hybrid | auto (hybrid where the page embedder has embedded pages)
+    mode: SearchMode = SearchMode.AUTO  # text | visual | hybrid | auto (hybrid where page images are embedded)
     visual_weight: float = 0.5  # hybrid, convex fusion: share of the visual score
     visual_stage1: int = 300  # pages the first (pooled Hamming) stage keeps for the second
     visual_stage2: int = 30  # pages the second stage keeps for the int8 rerank, at least (1 per 1,000 pages)
 
+    __post_init__ = _options_checked
+
 
 @dataclass(frozen=True)
 class LlmSettings:
-    backend: str = "local"  # local (llama.cpp in this process) | remote (an OpenAI-compatible server)
+    backend: LlmBackend = LlmBackend.LOCAL  # local (llama.cpp in this process) | remote (an OpenAI-compatible server)
     text_model: str = ""  # catalog or imported model name; empty = the best installed one
     vision_model: str = ""
     threads: int = 0  # 0 = cores - 1: a busy 2-core machine generates 4x faster on one thread than two
@@ -113,16 +166,21 @@ class LlmSettings:
     remote_vision: bool = False  # the server's model reads images
     remote_timeout: float = 300.0  # seconds per call
 
+    __post_init__ = _options_checked
+
 
 @dataclass(frozen=True)
 class AskSettings:
-    method: str = "simpledoc"  # simpledoc | m3docrag
-    k: int = 10  # pages from the first-stage retriever (SimpleDoc uses 10, or 30)
-    iterations: int = 3  # SimpleDoc's L: reasoning rounds before "not answerable"
-    max_pages: int = 5  # pages handed to the answering model per round
-    summary_tokens: int = 160  # per page summary
-    page_tokens: int = 1200  # most text tokens of one page shown to a model (speed and focus on a CPU)
+    """What every answering method shares; each method's own knobs live with the method
+    (methods/<name>/settings.py), read from [methods.<name>] or DOCQA_<NAME>_<FIELD>, and from this
+    section for the knobs several methods have (e.g. ask.page_tokens)."""
+    method: str = "simpledoc"  # one of `docqa methods`
+    preset: str = "paper"  # paper: each method's published parameters | cpu: a smaller budget for a CPU
     image_side: int = 1280  # longest side of a page image sent to a vision model
+    prepare_after_index: bool = False  # the watcher runs the method's prepare step (e.g. page summaries)
+
+
+PRESETS = ("paper", "cpu")
 
 
 @dataclass(frozen=True)
@@ -132,6 +190,8 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
     ask: AskSettings = field(default_factory=AskSettings)
+    # raw TOML tables read by the methods' own settings: {"ask": {...}, "methods": {name: {...}}}
+    tables: dict = field(default_factory=dict, compare=True)
 
     @classmethod
     def load(cls, home: str | os.PathLike | None = None) -> "Settings":
@@ -143,13 +203,18 @@ class Settings:
                 values = tomllib.loads(source.read_text(encoding="utf-8"))
             except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
                 raise SettingsError(f"cannot read settings file {source}: {exc}") from exc
-        index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_", source)
-        search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_", source)
-        llm = _merge(LlmSettings(), values.get("llm", {}), "DOCQA_LLM_", source)
-        if llm.backend not in ("local", "remote"):
-            raise SettingsError(f"llm.backend must be 'local' or 'remote', not {llm.backend!r}")
+        index = _merge(IndexSettings(), values.get("index", {}), "DOCQA_INDEX_", source, "index")
+        search = _merge(SearchSettings(), values.get("search", {}), "DOCQA_SEARCH_", source, "search")
+        llm = _merge(LlmSettings(), values.get("llm", {}), "DOCQA_LLM_", source, "llm")
         ask = _merge(AskSettings(), values.get("ask", {}), "DOCQA_ASK_", source)
-        return cls(locations, index, search, llm, ask)
+        if ask.preset not in PRESETS:
+            raise SettingsError(f"ask.preset must be one of {', '.join(PRESETS)}, not {ask.preset!r}")
+        tables = {"ask": dict(values.get("ask", {})), "methods": dict(values.get("methods", {}))}
+        return cls(locations, index, search, llm, ask, tables)
+
+    @property
+    def source(self) -> Path:
+        return self.locations.settings_file
 
 
 SECTIONS = ("index", "search", "llm", "ask")
@@ -163,9 +228,16 @@ def save(settings: Settings) -> Path:
         default = type(current)()
         changed = [(f.name, getattr(current, f.name)) for f in dataclasses.fields(current)
                    if getattr(current, f.name) != getattr(default, f.name)]
+        own = {f.name for f in dataclasses.fields(current)}  # [ask] also holds knobs several methods share
+        changed += sorted((k, v) for k, v in settings.tables.get(section, {}).items() if k not in own)
         if changed:
             lines.append(f"[{section}]")
             lines += [f"{name} = {_toml_value(value)}" for name, value in changed]
+            lines.append("")
+    for method, values in sorted(settings.tables.get("methods", {}).items()):
+        if values:
+            lines.append(f"[methods.{method}]")
+            lines += [f"{name} = {_toml_value(value)}" for name, value in sorted(values.items())]
             lines.append("")
     path = settings.locations.settings_file
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -180,8 +252,15 @@ def _toml_value(value) -> str:
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _merge(base, values: dict, env_prefix: str, source: Path):
-    """Apply a TOML table then DOCQA_<SECTION>_<FIELD> variables, converting to each field's type."""
+def merge_section(base, values: dict, env_prefix: str, source: Path):
+    """A settings dataclass with a TOML table then DOCQA_<PREFIX>_<FIELD> variables applied (for the
+    methods' own settings, which this module does not know)."""
+    return _merge(base, values, env_prefix, source)
+
+
+def _merge(base, values: dict, env_prefix: str, source: Path, table: str = ""):
+    """Apply a TOML table then DOCQA_<SECTION>_<FIELD> variables, converting to each field's type
+    (an Option field to its enum, case and spaces ignored)."""
     changes = {}
     for f in dataclasses.fields(base):
         variable = env_prefix + f.name.upper()
@@ -192,9 +271,13 @@ def _merge(base, values: dict, env_prefix: str, source: Path):
         try:
             if kind is bool and isinstance(raw, str):
                 changes[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
+            elif issubclass(kind, Enum):
+                changes[f.name] = kind(raw.strip().lower() if isinstance(raw, str) else raw)
             else:
                 changes[f.name] = kind(raw)
         except (TypeError, ValueError):
-            origin = variable if variable in os.environ else f"{f.name} in {source}"
+            origin = variable if variable in os.environ else f"{table + '.' if table else ''}{f.name} in {source}"
+            if issubclass(kind, Option):
+                raise SettingsError(f"{origin}: {raw!r} is not one of {kind.choices()}") from None
             raise SettingsError(f"{origin}: {raw!r} is not a valid {kind.__name__}") from None
     return dataclasses.replace(base, **changes)

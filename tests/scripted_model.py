@@ -58,6 +58,11 @@ class FixedRuntimes:
         pass
 
 
-def reasoning(response="answer", answer="", evidence=(), query_update="", notes=""):
-    return {"scratchpad": "Looking at the pages.", "response": response, "answer": answer,
-            "evidence": list(evidence), "query_update": query_update, "notes": notes}
+def reasoning(response="answer", answer="", evidence=(), query_update="", notes="", short_answer=None,
+              answer_format=None):
+    """A SimpleDoc reasoner reply; an answer's short form defaults to the answer itself, typed Str."""
+    answered = response == "answer" and answer
+    return {"scratchpad": "Looking at the pages.", "response": response, "evidence": list(evidence),
+            "query_update": query_update, "notes": notes, "answer": answer,
+            "short_answer": short_answer if short_answer is not None else (answer if answered else ""),
+            "answer_format": answer_format or ("Str" if answered else "None")}

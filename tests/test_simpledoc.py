@@ -25,8 +25,10 @@ def paper_service(fast_service, paper):
 
 
 def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):
+    """service.ask with the scripted model; k= and iterations= go to the method's settings."""
     service._runtimes = FixedRuntimes(model)
-    return service.ask(question, **kwargs)
+    overrides = {key: kwargs.pop(key) for key in ("k", "iterations") if key in kwargs}
+    return service.ask(question, overrides=overrides, **kwargs)
 
 
 def page_words(service, page: int) -> str:
@@ -151,16 +153,17 @@ def test_summaries_ahead_of_questions_are_resumable(paper_service):
     cancel = threading.Event()
     seen = []
 
-    def progress(done, total):
-        seen.append((done, total))
-        if done == 3:
+    def progress(p):
+        seen.append((p.task, p.done, p.total))
+        if p.done == 3:
             cancel.set()
 
-    assert paper_service.summarize(progress=progress, cancel=cancel) == 3
-    total = seen[0][1]
-    assert total == 8  # the paper's pages
-    assert paper_service.summarize() == total - 3  # picks up where it stopped
-    assert paper_service.summarize() == 0
+    stopped = paper_service.prepare("simpledoc", progress=progress, cancel=cancel)
+    assert (stopped.done, stopped.cancelled, stopped.what) == (3, True, "page summaries")
+    assert seen[0] == ("prepare", 1, 8)  # the paper's pages
+    assert paper_service.prepare("simpledoc").done == 8 - 3  # picks up where it stopped
+    assert paper_service.prepare("simpledoc").done == 0
+    assert paper_service.prepare("m3docrag").what == ""  # nothing to prepare
     model = ScriptedModel([reasoning("not_answerable")])
     ask_with(paper_service, model, k=4)
     assert "summary" not in [kind for kind, _ in model.prompts]

@@ -17,7 +17,8 @@ _REFUSALS = re.compile(
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?\s?%?")
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
-_FILLER = re.compile(r"^(?:final answer|short answer|answer|the answer is|it is|they are)\s*[:\-]?\s*", re.IGNORECASE)
+_FILLER = re.compile(r"^(?:final answer|short answer|answer|the answer is|it is|they are)\b\s*[:\-]?\s*",
+                     re.IGNORECASE)
 
 
 def extract(text: str, answered: bool, answer_format: str) -> str | list[str]:

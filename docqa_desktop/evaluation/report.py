@@ -165,6 +165,9 @@ def _result_sections(records: list[dict], figures: dict, run: dict, chart_files:
         models = ", ".join(f"{role}: {name or 'none'}" for role, name in run.get("models", {}).items())
         settings = ", ".join(f"{k}={v}" for k, v in run.get("settings", {}).items())
         lines += [f"Models — {models}. Settings — {settings}.", ""]
+        for method, values in sorted(run.get("method_settings", {}).items()):
+            lines += [f"- {method}: " + ", ".join(f"{k}={v}" for k, v in values.items())]
+        lines += [""] if run.get("method_settings") else []
     lines += ["Scoring: MMLongBench-Doc's rules on a short answer extracted from each prediction (accuracy is the "
               "mean score, F1 treats \"Not answerable\" as the negative class); page metrics per SimpleDoc A.3 "
               "over questions with evidence pages; latency is the method's wall time per question.", "",

@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..answers import Answer, AnswerStatus
 from ..files import write_atomically
-from ..index.indexer import ProgressCallback
+from ..progress import ProgressFn
 from .extraction import extract
 from .judge import judge
 from .pages import page_metrics
@@ -69,8 +69,9 @@ class ResultsFile:
 def score_record(record: dict) -> dict:
     """Extracted short answer, rule score and page metrics; recomputed by the report, so better rules
     apply to old results too."""
-    answered = record["status"] == AnswerStatus.ANSWERED.value
-    extracted = extract(record["prediction"], answered, record["answer_format"])
+    answered = record["status"] == AnswerStatus.ANSWERED.value and record.get("predicted_format") != "None"
+    # a method's typed short answer when it gave one; the rules then only normalise it to the gold's format
+    extracted = extract(record.get("short_answer") or record["prediction"], answered, record["answer_format"])
     record["extracted"] = extracted
     record["score"] = round(score(record["gold"], extracted, record["answer_format"]), 4)
     record["page_metrics"] = page_metrics(record["evidence_pages"], record["pages_used"])
@@ -82,6 +83,7 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "qid": q.id, "method": method, "doc": q.doc, "question": q.question, "gold": q.answer,
         "answer_format": q.answer_format, "kind": q.kind, "evidence_pages": list(q.evidence_pages),
         "evidence_sources": list(q.evidence_sources), "prediction": answer.text, "status": answer.status.value,
+        "short_answer": answer.short_answer, "predicted_format": answer.answer_format,
         "error": answer.error, "pages_used": sorted({p.page for p in answer.pages_used}),
         "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
@@ -109,7 +111,7 @@ def failed_answer(q: EvalQuestion, method: str, reason: str) -> Answer:
 
 class EvalRunner:
     def __init__(self, service, out_dir: str | Path, progress: Callable[[str], None] = lambda message: None,
-                 cancel: threading.Event | None = None, index_progress: ProgressCallback | None = None):
+                 cancel: threading.Event | None = None, index_progress: ProgressFn | None = None):
         self.service = service
         self.out_dir = Path(out_dir)
         self.progress = progress
@@ -169,14 +171,14 @@ class EvalRunner:
         """What produced these results (models, method settings), for the report's header."""
         info_path = self.out_dir / RUN_FILE
         info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else {}
-        ask = self.service.settings.ask
         llm = self.service.settings.llm
         info.update({
             "updated": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             "questions": questions, "corpus": corpus, "machine": f"{os.cpu_count()} CPU threads",
             "methods": sorted(set(info.get("methods", [])) | set(methods)), "judge": use_judge or info.get("judge", False),
             "models": self.service.model_roles(),
-            "settings": {"k": ask.k, "iterations": ask.iterations, "max_pages": ask.max_pages,
-                         "summary_tokens": ask.summary_tokens, "page_tokens": ask.page_tokens,
-                         "llm_threads": llm.threads or "auto (cores - 1)", "context": llm.context}})
+            "settings": {"preset": self.service.settings.ask.preset,
+                         "llm_threads": llm.threads or "auto (cores - 1)", "context": llm.context},
+            "method_settings": {**info.get("method_settings", {}),
+                                **{m: self.service.method_settings(m) for m in methods}}})
         info_path.write_text(json.dumps(info, indent=2), encoding="utf-8")

@@ -1,42 +1,55 @@
-"""What every answering method gets (one context object) and gives back (an Answer).
+"""What every answering method gets (one context object), declares (a MethodSpec) and gives back (an Answer).
 
-A method is a class with a `name` and `run(ctx) -> None` that fills `ctx.answer`; everything it needs —
-retrieval, page text and images, summaries, the models, settings, progress, cancellation — comes
-through the context, and every model call goes through `ctx.call` so the trace records it.
+A method lives in its own folder (methods/<name>/) and registers a MethodSpec: name, title, paper, what it
+needs, its typed settings with the paper's defaults and a CPU preset, `run(ctx)` and an optional `prepare`
+step for work done ahead of questions. Everything a run needs — retrieval in any mode, page text, elements,
+crops and images, the models, settings, progress, cancellation — comes through the context, and every model
+call goes through `ctx.call` / `ctx.sample` so the trace records it.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from ..answers import Answer, LlmCall, PageRef
-from ..llm import Message, Options
+from ..domain import BBox, ChunkHit
+from ..llm import Completion, Message, Options
 from ..llm.budget import share_budget, trim_to_tokens
 from ..llm.runtime import Runtime
-from ..settings import AskSettings
+from ..progress import Cancelled, Progress, ProgressFn, check_cancel
+from ..store.database import Database
 from .evidence import PageGone, PageSource
+from .toolkit import page_content
+from .toolkit.page_content import PageElement
 
-ProgressFn = Callable[[str], None]
-RetrieveFn = Callable[[str, int], list[PageRef]]
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
+IMAGE_TOKENS = 1300  # a page image at the default pixel budget
+
+__all__ = ["Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "page_label"]
 
 
-class Cancelled(Exception):
-    pass
+class Search(Protocol):
+    """Retrieval already scoped to the question's documents (built by the service)."""
+
+    def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]: ...
+
+    def chunks(self, query: str, k: int) -> list[ChunkHit]: ...
 
 
 @dataclass
 class MethodContext:
     question: str
     answer: Answer
-    retrieve: RetrieveFn  # (query, k) -> pages, already scoped to the question's documents
+    search: Search
     pages: PageSource
+    db: Database  # for what methods keep between questions (summaries, descriptions)
     text_model: Runtime
     vision_model: Runtime | None
-    settings: AskSettings
-    summaries: "object"  # methods.summaries.Summarizer
-    progress: ProgressFn = lambda message: None
+    settings: Any  # the method's own settings dataclass (MethodSpec.settings), resolved
+    image_side: int = 1280
+    progress: ProgressFn = lambda progress: None
     cancel: threading.Event | None = None
     gone: list[PageRef] = field(default_factory=list)  # pages dropped because their document vanished
 
@@ -46,20 +59,53 @@ class MethodContext:
         return self.vision_model or self.text_model
 
     def check_cancel(self) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled()
+        check_cancel(self.cancel)
+
+    def step(self, phase: str, done: int = 0, total: int = 0) -> None:
+        """Tell the user what the method is doing now."""
+        self.progress(Progress("ask", phase, done, total, "steps" if total else "", self.question))
+
+    # -- models ------------------------------------------------------------------------------------
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
-             pages: list[PageRef] = ()):
+             pages: list[PageRef] = ()) -> Completion:
         """A model call, recorded in the trace with its tokens and time."""
+        return self.sample(step, runtime, messages, options, 1, pages)[0]
+
+    def sample(self, step: str, runtime: Runtime, messages: list[Message], options: Options, n: int,
+               pages: list[PageRef] = ()) -> list[Completion]:
+        """n completions of one prompt (its KV cache reused by every sample); each is its own trace entry."""
         self.check_cancel()
-        completion = runtime.chat(messages, options, cancel=self.cancel)
-        self.answer.calls.append(LlmCall(step, runtime.info.name, completion.usage.prompt_tokens,
-                                         completion.usage.output_tokens, round(completion.usage.seconds, 3),
-                                         [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000]))
-        if completion.finish_reason == "cancelled":
+        completions = runtime.sample(messages, options, n, cancel=self.cancel) if n > 1 else [
+            runtime.chat(messages, options, cancel=self.cancel)]
+        seen = [f"{p.doc} p.{p.page}" for p in pages]
+        for i, completion in enumerate(completions, 1):
+            label = step if n == 1 else f"{step} [sample {i}/{n}]"
+            self.answer.calls.append(LlmCall(label, runtime.info.name, completion.usage.prompt_tokens,
+                                             completion.usage.output_tokens, round(completion.usage.seconds, 3),
+                                             seen, completion.text[:2000]))
+        if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
-        return completion
+        return completions
+
+    # -- retrieval ---------------------------------------------------------------------------------
+
+    def retrieve(self, query: str, k: int, mode: str | None = None) -> list[PageRef]:
+        """The k best pages with their scores (PageRef.score), best first; mode text | visual | hybrid,
+        None for the user's search.mode setting."""
+        self.check_cancel()
+        return self.search.pages(query, k, mode)
+
+    def retrieve_chunks(self, query: str, k: int) -> list[ChunkHit]:
+        """The k best passages (id, text, parent page, score), best first."""
+        self.check_cancel()
+        return self.search.chunks(query, k)
+
+    def page_of(self, chunk: ChunkHit) -> PageRef | None:
+        refs = self.pages.refs_for([(chunk.doc_id, chunk.page)])
+        return refs[0] if refs else None
+
+    # -- page content ------------------------------------------------------------------------------
 
     def readable(self, refs: list[PageRef]) -> list[PageRef]:
         """The pages still indexed and on disk; the rest are noted as gone."""
@@ -67,30 +113,96 @@ class MethodContext:
         self.gone.extend(gone)
         return present
 
-    def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int) -> tuple[str, str, tuple[bytes, ...]]:
+    def elements(self, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
+        """Layout elements (kind, box in PDF points, Markdown) in reading order."""
+        return page_content.elements(self.db, ref, kinds)
+
+    def markdown(self, ref: PageRef) -> str:
+        """The page as Markdown in reading order (its plain text when layout found nothing)."""
+        return page_content.page_markdown(self.db, ref)
+
+    def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
+        """PNG of a region of the page, rendered as sharp as `max_pixels` allows."""
+        return page_content.crop(self.pages.path_on_disk(ref), ref.page, box, max_pixels)
+
+    def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int,
+                   page_tokens: int) -> tuple[str, str, tuple[bytes, ...]]:
         """(numbered page list, their texts within `budget` tokens, their images if the model reads them)."""
         labels = [page_label(i, ref, self.multi_document(refs)) for i, ref in enumerate(refs, 1)]
         texts = []
         for ref in refs:
             try:
-                texts.append(trim_to_tokens(runtime, self.pages.text(ref), self.settings.page_tokens))
+                texts.append(trim_to_tokens(runtime, self.pages.text(ref), page_tokens))
             except PageGone:
                 texts.append("")
         texts = share_budget(runtime, texts, budget)
         body = "\n\n".join(f"[{label}]\n{text}" for label, text in zip(labels, texts))
         images = ()
         if runtime.info.vision:
-            images = tuple(self.pages.image(ref, self.settings.image_side) for ref in refs)
+            images = tuple(self.pages.image(ref, self.image_side) for ref in refs)
         return "; ".join(labels), body, images
 
     def text_budget(self, runtime: Runtime, options: Options, images: int = 0) -> int:
         """Tokens left for page text once instructions, images and the reply are counted."""
-        image_tokens = images * 1300  # a page image at the default pixel budget
-        return max(200, runtime.info.context - options.max_tokens - PROMPT_RESERVE_TOKENS - image_tokens)
+        return max(200, runtime.info.context - options.max_tokens - PROMPT_RESERVE_TOKENS - images * IMAGE_TOKENS)
 
     @staticmethod
     def multi_document(refs: list[PageRef]) -> bool:
         return len({r.doc_id for r in refs}) > 1
+
+
+@dataclass
+class PrepareContext:
+    """What a prepare step gets: the documents to prepare and the means to do it, resumably."""
+    db: Database
+    pages: PageSource
+    doc_ids: list[int] | None  # None: the whole library
+    text_model: Runtime
+    vision_model: Runtime | None
+    settings: Any
+    image_side: int = 1280
+    progress: ProgressFn = lambda progress: None
+    cancel: threading.Event | None = None
+    trace: Answer = field(default_factory=lambda: Answer(id="", question="", method="prepare"))
+
+    def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
+             pages: list[PageRef] = ()) -> Completion:
+        check_cancel(self.cancel)
+        completion = runtime.chat(messages, options, cancel=self.cancel)
+        self.trace.calls.append(LlmCall(step, runtime.info.name, completion.usage.prompt_tokens,
+                                        completion.usage.output_tokens, round(completion.usage.seconds, 3),
+                                        [f"{p.doc} p.{p.page}" for p in pages]))
+        if completion.finish_reason == "cancelled":
+            raise Cancelled()
+        return completion
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    title: str
+    paper: str  # the citation, and its file under ../shared/papers/
+    description: str  # one line for the method picker
+    cost: str  # low | medium | high: model calls per question on a CPU
+    settings: type  # a frozen dataclass whose defaults are the paper's parameters
+    run: Callable[[MethodContext], None]
+    cpu_preset: dict = field(default_factory=dict)  # overrides for ask.preset = "cpu"
+    needs: tuple[str, ...] = ()  # must have: "vision-model", "page-embeddings"
+    uses: tuple[str, ...] = ()  # better with: "vision-model", "page-embeddings", "samples"
+    prepare: Callable[[PrepareContext], int] | None = None  # work ahead of questions; returns items done
+    prepare_label: str = ""  # what prepare makes, e.g. "page summaries"
+
+    def defaults(self, preset: str = "paper") -> dict:
+        """The settings' values before any settings file: the paper's, or with the CPU preset applied."""
+        values = {f.name: f.default for f in dataclasses.fields(self.settings)}
+        return {**values, **self.cpu_preset} if preset == "cpu" else values
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "title": self.title, "paper": self.paper, "description": self.description,
+                "cost": self.cost, "needs": list(self.needs), "uses": list(self.uses),
+                "prepare": self.prepare_label or None,
+                "settings": {f.name: f.default for f in dataclasses.fields(self.settings)},
+                "cpu_preset": dict(self.cpu_preset)}
 
 
 def page_label(number: int, ref: PageRef, with_document: bool) -> str:
@@ -98,9 +210,3 @@ def page_label(number: int, ref: PageRef, with_document: bool) -> str:
     printed = f" (printed {ref.label})" if ref.label and ref.label != str(ref.page) else ""
     where = f"{ref.doc}, page {ref.page}" if with_document else f"page {ref.page}"
     return f"Page {number}: {where}{printed}"
-
-
-class Method(Protocol):
-    name: str
-
-    def run(self, ctx: MethodContext) -> None: ...

@@ -10,7 +10,7 @@ import os
 from ..answers import PageRef
 from ..domain import SearchHit
 from ..index.render import render_page
-from ..store import catalog
+from ..store import catalog, content
 from ..store.database import Database
 
 
@@ -23,15 +23,10 @@ class PageSource:
         self.db = db
 
     def refs(self, hits: list[SearchHit]) -> list[PageRef]:
-        """PageRefs (with printed labels) for search hits, in the same order."""
-        if not hits:
-            return []
-        labels = dict(((d, p), label) for d, p, label in self.db.cursor().execute(
-            "SELECT doc_id, page, label FROM pages WHERE (doc_id, page) IN "
-            "(SELECT (unnest(?::BIGINT[]), unnest(?::INTEGER[])))",
-            [[h.doc_id for h in hits], [h.page for h in hits]]).fetchall())
-        return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)), h.region)
-                for h in hits]
+        """PageRefs (with printed labels and the retriever's scores) for search hits, in the same order."""
+        labels = content.page_labels(self.db.cursor(), [(h.doc_id, h.page) for h in hits])
+        return [PageRef(h.doc_id, h.doc, h.path, h.page, labels.get((h.doc_id, h.page), str(h.page)), h.region,
+                        h.score) for h in hits]
 
     def refs_for(self, pages: list[tuple[int, int]]) -> list[PageRef]:
         """PageRefs for (doc_id, page) pairs, named by each document's first path."""
@@ -48,30 +43,22 @@ class PageSource:
 
     def text(self, ref: PageRef, with_tables: bool = True) -> str:
         """The page's text (text layer or OCR), followed by its tables as Markdown."""
-        row = self.db.cursor().execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?",
-                                       [ref.doc_id, ref.page]).fetchone()
-        if row is None:
+        cur = self.db.cursor()
+        text = content.page_text(cur, ref.doc_id, ref.page)
+        if text is None:
             raise PageGone(f"{ref.doc} is no longer indexed")
-        if not with_tables:
-            return row[0]
-        tables = [t for (t,) in self.db.cursor().execute(
-            "SELECT text FROM elements WHERE doc_id = ? AND page = ? AND kind = 'table' ORDER BY seq",
-            [ref.doc_id, ref.page]).fetchall() if t.strip()]
-        return row[0] + ("\n\nTables on this page:\n" + "\n\n".join(tables) if tables else "")
+        tables = content.page_tables(cur, ref.doc_id, ref.page) if with_tables else []
+        return text + ("\n\nTables on this page:\n" + "\n\n".join(tables) if tables else "")
 
     def size(self, ref: PageRef) -> tuple[float, float]:
         """The page's width and height in PDF points."""
-        row = self.db.cursor().execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?",
-                                       [ref.doc_id, ref.page]).fetchone()
-        if row is None:
+        size = content.page_size(self.db.cursor(), ref.doc_id, ref.page)
+        if size is None:
             raise PageGone(f"{ref.doc} page {ref.page} is no longer indexed")
-        return row
+        return size
 
     def words(self, ref: PageRef) -> list[tuple[str, tuple[float, float, float, float]]]:
-        rows = self.db.cursor().execute(
-            "SELECT text, x0, y0, x1, y1 FROM words WHERE doc_id = ? AND page = ? ORDER BY seq",
-            [ref.doc_id, ref.page]).fetchall()
-        return [(t, (x0, y0, x1, y1)) for t, x0, y0, x1, y1 in rows]
+        return content.page_words(self.db.cursor(), ref.doc_id, ref.page)
 
     def image(self, ref: PageRef, max_side: int) -> bytes:
         return render_page(self.path_on_disk(ref), ref.page, max_side)

@@ -1,23 +1,15 @@
 """Finding pages by text, by page image, or both fused: the retrieval every search and answer starts from."""
 from __future__ import annotations
 
-from enum import Enum
-
-from ..domain import SearchHit
-from ..settings import SearchSettings
+from ..domain import ChunkHit, SearchHit
+from ..settings import Fusion, SearchMode, SearchSettings
 from ..store.database import Database
+from .chunks import search_chunks
 from .fusion import convex_fusion, ranked, reciprocal_rank_fusion
 from .text_retriever import Mode, TextRetriever
 
 
-class SearchMode(str, Enum):
-    BM25 = "bm25"
-    DENSE = "dense"
-    FUSED = "fused"  # BM25 + dense
-    TEXT = "text"  # the same as fused
-    VISUAL = "visual"  # page-image embeddings (ColQwen2.5) only
-    HYBRID = "hybrid"  # text and page images, fused
-    AUTO = "auto"  # hybrid when page images have been embedded, else text
+__all__ = ["PageRetriever", "SearchMode", "VisualUnavailable"]  # SearchMode: the setting's enum (settings.py)
 
 
 class VisualUnavailable(LookupError):
@@ -53,6 +45,10 @@ class PageRetriever:
         regions = index.regions(query_vectors, [key for key, _ in found if key in seen_by_image])
         return self.text.hits(found, query, regions)
 
+    def chunks(self, query: str, doc_ids: list[int] | None, k: int) -> list[ChunkHit]:
+        """The k best passages (text chunks), not pages."""
+        return search_chunks(self.text.db, self.settings, self.text.embedder, query, doc_ids, k)
+
     def _visual_index(self, mode: SearchMode):
         if mode in TEXT_MODES:
             return None
@@ -65,7 +61,7 @@ class PageRetriever:
 
     def _fused(self, by_text, by_image):
         s = self.settings
-        if s.fusion == "rrf":
+        if s.fusion == Fusion.RRF:
             scores = reciprocal_rank_fusion([[key for key, _ in by_text], [key for key, _ in by_image]], s.rrf_k)
         else:
             scores = convex_fusion(by_text, by_image, 1.0 - s.visual_weight)

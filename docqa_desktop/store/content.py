@@ -85,3 +85,50 @@ def _box_columns(boxes) -> dict:
 def page_text(cur, doc_id: int, page: int) -> str | None:
     row = cur.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
     return row[0] if row else None
+
+
+def chunks_by_id(cur, chunk_ids: list[int]) -> dict[int, tuple[int, int, str]]:
+    """{chunk id: (doc_id, page, text)}."""
+    if not chunk_ids:
+        return {}
+    rows = cur.execute("SELECT id, doc_id, page, text FROM chunks WHERE id IN (SELECT unnest(?::BIGINT[]))",
+                       [list(chunk_ids)]).fetchall()
+    return {i: (d, p, t) for i, d, p, t in rows}
+
+
+def chunks_of_pages(cur, pages: list[tuple[int, int]]) -> list[tuple[int, int, int, str]]:
+    """(chunk id, doc_id, page, text) of every chunk on the given (doc_id, page) pages."""
+    if not pages:
+        return []
+    return cur.execute(
+        "SELECT c.id, c.doc_id, c.page, c.text FROM chunks c JOIN (SELECT unnest(?::BIGINT[]) AS doc_id, "
+        "unnest(?::INTEGER[]) AS page) w ON c.doc_id = w.doc_id AND c.page = w.page ORDER BY c.id",
+        [[d for d, _ in pages], [p for _, p in pages]]).fetchall()
+
+
+def page_labels(cur, pages: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """{(doc_id, page): printed label}."""
+    if not pages:
+        return {}
+    return {(d, p): label for d, p, label in cur.execute(
+        "SELECT doc_id, page, label FROM pages WHERE (doc_id, page) IN "
+        "(SELECT (unnest(?::BIGINT[]), unnest(?::INTEGER[])))",
+        [[d for d, _ in pages], [p for _, p in pages]]).fetchall()}
+
+
+def page_tables(cur, doc_id: int, page: int) -> list[str]:
+    """The Markdown of the page's non-empty tables, in reading order."""
+    return [t for (t,) in cur.execute(
+        "SELECT text FROM elements WHERE doc_id = ? AND page = ? AND kind = 'table' ORDER BY seq",
+        [doc_id, page]).fetchall() if t.strip()]
+
+
+def page_size(cur, doc_id: int, page: int) -> tuple[float, float] | None:
+    """(width, height) in PDF points."""
+    return cur.execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
+
+
+def page_words(cur, doc_id: int, page: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+    rows = cur.execute("SELECT text, x0, y0, x1, y1 FROM words WHERE doc_id = ? AND page = ? ORDER BY seq",
+                       [doc_id, page]).fetchall()
+    return [(t, (x0, y0, x1, y1)) for t, x0, y0, x1, y1 in rows]

@@ -1,7 +1,7 @@
 """The question box: method, scope, Ask / Stop, and the live steps of the running method."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -12,6 +12,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..progress import Progress
+from ..service import MethodSpec
+
 WHOLE_LIBRARY = "Whole library"
 SELECTED = "Selected documents"
 
@@ -20,15 +23,22 @@ class AskPanel(QWidget):
     ask_requested = Signal(str, str, bool)  # question, method, only the selected documents
     stop_requested = Signal()
 
-    def __init__(self, methods: list[str], default_method: str, parent: QWidget | None = None):
+    def __init__(self, methods: list[MethodSpec], default_method: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask a question about your documents (Ctrl+L), Enter to ask")
         self.question.returnPressed.connect(self._ask)
+        self.specs = {spec.name: spec for spec in methods}
         self.method = QComboBox()
-        self.method.addItems(methods)
+        for i, spec in enumerate(methods):
+            self.method.addItem(spec.name)
+            self.method.setItemData(i, f"{spec.title}: {spec.description} ({spec.paper})", Qt.ItemDataRole.ToolTipRole)
+        self.about = QLabel("")
+        self.about.setObjectName("steps")
+        self.about.setWordWrap(True)
+        self.method.currentTextChanged.connect(self._describe)
         self.method.setCurrentText(default_method)
-        self.method.setToolTip("Answering method: SimpleDoc reads page summaries, picks pages and reasons in rounds")
+        self._describe(self.method.currentText())
         self.scope = QComboBox()
         self.scope.addItems([WHOLE_LIBRARY, SELECTED])
         self.ask_button = QPushButton("Ask")
@@ -53,6 +63,7 @@ class AskPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.question)
         layout.addLayout(row)
+        layout.addWidget(self.about)
         layout.addWidget(self.steps)
 
     def _ask(self) -> None:
@@ -66,5 +77,10 @@ class AskPanel(QWidget):
         if running:
             self.steps.setText("Starting…")
 
-    def show_step(self, message: str) -> None:
+    def _describe(self, name: str) -> None:
+        spec = self.specs.get(name)
+        self.about.setText(f"{spec.title} — {spec.description} Cost: {spec.cost}." if spec else "")
+
+    def show_step(self, progress: Progress) -> None:
+        message = progress.phase
         self.steps.setText(message[:1].upper() + message[1:] + "…")

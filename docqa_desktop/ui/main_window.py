@@ -21,10 +21,9 @@ from PySide6.QtWidgets import (
 
 from .. import settings as settings_file
 from ..answers import Answer, Citation
-from ..domain import IndexProgress, IndexReport
-from ..export import FORMATS, cited_line, export
-from ..methods import METHODS
-from ..service import Service
+from ..domain import IndexReport
+from ..progress import Progress
+from ..service import EXPORT_FORMATS, Service, cited_line
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
 from .history_panel import HistoryPanel
@@ -40,17 +39,20 @@ FIRST_RUN_NOTE = ("Answering with the built-in SmolLM2-135M text model: it reads
 INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
 
 
-def progress_text(p: IndexProgress) -> str:
-    name = os.path.basename(p.current_file or "")
+def progress_text(p: Progress) -> str:
+    """The status bar's line for an indexing snapshot."""
+    name = os.path.basename(p.item or "")
+    if p.task == "prepare":
+        return f"Preparing {p.phase} — {p.done}/{p.total} {p.unit}"
     if p.phase == "scanning":
         return f"Checking {name or 'the library'} for changes — {p.docs_done}/{p.docs_total} files"
     if p.phase == "finishing":
         return "Indexing: building the search index…"
     eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
     if p.phase == "visual":
-        return f"Embedding page images of {name} — {p.pages_done}/{p.pages_total}{eta}"
-    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.pages_done}/{p.pages_total} {p.unit}, "
-            f"{p.pages_per_second:.1f}/s{eta}")
+        return f"Embedding page images of {name} — {p.done}/{p.total}{eta}"
+    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.done}/{p.total} {p.unit}, "
+            f"{p.rate:.1f}/s{eta}")
 
 
 class MainWindow(QMainWindow):
@@ -61,6 +63,7 @@ class MainWindow(QMainWindow):
         self.tasks = TaskRunner(self, threads=4)
         self.watch_task: Task | None = None
         self.ask_task: Task | None = None
+        self.prepare_task: Task | None = None
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
         self.setWindowTitle("DocQA Desktop")
@@ -68,7 +71,7 @@ class MainWindow(QMainWindow):
 
         self.library = LibraryPanel()
         self.history = HistoryPanel()
-        self.ask_panel = AskPanel(sorted(METHODS), service.settings.ask.method)
+        self.ask_panel = AskPanel(service.methods(), service.settings.ask.method)
         self.answer_view = AnswerView()
         self.viewer = PageViewer()
         self.first_run = QLabel(FIRST_RUN_NOTE)
@@ -147,6 +150,7 @@ class MainWindow(QMainWindow):
         tools_menu = self.menuBar().addMenu("&Tools")
         action(tools_menu, "Models…", self.open_models)
         action(tools_menu, "Settings…", self.open_settings, "Ctrl+,")
+        action(tools_menu, "Prepare documents for the method", self.prepare_documents)
 
     # -- library --------------------------------------------------------------------------
 
@@ -193,17 +197,17 @@ class MainWindow(QMainWindow):
         self._set_indexing(True, "Checking the library for new and changed PDFs…")
 
     def _watch_event(self, event) -> None:
-        if isinstance(event, IndexProgress):
+        if isinstance(event, Progress):
             if event.phase in ("done", "cancelled"):
                 return
             self._set_indexing(True, progress_text(event))
             if event.docs_done != self._docs_done:  # a document finished (or indexing began): show it
                 self._docs_done = event.docs_done
                 self.refresh_library()
-            self.library.mark_indexing(event.current_file)
-            if event.pages_total:
-                self.progress.setRange(0, event.pages_total)
-                self.progress.setValue(event.pages_done)
+            self.library.mark_indexing(event.item)
+            if event.total:
+                self.progress.setRange(0, event.total)
+                self.progress.setValue(event.done)
         elif isinstance(event, IndexReport):
             self._docs_done = -1
             self._set_indexing(False, self._report_text(event))
@@ -231,7 +235,31 @@ class MainWindow(QMainWindow):
         if busy and self.progress.maximum() == 0:
             self.progress.setRange(0, 0)  # busy indicator until the first counts arrive
 
+    def prepare_documents(self) -> None:
+        """The chosen method's work ahead of questions (SimpleDoc: page summaries), for the selected documents
+        or the whole library, in the background; Cancel keeps what is done."""
+        method = self.ask_panel.method.currentText()
+        docs = self.library.selected_documents() or None
+
+        def prepare(progress, cancel):
+            return self.service.prepare(method, docs, progress, cancel)
+
+        def shown(p) -> None:
+            self.progress.setRange(0, max(1, p.total))
+            self.progress.setValue(p.done)
+            self.status_text.setText(f"Preparing {p.phase} for {method} — {p.done}/{p.total} {p.unit}")
+
+        def finished(report) -> None:
+            self._set_indexing(False, f"{report.method}: {report.done} {report.what} prepared"
+                               + (" (cancelled; run again to resume)" if report.cancelled else "")
+                               if report.what else f"{report.method} has nothing to prepare")
+
+        self._set_indexing(True, f"Preparing documents for {method}…")
+        self.prepare_task = self.tasks.start("prepare", prepare, finished, shown, self.show_error)
+
     def cancel_indexing(self) -> None:
+        if self.prepare_task is not None:
+            self.prepare_task.cancel.set()
         if self.watch_task is not None:
             self.watch_task.cancel.set()
             self.status_text.setText("Cancelling… the current document is rolled back")
@@ -320,14 +348,14 @@ class MainWindow(QMainWindow):
         if answer is None:
             self.status_text.setText("Ask a question first: there is no answer to export")
             return
-        filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in FORMATS)
+        filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in EXPORT_FORMATS)
         path, chosen = QFileDialog.getSaveFileName(self, "Export answer", f"answer-{answer.id}.md", filters)
         if path:
             fmt = Path(path).suffix.lstrip(".").lower()
-            self.export_answer(answer, path, fmt if fmt in FORMATS else chosen.split()[0].lower())
+            self.export_answer(answer, path, fmt if fmt in EXPORT_FORMATS else chosen.split()[0].lower())
 
     def export_answer(self, answer: Answer, path: str, fmt: str) -> Task:
-        return self.tasks.start("export", lambda progress, cancel: export(answer, fmt, Path(path)),
+        return self.tasks.start("export", lambda progress, cancel: self.service.export(answer, fmt, path),
                                 lambda out: self.status_text.setText(f"Exported to {out}"), on_failed=self.show_error)
 
     def copy_answer(self) -> None:
@@ -346,7 +374,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.service.settings, sorted(METHODS), self)
+        dialog = SettingsDialog(self.service.settings, self.service.methods(), self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
         dialog.open()
         return dialog

@@ -1,18 +1,25 @@
-"""Settings: where data lives, GPU or CPU, threads, and the asking defaults. Saved to settings.toml."""
+"""Settings: where data lives, GPU or CPU, threads, the default method and its settings. Saved to settings.toml.
+
+A method's settings form is built from its settings dataclass, so a new method needs no change here."""
 from __future__ import annotations
 
 import dataclasses
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLineEdit,
     QSpinBox,
     QVBoxLayout,
+    QWidget,
 )
 
+from ..service import MethodSpec
 from ..settings import Settings
 
 DEVICES = {"GPU when available": -1, "CPU only": 0}
@@ -20,10 +27,11 @@ SEARCH_MODES = {"Automatic (text + page images once embedded)": "auto", "Text": 
                 "Page images": "visual", "Text and page images": "hybrid"}
 VISUAL_INDEXING = {"With a GPU only": "auto", "Always (slow on a CPU)": "on", "Never": "off"}
 VISUAL_TOKENS = (256, 512, 768, 1024)
+PRESETS = {"As in the paper": "paper", "Smaller, for a CPU": "cpu"}
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: Settings, methods: list[str], parent=None):
+    def __init__(self, settings: Settings, methods: list[MethodSpec], parent=None):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.settings = settings
@@ -36,17 +44,16 @@ class SettingsDialog(QDialog):
         self.threads.setRange(0, 256)
         self.threads.setSpecialValueText("automatic (cores − 1)")
         self.threads.setValue(settings.llm.threads)
+        self.specs = {spec.name: spec for spec in methods}
         self.method = QComboBox()
-        self.method.addItems(methods)
+        self.method.addItems(list(self.specs))
         self.method.setCurrentText(settings.ask.method)
-        self.k = QSpinBox()
-        self.k.setRange(1, 50)
-        self.k.setValue(settings.ask.k)
-        self.k.setToolTip("Pages the first retrieval step hands to the method (SimpleDoc: 10, or 30)")
-        self.iterations = QSpinBox()
-        self.iterations.setRange(1, 10)
-        self.iterations.setValue(settings.ask.iterations)
-        self.iterations.setToolTip("SimpleDoc's reasoning rounds before it says the documents do not answer")
+        self.preset = _choice(PRESETS, settings.ask.preset)
+        self.preset.setToolTip("The methods' published parameters, or fewer pages and shorter texts (faster on a CPU)")
+        self.method_form = QFormLayout()
+        self.method_fields: dict[str, QWidget] = {}
+        self.method.currentTextChanged.connect(self._show_method_settings)
+        self.preset.currentTextChanged.connect(lambda _: self._show_method_settings(self.method.currentText()))
         self.search_mode = _choice(SEARCH_MODES, settings.search.mode)
         self.search_mode.setToolTip("How pages are found for a question")
         self.visual = _choice(VISUAL_INDEXING, settings.index.visual)
@@ -61,8 +68,8 @@ class SettingsDialog(QDialog):
         form.addRow("Device", self.device)
         form.addRow("Threads", self.threads)
         form.addRow("Default method", self.method)
-        form.addRow("Pages retrieved (k)", self.k)
-        form.addRow("Reasoning rounds", self.iterations)
+        form.addRow("Budget", self.preset)
+        form.addRow(self.method_form)
         form.addRow("Find pages by", self.search_mode)
         form.addRow("Embed page images", self.visual)
         form.addRow("Page-image detail (tokens)", self.visual_tokens)
@@ -75,16 +82,40 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(note)
         layout.addWidget(buttons)
+        self._show_method_settings(self.method.currentText())
+
+    def _show_method_settings(self, name: str) -> None:
+        """One field per setting of the chosen method, showing its current value."""
+        while self.method_form.rowCount():
+            self.method_form.removeRow(0)
+        self.method_fields = {}
+        spec = self.specs.get(name)
+        if spec is None:
+            return
+        values = {**spec.defaults(PRESETS[self.preset.currentText()]),
+                  **self.settings.tables.get("methods", {}).get(name, {})}
+        for key, value in values.items():
+            field = _editor(value)
+            self.method_fields[key] = field
+            self.method_form.addRow(f"{spec.title}: {key.replace('_', ' ')}", field)
+
+    def _method_table(self) -> dict:
+        """The chosen method's values that differ from its defaults under the chosen preset."""
+        spec = self.specs[self.method.currentText()]
+        defaults = spec.defaults(PRESETS[self.preset.currentText()])
+        values = {key: _value(field) for key, field in self.method_fields.items()}
+        return {key: value for key, value in values.items() if value != defaults.get(key)}
 
     def chosen(self) -> Settings:
         s = self.settings
         llm = dataclasses.replace(s.llm, gpu_layers=DEVICES[self.device.currentText()], threads=self.threads.value())
-        ask = dataclasses.replace(s.ask, method=self.method.currentText(), k=self.k.value(),
-                                  iterations=self.iterations.value())
+        ask = dataclasses.replace(s.ask, method=self.method.currentText(), preset=PRESETS[self.preset.currentText()])
+        methods = {**s.tables.get("methods", {}), self.method.currentText(): self._method_table()}
         search = dataclasses.replace(s.search, mode=SEARCH_MODES[self.search_mode.currentText()])
         index = dataclasses.replace(s.index, visual=VISUAL_INDEXING[self.visual.currentText()],
                                     visual_tokens=int(self.visual_tokens.currentText()))
-        return dataclasses.replace(s, llm=llm, ask=ask, search=search, index=index)
+        return dataclasses.replace(s, llm=llm, ask=ask, search=search, index=index,
+                                   tables={**s.tables, "methods": methods})
 
 
 def _choice(options: dict[str, str], current: str) -> QComboBox:
@@ -92,3 +123,30 @@ def _choice(options: dict[str, str], current: str) -> QComboBox:
     box.addItems(list(options))
     box.setCurrentIndex(max(0, list(options.values()).index(current) if current in options.values() else 0))
     return box
+
+
+def _editor(value) -> QWidget:
+    if isinstance(value, bool):
+        box = QCheckBox()
+        box.setChecked(value)
+        return box
+    if isinstance(value, int):
+        box = QSpinBox()
+        box.setRange(0, 1_000_000)
+        box.setValue(value)
+        return box
+    if isinstance(value, float):
+        box = QDoubleSpinBox()
+        box.setRange(-1e9, 1e9)
+        box.setDecimals(3)
+        box.setValue(value)
+        return box
+    return QLineEdit(str(value))
+
+
+def _value(field: QWidget):
+    if isinstance(field, QCheckBox):
+        return field.isChecked()
+    if isinstance(field, (QSpinBox, QDoubleSpinBox)):
+        return field.value()
+    return field.text()

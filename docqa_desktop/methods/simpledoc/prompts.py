@@ -1,6 +1,13 @@
 """SimpleDoc's prompts (paper appendix A.6), with the tagged replies turned into JSON schemas so that
-every reply parses (llama.cpp grammars), and pages named by the numbers shown to the model."""
+every reply parses (llama.cpp grammars), and pages named by the numbers shown to the model.
+
+Beyond the paper: the reasoner's answer ends in the typed final answer (toolkit/final_answer.py), and its
+prompt puts the instructions first and the pages before the question and memory (toolkit/prompt_layout.py),
+so consecutive rounds reuse llama.cpp's cached prefix.
+"""
 from __future__ import annotations
+
+from ..toolkit.final_answer import INSTRUCTIONS as FINAL_ANSWER, evidence_schema, final_answer_properties
 
 PAGE_INDEX = """You are tasked with creating a comprehensive summary of a given page from a document. Your summary should focus on extracting and describing the main content, tables, figures, and images present on the page.
 {image_note}
@@ -48,44 +55,34 @@ Additionally, write a document-level summary (5-8 sentences) that addresses the 
 
 Reply in JSON: "document_summary" (the summary) and "selected_pages" (the numbers of the selected pages, most relevant first)."""
 
-QUESTION_ANSWERING = """You are an AI assistant capable of analyzing documents and extracting relevant information to answer questions. You will be provided with document pages and a question about these pages.
+REASONER_INSTRUCTIONS = """You are an AI assistant capable of analyzing documents and extracting relevant information to answer questions. You will be provided with document pages, a question about these pages and a working memory (a document-level summary and notes from earlier rounds).
 
-Consider this question about the document:
-<question>{question}</question>
+First think in "scratchpad": list key elements from the pages, identify details that relate to the question, connect them, and decide whether the information is sufficient. Do not request pages that are already retrieved.
 
-Working memory (document-level summary and notes from earlier rounds):
-<document_summary>{memory}</document_summary>
+Then set "response" to exactly one of:
+- "answer": the pages (or the summary) contain sufficient information. Give, in "evidence", the page numbers and short quotes from those pages that support the answer, then the final answer.
+- "not_answerable": the document as a whole does not contain the answer, or the pages that should contain it are already retrieved but do not have it.
+- "query_update": the answer likely exists in pages not retrieved yet. Put in "query_update" a rewritten long query that preserves the original meaning but adds specific details or keywords, and in "notes" what you learned so far and what is still missing.
 
-The CURRENT RETRIEVED PAGES that you should analyze: {page_list}
+{final_answer}
+
+Reply in JSON with the keys scratchpad, response, evidence, query_update, notes, answer, short_answer, answer_format (use "" or [] for the ones that do not apply)."""
+
+REASONER_INSTRUCTIONS = REASONER_INSTRUCTIONS.format(final_answer=FINAL_ANSWER)
+
+REASONER_PAGES = """The CURRENT RETRIEVED PAGES that you should analyze: {page_list}
 
 Raw text extracted from the retrieved pages (without visual information):
 <page_text>
 {page_text}
 </page_text>
-{image_note}
-First think in "scratchpad": list key elements from the pages, identify details that relate to the question, connect them, and decide whether the information is sufficient. Do not request pages that are already retrieved.
+{image_note}"""
 
-Then set "response" to exactly one of:
-- "answer": the pages (or the summary) contain sufficient information. Put a clear, concise answer in "answer" and, in "evidence", the page numbers and short quotes from those pages that support it.
-- "not_answerable": the document as a whole does not contain the answer, or the pages that should contain it are already retrieved but do not have it.
-- "query_update": the answer likely exists in pages not retrieved yet. Put in "query_update" a rewritten long query that preserves the original meaning but adds specific details or keywords, and in "notes" what you learned so far and what is still missing.
+REASONER_REQUEST = """Working memory:
+<document_summary>{memory}</document_summary>
 
-Reply in JSON with the keys scratchpad, response, answer, evidence, query_update, notes (use "" or [] for the ones that do not apply)."""
-
-ANSWER_IMAGE_NOTE = """
-IMPORTANT: Images of the retrieved pages are attached, in the order listed. Analyze BOTH the images AND the extracted text, along with the document summary.
-"""
-
-DIRECT_ANSWER = """Answer the question using only the document pages below. Pages: {page_list}
-
-<page_text>
-{page_text}
-</page_text>
-{image_note}
-<question>{question}</question>
-
-Reply in JSON: "answer" (concise, or "Not answerable" when the pages do not contain it), "answerable" (true or false) and "evidence" (page numbers and short quotes from those pages)."""
-
+Consider this question about the document:
+<question>{question}</question>"""
 
 def selection_schema(page_numbers: list[int], max_pages: int) -> dict:
     return {"type": "object",
@@ -95,29 +92,14 @@ def selection_schema(page_numbers: list[int], max_pages: int) -> dict:
             "required": ["document_summary", "selected_pages"], "additionalProperties": False}
 
 
-def _evidence(page_numbers: list[int]) -> dict:
-    return {"type": "array", "maxItems": 3,
-            "items": {"type": "object",
-                      "properties": {"page": {"type": "integer", "enum": page_numbers},
-                                     "quote": {"type": "string", "maxLength": 120}},
-                      "required": ["page", "quote"], "additionalProperties": False}}
-
-
 def reasoner_schema(page_numbers: list[int]) -> dict:
     return {"type": "object",
-            "properties": {"scratchpad": {"type": "string", "maxLength": 300},
+            "properties": {"scratchpad": {"type": "string", "maxLength": 400},
                            "response": {"type": "string", "enum": ["answer", "not_answerable", "query_update"]},
-                           "answer": {"type": "string", "maxLength": 300},
-                           "evidence": _evidence(page_numbers),
+                           "evidence": evidence_schema(page_numbers),
                            "query_update": {"type": "string", "maxLength": 200},
-                           "notes": {"type": "string", "maxLength": 200}},
-            "required": ["scratchpad", "response", "answer", "evidence", "query_update", "notes"],
+                           "notes": {"type": "string", "maxLength": 200},
+                           **final_answer_properties()},
+            "required": ["scratchpad", "response", "evidence", "query_update", "notes", "answer", "short_answer",
+                         "answer_format"],
             "additionalProperties": False}
-
-
-def direct_answer_schema(page_numbers: list[int]) -> dict:
-    return {"type": "object",
-            "properties": {"answer": {"type": "string", "maxLength": 300},
-                           "answerable": {"type": "boolean"},
-                           "evidence": _evidence(page_numbers)},
-            "required": ["answer", "answerable", "evidence"], "additionalProperties": False}

@@ -1,0 +1,47 @@
+"""M3DocRAG (Cho et al., 2024) as the baseline: the retriever's top pages go to one model call."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...answers import AnswerStatus
+from ...llm import Options
+from ..base import MethodContext
+from ..citations import cite
+from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
+from .prompts import INSTRUCTIONS, PAGES, REQUEST, answer_schema
+
+
+@dataclass(frozen=True)
+class M3DocRagSettings:
+    k: int = 4  # pages retrieved and read: the paper's top-4
+    page_tokens: int = 1200  # most text tokens of one page (a vision model reads the page images as well)
+    answer_tokens: int = 500
+
+
+CPU_PRESET = {"k": 3, "page_tokens": 400}
+
+
+def run(ctx: MethodContext) -> None:
+    answer = ctx.answer
+    answer.iterations = 1
+    ctx.step("retrieving pages")
+    pages = ctx.readable(ctx.retrieve(ctx.question, ctx.settings.k))
+    if not pages:
+        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
+        answer.short_answer, answer.answer_format = "Not answerable", "None"
+        return
+    model = ctx.reader
+    ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
+    options = Options(max_tokens=ctx.settings.answer_tokens, schema=answer_schema(list(range(1, len(pages) + 1))))
+    page_list, page_text, images = ctx.page_block(
+        pages, model, ctx.text_budget(model, options, len(pages) if model.info.vision else 0),
+        ctx.settings.page_tokens)
+    evidence = PAGES.format(page_list=page_list, page_text=page_text, image_note=PAGE_IMAGES_NOTE if images else "")
+    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, evidence, REQUEST.format(question=ctx.question),
+                                                     images), options, pages).parsed
+    answer.pages_used = pages
+    final = FinalAnswer.from_reply(reply)
+    if record(answer, final):
+        quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
+        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, pages)

@@ -1,0 +1,61 @@
+"""Every answering method, by name: the one list the CLI, the app's picker, settings and eval read.
+
+A new method is a folder methods/<name>/ whose __init__ defines SPEC, plus one line here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from ..answers import AnswerStatus
+from ..llm import ModelError
+from ..progress import Cancelled
+from ..settings import Settings, SettingsError, merge_section
+from . import m3docrag, simpledoc
+from .base import MethodContext, MethodSpec
+
+METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC)}
+
+
+class UnknownMethod(ValueError):
+    pass
+
+
+def method_spec(name: str) -> MethodSpec:
+    if name not in METHODS:
+        raise UnknownMethod(f"unknown method {name!r}; choose one of {', '.join(sorted(METHODS))}")
+    return METHODS[name]
+
+
+def method_settings(spec: MethodSpec, settings: Settings, overrides: dict | None = None):
+    """The method's settings: paper defaults < the CPU preset (ask.preset = "cpu") < [ask] knobs several
+    methods share (DOCQA_ASK_<FIELD>) < [methods.<name>] (DOCQA_<NAME>_<FIELD>) < `overrides` (CLI flags)."""
+    resolved = spec.settings()
+    if settings.ask.preset == "cpu":
+        resolved = dataclasses.replace(resolved, **spec.cpu_preset)
+    tables = settings.tables or {}
+    resolved = merge_section(resolved, tables.get("ask", {}), "DOCQA_ASK_", settings.source)
+    resolved = merge_section(resolved, tables.get("methods", {}).get(spec.name, {}),
+                             f"DOCQA_{spec.name.upper()}_", settings.source)
+    fields = {f.name for f in dataclasses.fields(resolved)}
+    given = {key: value for key, value in (overrides or {}).items() if value is not None}
+    unknown = sorted(set(given) - fields)
+    if unknown:
+        raise SettingsError(f"{spec.name} has no setting {', '.join(unknown)}; it has {', '.join(sorted(fields))}")
+    return dataclasses.replace(resolved, **given)
+
+
+def run_method(spec: MethodSpec, ctx: MethodContext) -> None:
+    """Run a method on ctx.answer: failures and Stop end up in the answer's status, not as exceptions."""
+    started = time.perf_counter()
+    try:
+        spec.run(ctx)
+    except Cancelled:
+        ctx.answer.status, ctx.answer.text = AnswerStatus.CANCELLED, "Stopped before an answer was found."
+    except ModelError as exc:
+        ctx.answer.status, ctx.answer.error = AnswerStatus.FAILED, str(exc)
+        ctx.answer.text = f"The model failed: {exc}"
+    ctx.answer.seconds = time.perf_counter() - started
+    if ctx.gone:
+        ctx.answer.notes.append("Skipped pages whose document was removed while answering: "
+                                + ", ".join(f"{p.doc} p.{p.page}" for p in ctx.gone))

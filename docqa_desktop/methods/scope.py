@@ -1,0 +1,18 @@
+"""Retrieval scoped to the documents a question is about: pages (with scores) in any mode, and passages."""
+from __future__ import annotations
+
+from ..answers import PageRef
+from ..domain import ChunkHit
+from ..retrieval.page_retriever import PageRetriever
+from .evidence import PageSource
+
+
+class ScopedSearch:
+    def __init__(self, retriever: PageRetriever, pages: PageSource, doc_ids: list[int] | None, default_mode: str):
+        self.retriever, self.source, self.doc_ids, self.default_mode = retriever, pages, doc_ids, default_mode
+
+    def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]:
+        return self.source.refs(self.retriever.search(query, self.doc_ids, k, mode or self.default_mode))
+
+    def chunks(self, query: str, k: int) -> list[ChunkHit]:
+        return self.retriever.chunks(query, self.doc_ids, k)

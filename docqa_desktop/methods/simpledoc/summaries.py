@@ -1,0 +1,79 @@
+"""SimpleDoc's page index: a short summary of each page, written once per page and model.
+
+Summaries are made on demand for the pages retrieval brings up (re-ranking needs only those) and kept as
+artifacts, so a page is summarised once; the prepare step (`docqa prepare --method simpledoc`) writes them
+ahead for whole documents. A page's summary is redone when its document changes (a new document id) or the
+summarising model changes.
+"""
+from __future__ import annotations
+
+from ...answers import PageRef
+from ...llm import Message, Options
+from ...llm.budget import trim_to_tokens
+from ...llm.runtime import Runtime
+from ...progress import Progress, check_cancel
+from ...store import artifacts
+from ...store.database import Database
+from ..base import PrepareContext
+from ..evidence import PageGone, PageSource
+from .prompts import PAGE_INDEX, PAGE_INDEX_IMAGE_NOTE
+
+PAGE_SUMMARY = "simpledoc.page-summary"
+
+
+class Summarizer:
+    def __init__(self, db: Database, pages: PageSource, runtime: Runtime, max_tokens: int = 160,
+                 image_side: int = 1280, page_tokens: int = 1200):
+        self.db, self.pages, self.runtime = db, pages, runtime
+        self.max_tokens, self.image_side, self.page_tokens = max_tokens, image_side, page_tokens
+
+    @property
+    def model(self) -> str:
+        return self.runtime.info.name
+
+    def ensure(self, refs: list[PageRef], call) -> dict[tuple[int, int], str]:
+        """{(doc_id, page): summary} for `refs`, writing the missing ones with `call` (ctx.call-like)."""
+        found = artifacts.get_many(self.db.cursor(), PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
+        known = {(d, p): text for (d, p, _), text in found.items()}
+        for ref in refs:
+            if ref.key() in known:
+                continue
+            try:
+                summary = self._summarize(ref, call)
+            except PageGone:
+                continue
+            with self.db.transaction() as cur:
+                artifacts.put(cur, PAGE_SUMMARY, ref.doc_id, ref.page, 0, self.model, summary)
+            known[ref.key()] = summary
+        return known
+
+    def _summarize(self, ref: PageRef, call) -> str:
+        text = trim_to_tokens(self.runtime, self.pages.text(ref), self.page_tokens)
+        images = (self.pages.image(ref, self.image_side),) if self.runtime.info.vision else ()
+        prompt = PAGE_INDEX.format(page_text=text or "(no text on this page)",
+                                   image_note=PAGE_INDEX_IMAGE_NOTE if images else "")
+        completion = call(f"summary {ref.doc} p.{ref.page}", self.runtime, [Message("user", prompt, images)],
+                          Options(max_tokens=self.max_tokens, repeat_penalty=1.1), [ref])
+        return _clean(completion.text) or text[:400]
+
+
+def summarizer_for(db: Database, pages: PageSource, runtime: Runtime, settings, image_side: int) -> Summarizer:
+    return Summarizer(db, pages, runtime, settings.summary_tokens, image_side, settings.page_tokens)
+
+
+def prepare_summaries(ctx: PrepareContext) -> int:
+    """The paper's offline stage: every page of the documents summarised (resumable: pages already summarised
+    by this model are skipped). Returns the pages written."""
+    summarizer = summarizer_for(ctx.db, ctx.pages, ctx.vision_model or ctx.text_model, ctx.settings, ctx.image_side)
+    todo = ctx.pages.refs_for(artifacts.missing_pages(ctx.db.cursor(), PAGE_SUMMARY, ctx.doc_ids, summarizer.model))
+    for done, ref in enumerate(todo, 1):
+        check_cancel(ctx.cancel)
+        summarizer.ensure([ref], ctx.call)
+        ctx.progress(Progress("prepare", "page summaries", done, len(todo), "pages", ref.doc))
+    return len(todo)
+
+
+def _clean(text: str) -> str:
+    for tag in ("<summary>", "</summary>"):
+        text = text.replace(tag, "")
+    return text.strip()

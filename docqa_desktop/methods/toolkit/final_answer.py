@@ -1,0 +1,66 @@
+"""The typed last step every method ends with: room to reason, then the long answer, the short answer and its
+format (MMLongBench-Doc's Str / Int / Float / List / None), so scoring reads the method's own short answer
+instead of a regex guessing one out of a sentence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...answers import Answer, AnswerStatus
+
+FORMATS = ("Str", "Int", "Float", "List", "None")
+NOT_ANSWERABLE = "Not answerable"
+
+INSTRUCTIONS = """Finish with the final answer in three parts:
+- "answer": a complete, concise answer in a sentence or two;
+- "short_answer": only the answer itself: a number (digits, no words), a name or short phrase, or several items written as ["a", "b"];
+- "answer_format": Int (a whole number), Float (a number with decimals, or a percentage), Str (a word, name or phrase), List (several items), or None when the documents do not contain the answer (then short_answer is "Not answerable")."""
+
+
+def final_answer_properties(answer_chars: int = 300) -> dict:
+    """JSON-schema properties for the three parts, to append after a method's own (reasoning first)."""
+    return {"answer": {"type": "string", "maxLength": answer_chars},
+            "short_answer": {"type": "string", "maxLength": 120},
+            "answer_format": {"type": "string", "enum": list(FORMATS)}}
+
+
+def evidence_schema(page_numbers: list[int], quotes: int = 3) -> dict:
+    """Quotes the model says support its answer, by the page numbers shown to it (citations.cite checks them)."""
+    return {"type": "array", "maxItems": quotes,
+            "items": {"type": "object",
+                      "properties": {"page": {"type": "integer", "enum": page_numbers},
+                                     "quote": {"type": "string", "maxLength": 120}},
+                      "required": ["page", "quote"], "additionalProperties": False}}
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    answer: str
+    short_answer: str
+    answer_format: str
+
+    @property
+    def answerable(self) -> bool:
+        return (self.answer_format != "None" and bool(self.answer.strip() or self.short_answer.strip())
+                and self.short_answer.strip().lower() != NOT_ANSWERABLE.lower())
+
+    @classmethod
+    def from_reply(cls, reply: dict) -> "FinalAnswer":
+        return cls(reply.get("answer", "").strip(), reply.get("short_answer", "").strip(),
+                   reply.get("answer_format", "Str"))
+
+    @classmethod
+    def declined(cls) -> "FinalAnswer":
+        return cls("", NOT_ANSWERABLE, "None")
+
+
+def record(answer: Answer, final: FinalAnswer, declined_text: str = "Not answerable from the documents.") -> bool:
+    """Put the final answer on `answer` (status, long and short text, format); True when it answers."""
+    if final.answerable:
+        answer.status = AnswerStatus.ANSWERED
+        answer.text = final.answer or final.short_answer
+        answer.short_answer, answer.answer_format = final.short_answer or final.answer, final.answer_format
+        return True
+    answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, declined_text
+    answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+    return False
