@@ -44,7 +44,7 @@ PAPER, DECK = "1912.01214.pdf", "germanwingsdigitalcrisisanalysis-150403064828-c
 DECK_PAGES = 3
 HOLD = "harbour-solar-report.pdf"  # taken out before a watch starts, put back as the burst; also summarised
 MOVER = "ferry-memo-scanned.pdf"  # moved into a subfolder in the same burst
-CHILD_TABLES = ("pages", "words", "elements", "chunks", "page_vectors", "page_summaries")
+CHILD_TABLES = ("pages", "words", "elements", "chunks", "page_vectors", "artifacts")
 PHASES = {"index": ["scanning", "parsing", "finishing", "embedding"],
           "watch": ["scanning", "parsing", "finishing", "embedding", "burst"],
           "visual": ["visual"], "summarize": ["summaries"]}
@@ -104,7 +104,7 @@ def snapshot(db_path: Path, wait: float = 60) -> dict:
             "vectors": grouped("SELECT doc_id, page, model, vector_count, grid_rows, grid_cols, int8, scales "
                                "FROM page_vectors ORDER BY doc_id, page"),
             "summaries": {(d, p, m): s for d, p, m, s in rows(
-                "SELECT doc_id, page, model, list(summary) FROM page_summaries GROUP BY ALL")},
+                "SELECT doc_id, page, model, list(value) FROM artifacts GROUP BY ALL")},
             "orphans": rows(f"SELECT {orphan_sql}")[0][0],
             "fts_ready": bool(rows("SELECT count(*) FROM information_schema.schemata "
                                    "WHERE schema_name = 'fts_main_pages'")[0][0]) and stale != [("1",)],

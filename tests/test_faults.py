@@ -138,7 +138,7 @@ def test_repair_keeps_history_and_summaries_and_rebuilds_the_index(home, capsys)
     code, out, err = docqa(capsys, home, "repair")
     assert code == 0, err
     assert "Corrupt database file" in out  # why it was rebuilt
-    assert "kept — answers in the history: 1, library folders: 1, page summaries: 1" in out
+    assert "kept — answers in the history: 1, library folders: 1, page summaries and descriptions: 1" in out
     assert "done: 1 added" in out  # the page text came back from the PDF
     aside = [p for p in database(home).parent.iterdir() if ".damaged-" in p.name]
     assert len(aside) == 1 and f"kept as {aside[0]}" in out  # never deleted
@@ -150,6 +150,23 @@ def test_repair_keeps_history_and_summaries_and_rebuilds_the_index(home, capsys)
             (doc_id, 3): "Output and finances of the solar park."}
     code, out, _ = docqa(capsys, home, "repair")
     assert code == 0 and "nothing to repair" in out
+
+
+def test_repair_salvages_page_summaries_from_a_file_of_the_older_schema(tmp_path):
+    """A damaged file written before schema v3 kept its page summaries in their own table: read from there."""
+    from docqa_desktop.store import repair
+    old = tmp_path / "old.duckdb"
+    with duckdb.connect(str(old)) as con:
+        con.execute(migrations.SCHEMA_V1)
+        con.execute(migrations.SCHEMA_V2)
+        con.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+        con.execute("INSERT INTO documents (id, sha256, size, pages, parser_version) VALUES (7, 'abc', 1, 3, 1)")
+        con.execute("INSERT INTO page_summaries VALUES (7, 3, 'smollm2', 'Old summary.', '2026-01-01')")
+    unreadable = {}
+    rows = repair._salvage(old, unreadable)
+    assert unreadable == {}
+    assert [r[:6] for r in rows[repair.ARTIFACTS]] == [
+        ("simpledoc.page-summary", "abc", 3, 0, "smollm2", "Old summary.")]
 
 
 def test_repair_of_an_unreadable_file_indexes_the_folders_it_is_given(home, library, capsys):
@@ -181,13 +198,15 @@ def test_repair_of_a_damaged_write_ahead_log_keeps_the_last_checkpoint(home, cap
 
 # -- migrations: a backup first, and a kill or a failing step leaves a database that opens -------------
 
-def downgrade_to_v1(db: Path) -> None:
-    """The file as schema v1 left it (before the page_vectors step), with its indexed data."""
+def downgrade_to_v2(db: Path) -> None:
+    """The file as schema v2 left it (before the artifacts step), with its indexed data and page summary."""
     with duckdb.connect(str(db)) as con:
-        con.execute("DROP TABLE page_vectors")
-        con.execute("CREATE TABLE page_embeddings (doc_id BIGINT, page INTEGER, model VARCHAR, vectors BLOB, "
-                    "codes BLOB)")
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        con.execute("CREATE TABLE page_summaries (doc_id BIGINT, page INTEGER, model VARCHAR, summary VARCHAR, "
+                    "created_at TIMESTAMP DEFAULT current_timestamp)")
+        con.execute("INSERT INTO page_summaries SELECT doc_id, page, model, value, created_at FROM artifacts "
+                    "WHERE kind = 'simpledoc.page-summary'")
+        con.execute("DROP TABLE artifacts")
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 
 
 def schema_version(db: Path) -> int:
@@ -217,16 +236,20 @@ Database(sys.argv[1])
 
 def test_a_kill_during_a_migration_leaves_a_database_that_opens(home):
     db = database(home)
-    downgrade_to_v1(db)
+    downgrade_to_v2(db)
     child = subprocess.run([sys.executable, "-c", KILLED_MID_MIGRATION, str(db)], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == -signal.SIGKILL, child.stderr
-    backup = db.with_name(f"{DB_NAME}.before-v1.bak")
-    assert backup.exists() and schema_version(backup) == 1  # written before the step started
-    assert schema_version(db) == 1  # the killed step left nothing behind: DuckDB rolled it back
+    backup = db.with_name(f"{DB_NAME}.before-v2.bak")
+    assert backup.exists() and schema_version(backup) == 2  # written before the step started
+    assert schema_version(db) == 2  # the killed step left nothing behind: DuckDB rolled it back
     assert_earlier_document_searchable(home)  # opening again runs the migration to the end
     assert schema_version(db) == migrations.LATEST
     assert backup.exists()  # the last backup is kept after a successful upgrade
+    with open_service(home) as service:  # the page summary moved into the new table
+        doc_id = service.status()[0].doc_id
+        assert summaries_store.summaries_for(service.db.cursor(), [(doc_id, 3)], "smollm2") == {
+            (doc_id, 3): "Output and finances of the solar park."}
     # restoring it (what the README says to do) gives back a database that opens and upgrades again
     shutil.copyfile(backup, db)
     assert_earlier_document_searchable(home)
@@ -316,7 +339,7 @@ def test_a_pdf_replaced_mid_parse_is_reported_changed_and_indexed_next_run(home,
 
     def replace_after_the_first_batch(p):
         # one worker, two pages a task: the later batches are parsed after the swap
-        if p.current_file == str(target) and p.pages_done >= 2 and not swapped:
+        if p.item == str(target) and p.done >= 2 and not swapped:
             if replacement == "garbage":
                 target.write_bytes(b"%PDF-1.7\n" + os.urandom(5000))
             else:

@@ -112,10 +112,36 @@ CREATE TABLE page_vectors (
 CREATE INDEX page_vectors_doc ON page_vectors(doc_id, page);
 """
 
+# Text a model derived from a page or a page element, for any method: SimpleDoc's page summaries
+# (kind 'simpledoc.page-summary', item 0), picture and chart descriptions ('element-description', item = the
+# element's seq), later summary-tree nodes. One row per (kind, doc_id, page, item): a newer text replaces an
+# older one whatever model wrote it (store/artifacts.py). Page summaries move in (one per page, the newest if
+# a page somehow had several) and their table goes.
+SCHEMA_V3 = """
+CREATE TABLE artifacts (
+    kind VARCHAR NOT NULL,
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    item INTEGER NOT NULL DEFAULT 0, -- which part of the page (an element's seq); 0 for the whole page
+    model VARCHAR NOT NULL,          -- the model that wrote it
+    value VARCHAR NOT NULL,
+    created_at TIMESTAMP DEFAULT current_timestamp
+);
+INSERT INTO artifacts (kind, doc_id, page, item, model, value, created_at)
+SELECT DISTINCT ON (doc_id, page) 'simpledoc.page-summary', doc_id, page, 0, model, summary,
+       coalesce(created_at, current_timestamp)
+FROM page_summaries
+WHERE doc_id IS NOT NULL AND page IS NOT NULL AND model IS NOT NULL AND summary IS NOT NULL
+ORDER BY doc_id, page, created_at DESC NULLS LAST;
+DROP TABLE page_summaries;
+CREATE INDEX artifacts_page ON artifacts(kind, doc_id, page);
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
     (2, SCHEMA_V2),
+    (3, SCHEMA_V3),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -1,8 +1,9 @@
 """`docqa repair`: set a damaged database file aside and rebuild a fresh one.
 
 Everything derived from the PDFs (documents, pages, words, chunks, embeddings) is rebuilt by indexing the
-library folders again; what cannot be rebuilt — question history and page summaries written by a language
-model — is copied over from the damaged file where its tables can still be read. The damaged file is kept
+library folders again; what cannot be rebuilt — question history, and the page summaries and descriptions
+written by language models (store/artifacts.py) — is copied over from the damaged file where its tables can
+still be read. The damaged file is kept
 beside the new one (<db>.damaged-<time>) and never deleted here.
 """
 from __future__ import annotations
@@ -20,18 +21,24 @@ from typing import Callable
 import duckdb
 import pyarrow as pa
 
+from ..domain import IndexReport
 from .database import Database, DatabaseDamaged, is_damage
 
 log = logging.getLogger(__name__)
 
-HISTORY, SUMMARIES, LIBRARIES, SINGLE_FILES = ("answers in the history", "page summaries", "library folders",
-                                               "single files")
-# what is read from the damaged file, by the name the user is told
-SALVAGED = {
+HISTORY, ARTIFACTS, LIBRARIES, SINGLE_FILES = ("answers in the history", "page summaries and descriptions",
+                                               "library folders", "single files")
+# what is read from the damaged file, by the name the user is told; a tuple lists the queries for each older
+# schema, tried in order until one finds its table
+SALVAGED: dict[str, str | tuple[str, ...]] = {
     HISTORY: "SELECT id, question, method, record, created_at FROM answers",
-    # summaries are keyed by document id, which a rebuild renumbers: the content hash finds them again
-    SUMMARIES: "SELECT d.sha256, s.page, s.model, s.summary, s.created_at FROM page_summaries s "
-               "JOIN documents d ON d.id = s.doc_id",
+    # keyed by document id, which a rebuild renumbers: the content hash finds them again
+    ARTIFACTS: ("SELECT a.kind, d.sha256, a.page, a.item, a.model, a.value, a.created_at FROM artifacts a "
+                "JOIN documents d ON d.id = a.doc_id",
+                # schema v1-v2: page summaries had a table of their own
+                "SELECT 'simpledoc.page-summary', d.sha256, s.page, 0, s.model, s.summary, s.created_at "
+                "FROM page_summaries s JOIN documents d ON d.id = s.doc_id "
+                "WHERE s.model IS NOT NULL AND s.summary IS NOT NULL"),
     LIBRARIES: "SELECT root FROM libraries",
     # files indexed on their own (`docqa index FILE.pdf`), not through a library folder
     SINGLE_FILES: "SELECT path FROM files WHERE library_id IS NULL",
@@ -45,7 +52,7 @@ class RepairReport:
     kept: dict[str, int] = field(default_factory=dict)  # what was copied over, and how many rows
     unreadable: dict[str, str] = field(default_factory=dict)  # what could not be read, and why
     missing_paths: list[str] = field(default_factory=list)  # library folders no longer on disk
-    reindexed: object | None = None  # the IndexReport of the rebuild
+    reindexed: IndexReport | None = None  # the rebuild's indexing run
 
 
 def damage_of(path: Path) -> str | None:
@@ -73,7 +80,7 @@ def damage_of(path: Path) -> str | None:
     return None
 
 
-def repair(path: Path, open_db: Callable[[], Database], reindex: Callable[[list[str]], object],
+def repair(path: Path, open_db: Callable[[], Database], reindex: Callable[[list[str]], IndexReport],
            force: bool = False, more_paths: list[str] = ()) -> RepairReport:
     """Rebuild the database at `path` if it is damaged (or `force`): set it aside, salvage, re-index.
 
@@ -101,9 +108,9 @@ def repair(path: Path, open_db: Callable[[], Database], reindex: Callable[[list[
     report.kept[LIBRARIES] = len(rows.get(LIBRARIES, []))
     if present:
         report.reindexed = reindex(present)
-    if SUMMARIES in rows:  # after the re-index: they attach to the rebuilt documents
+    if ARTIFACTS in rows:  # after the re-index: they attach to the rebuilt documents
         with db.transaction() as cur:
-            report.kept[SUMMARIES] = _restore_summaries(db, cur, rows[SUMMARIES])
+            report.kept[ARTIFACTS] = _restore_artifacts(db, cur, rows[ARTIFACTS])
     log.warning("repaired %s: %s", path, report)
     return report
 
@@ -129,11 +136,17 @@ def _salvage(damaged: Path, unreadable: dict[str, str]) -> dict[str, list[tuple]
         if con is None:
             return {}
         rows = {}
-        for what, sql in SALVAGED.items():
-            try:
-                rows[what] = con.execute(sql).fetchall()
-            except duckdb.Error as exc:
-                unreadable[what] = str(exc)
+        for what, queries in SALVAGED.items():
+            for sql in (queries,) if isinstance(queries, str) else queries:
+                try:
+                    rows[what] = con.execute(sql).fetchall()
+                    unreadable.pop(what, None)
+                    break
+                except duckdb.CatalogException as exc:  # not in this schema version: try the older one
+                    unreadable[what] = str(exc)
+                except duckdb.Error as exc:
+                    unreadable[what] = str(exc)
+                    break
         return rows
 
 
@@ -173,19 +186,20 @@ def _restore_history(db: Database, cur, rows: list[tuple]) -> int:
     return len(rows)
 
 
-def _restore_summaries(db: Database, cur, rows: list[tuple]) -> int:
+def _restore_artifacts(db: Database, cur, rows: list[tuple]) -> int:
     """Back onto the rebuilt documents with the same content; pages of documents gone from disk are dropped."""
     if not rows:
         return 0
-    sha, page, model, summary, created = zip(*rows)
-    cur.register("_old_summaries", pa.table({"sha256": sha, "page": page, "model": model, "summary": summary,
-                                             "created_at": created}))
+    kind, sha, page, item, model, value, created = zip(*rows)
+    cur.register("_old_artifacts", pa.table({"kind": kind, "sha256": sha, "page": page, "item": item,
+                                             "model": model, "value": value, "created_at": created}))
     try:
         cur.execute(
-            "INSERT INTO page_summaries (doc_id, page, model, summary, created_at) "
-            "SELECT DISTINCT ON (p.doc_id, p.page) p.doc_id, p.page, o.model, o.summary, o.created_at "
-            "FROM _old_summaries o JOIN documents d ON d.sha256 = o.sha256 "
-            "JOIN pages p ON p.doc_id = d.id AND p.page = o.page")
-        return cur.execute("SELECT count(*) FROM page_summaries").fetchone()[0]
+            "INSERT INTO artifacts (kind, doc_id, page, item, model, value, created_at) "
+            "SELECT DISTINCT ON (o.kind, p.doc_id, p.page, o.item) o.kind, p.doc_id, p.page, o.item, o.model, "
+            "o.value, o.created_at FROM _old_artifacts o JOIN documents d ON d.sha256 = o.sha256 "
+            "JOIN pages p ON p.doc_id = d.id AND p.page = o.page "
+            "ORDER BY o.kind, p.doc_id, p.page, o.item, o.created_at DESC")
+        return cur.execute("SELECT count(*) FROM artifacts").fetchone()[0]
     finally:
-        cur.unregister("_old_summaries")
+        cur.unregister("_old_artifacts")

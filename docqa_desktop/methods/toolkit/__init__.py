@@ -1,0 +1,1 @@
+"""Building blocks the answering methods share: page content, picture descriptions, and more to come."""

@@ -1,0 +1,103 @@
+"""A page's content as methods read it: layout elements with their boxes, the page as Markdown in reading
+order, and sharp crops of regions (a table, a chart) for vision models.
+
+Boxes are (x0, y0, x1, y1) in PDF points, origin top-left, as the layout stage stored them (index/layout.py).
+Element kinds are the layout model's classes: text, section-header, title, table, picture, caption, formula,
+list-item, footnote, code, page-header, page-footer.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...answers import PageRef
+from ...domain import BBox
+from ...index.render import MAX_REGION_ZOOM, render_region
+from ...store import page_content as store
+from ...store.database import Database
+from ..evidence import PageGone
+
+# left out of the Markdown: running heads and page numbers repeat on every page and say nothing about it
+DROPPED_KINDS = frozenset({"page-header", "page-footer"})
+PICTURE_KINDS = frozenset({"picture"})
+# A crop of about a megapixel keeps a chart's axis labels and a table's digits legible (a half-page figure
+# reaches the 4x zoom cap below it) at a cost a vision model can take in one image.
+DEFAULT_CROP_PIXELS = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PageElement:
+    seq: int  # position in the page's reading order (the key of its description)
+    kind: str
+    box: BBox
+    markdown: str  # the stored text: tables as Markdown tables, empty for most pictures
+
+
+def elements(db: Database, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
+    """The page's layout elements in reading order, optionally of some kinds only; none when layout analysis
+    was off or skipped for the page."""
+    return [PageElement(seq, kind, box, text)
+            for seq, kind, box, text in store.elements(db.cursor(), ref.doc_id, ref.page, kinds)]
+
+
+def placeholder(page: int, element: PageElement) -> str:
+    """The line standing for a picture in page_markdown; a description can replace it."""
+    return f"[{element.kind} p.{page} #{element.seq}]"
+
+
+def page_markdown(db: Database, ref: PageRef, descriptions: Mapping[int, str] | None = None) -> str:
+    """The page in reading order as Markdown: headings as `## `, tables as Markdown tables, each picture as a
+    placeholder line (followed by its description when `descriptions` has one for its seq), other text as
+    paragraphs; page headers and footers are left out. A page whose elements carry no text (layout off or
+    skipped, or a scan whose words came from OCR) gets its plain text after them. Raises PageGone when the
+    page is no longer indexed."""
+    row = store.page_row(db.cursor(), ref.doc_id, ref.page)
+    if row is None:
+        raise PageGone(f"{ref.doc} page {ref.page} is no longer indexed")
+    blocks, has_text = [], False
+    for element in elements(db, ref):
+        if element.kind in DROPPED_KINDS:
+            continue
+        text = element.markdown.strip()
+        if element.kind in PICTURE_KINDS:
+            text = _picture_text(text)
+            described = (descriptions or {}).get(element.seq, "").strip()
+            blocks.append(placeholder(ref.page, element) + (f"\n{described}" if described else ""))
+            if text:  # words the layout pass found inside the picture
+                blocks.append(text)
+                has_text = True
+            continue
+        if not text:
+            continue
+        has_text = True
+        if element.kind in ("section-header", "title"):
+            blocks.append(("# " if element.kind == "title" else "## ") + _heading_text(text))
+        else:
+            blocks.append(text)
+    if not has_text and row[0].strip():
+        blocks.append(row[0].strip())
+    return "\n\n".join(blocks)
+
+
+def _picture_text(text: str) -> str:
+    """Words the layout pass found inside a picture, without its HTML markers and line breaks."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    return "\n".join(line.strip() for line in re.split(r"<br\s*/?>|\n", text) if line.strip())
+
+
+def _heading_text(text: str) -> str:
+    """'# **Results**' -> 'Results': the layout pass writes its own heading level and emphasis."""
+    text = re.sub(r"^#+\s*", "", " ".join(text.split()))
+    bold = re.fullmatch(r"\*\*(.+)\*\*|__(.+)__", text)
+    return (bold.group(1) or bold.group(2)).strip() if bold else text
+
+
+def crop(path: str, page: int | PageRef, box: BBox, max_pixels: int = DEFAULT_CROP_PIXELS,
+         max_zoom: float = MAX_REGION_ZOOM) -> bytes:
+    """PNG of a region of a page (1-based number or PageRef) from the PDF at `path`: rendered at the zoom
+    that gives it at most `max_pixels` pixels (as close to it as whole pixels allow), but never more than
+    `max_zoom` pixels per point (4 = 288 dpi by default). The box is clipped to the page; a box with nothing
+    of the page inside raises ValueError naming the page."""
+    number = page.page if isinstance(page, PageRef) else page
+    return render_region(path, number, box, max_pixels, max_zoom).png
