@@ -5,6 +5,7 @@ import json
 import sys
 import time
 
+from .cli_common import cancel_on_sigint
 from .llm.runtime import NO_VISION_MODEL
 from .service import Service
 
@@ -62,8 +63,6 @@ def _list(service: Service, args) -> int:
 
 
 def _pull(service: Service, args) -> int:
-    from .cli import cancel_on_sigint
-
     cancel = cancel_on_sigint()
     bar = _DownloadBar()
     model = service.models.pull(args.name, args.variant, bar, cancel)

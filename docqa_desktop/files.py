@@ -1,7 +1,8 @@
-"""Writing files so that nobody sees half of one."""
+"""Writing files so that nobody sees half of one; their content hashes."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -21,3 +22,12 @@ def write_atomically(path: str | os.PathLike, data: str | bytes) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def sha256_of(path: str | os.PathLike, block: int = 1 << 20) -> str:
+    """The file's content hash (documents are keyed by it; downloaded models are checked against it)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()

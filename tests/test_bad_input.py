@@ -108,7 +108,7 @@ def test_file_deleted_while_indexing_leaves_the_index(home, tmp_path):
     write_pdf(folder / "stays.pdf", ["stays"])
 
     def delete_when_started(p):
-        if p.current_file == str(doomed) and doomed.exists():
+        if p.item == str(doomed) and doomed.exists():
             doomed.unlink()
 
     with Service(make_settings(home, layout=False, dense=False, pages_per_task=2)) as service:
@@ -123,7 +123,7 @@ def test_file_rewritten_while_indexing_is_retried(home, tmp_path):
     target = write_pdf(folder / "draft.pdf", ["first draft about otters"])
 
     def rewrite_when_started(p):
-        if p.current_file == str(target) and p.pages_done == 0:
+        if p.item == str(target) and p.done == 0:
             write_pdf(target, ["second draft about beavers"])
             os.utime(target, (2, 2))
 

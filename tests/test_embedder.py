@@ -1,6 +1,6 @@
 import numpy as np
 
-from docqa_desktop.retrieval.embedder import MiniLMEmbedder, bundled_model_dir
+from docqa_desktop.index.embedder import MiniLMEmbedder, bundled_model_dir
 from docqa_desktop.visual.torch_runtime import import_torchvision
 
 

@@ -125,7 +125,7 @@ def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
 
     def progress(p):
         phases.append(p.phase)
-        if p.phase == "embedding" and p.pages_done > 0:
+        if p.phase == "embedding" and p.done > 0:
             cancel.set()  # stop after the first committed batch of embeddings
 
     settings = make_settings(home, layout=False, dense=True, embed_batch=8)

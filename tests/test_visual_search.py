@@ -199,7 +199,7 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
     def progress(p):
         if p.phase == "visual":
             seen.append(p)
-            if p.pages_done == 4:
+            if p.done == 4:
                 cancel.set()  # the next page's forward pass stops at its first layer
 
     with visual_service(home, tiny_embedder_folder) as service:

@@ -10,28 +10,40 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
-from ..domain import FileStatus, IndexProgress, IndexReport
+from ..domain import FileStatus, IndexReport
+from ..files import sha256_of
+from ..progress import Cancelled, Progress, ProgressFn
 from ..settings import IndexSettings
 from ..store import catalog, content
 from ..store.database import Database, StoreError
 from .parse_task import TaskResult, embed_texts, parse_pages
 from .pdf import PdfError, open_pdf
 from .pipeline import OrderedPool, Task
-from .scan import FileState, find_pdfs, normalise, sha256_of
+from .scan import FileState, find_pdfs, normalise
 
 log = logging.getLogger(__name__)
 
 PARSER_VERSION = 2  # bump when parsing changes: every document is then parsed again
 
-ProgressCallback = Callable[[IndexProgress], None]
+
+class PageImageStage(Protocol):
+    """The optional last stage (visual.stage.VisualStage): embeds page images, returns how many it stored."""
+
+    def run(self, progress: ProgressFn, cancel: threading.Event, errors: dict[str, str]) -> int: ...
+
+
 # () -> (the page-image stage, or None and why it does not run)
-VisualStageFactory = Callable[[], "tuple[object | None, str]"]
+VisualStageFactory = Callable[[], "tuple[PageImageStage | None, str]"]
 
 
-class Cancelled(Exception):
-    pass
+def index_progress(phase: str, docs_done: int = 0, docs_total: int = 0, done: int = 0, total: int = 0,
+                   item: str | None = None, rate: float = 0.0, eta_seconds: float | None = None,
+                   unit: str = "pages") -> Progress:
+    """A snapshot of indexing: `done`/`total` count `unit` (pages, chunks, page images), `docs_*` documents
+    (files while scanning). Phases: scanning | indexing | finishing | embedding | visual | done | cancelled."""
+    return Progress("index", phase, done, total, unit, item, rate, eta_seconds, docs_done, docs_total)
 
 
 class FileChanged(Exception):
@@ -63,13 +75,13 @@ class Indexer:
         self.visual_stage = visual_stage
         self.stage_seconds: dict[str, float] = {}
 
-    def run(self, paths: list[str], progress: ProgressCallback | None = None,
+    def run(self, paths: list[str], progress: ProgressFn | None = None,
             cancel: threading.Event | None = None) -> IndexReport:
         started = time.monotonic()
         cancel = cancel or threading.Event()
         report = IndexReport()
         emit = progress or (lambda _p: None)
-        emit(IndexProgress("scanning", 0, 0, 0, 0, None, 0.0, None))
+        emit(index_progress("scanning"))
 
         candidates = self._scan(paths, report)
         jobs = self._plan(candidates, report, emit)
@@ -77,7 +89,7 @@ class Indexer:
             self._parse(jobs, report, emit, cancel)
         # stale with nothing changed: a run killed after its last document, before this rebuild
         if report.added or report.updated or report.removed or self.db.text_index_stale():
-            emit(IndexProgress("finishing", len(jobs), len(jobs), report.pages, report.pages, None, 0.0, 0.0))
+            emit(index_progress("finishing", len(jobs), len(jobs), report.pages, report.pages, eta_seconds=0.0))
             self.db.rebuild_text_index()  # searchable by keywords from here on
         if self.settings.dense and not cancel.is_set():
             report.chunks_embedded = self._embed_pending(emit, cancel)
@@ -87,8 +99,8 @@ class Indexer:
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
         report.seconds = round(time.monotonic() - started, 3)
         log.info("index %s: %s", paths, {k: v for k, v in report.as_json().items() if k != "errors"})
-        emit(IndexProgress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
-                           report.pages, report.pages, None, 0.0, 0.0))
+        emit(index_progress("cancelled" if report.cancelled else "done", len(jobs), len(jobs),
+                            report.pages, report.pages, eta_seconds=0.0))
         return report
 
     # -- scanning: what is on disk against what the store knows -------------------------------
@@ -138,7 +150,7 @@ class Indexer:
         return status == FileStatus.ERROR.value or (status == FileStatus.INDEXED.value
                                                     and parser_version == PARSER_VERSION)
 
-    def _plan(self, candidates: list[_Candidate], report: IndexReport, emit: ProgressCallback) -> list[_Job]:
+    def _plan(self, candidates: list[_Candidate], report: IndexReport, emit: ProgressFn) -> list[_Job]:
         """Hash candidates; reuse documents already indexed (moves, renames, copies); queue the rest.
 
         Files are read before the transaction opens: hashing a large library must not hold the writer.
@@ -146,7 +158,7 @@ class Indexer:
         hashes: dict[str, str] = {}
         failures: dict[str, str] = {}
         for done, cand in enumerate(candidates):
-            emit(IndexProgress("scanning", done, len(candidates), 0, 0, cand.path, 0.0, None))
+            emit(index_progress("scanning", done, len(candidates), item=cand.path))
             try:
                 hashes[cand.path] = sha256_of(cand.path)
             except FileNotFoundError:
@@ -189,7 +201,7 @@ class Indexer:
 
     # -- parsing and writing, one transaction per document ------------------------------------
 
-    def _parse(self, jobs: list[_Job], report: IndexReport, emit: ProgressCallback,
+    def _parse(self, jobs: list[_Job], report: IndexReport, emit: ProgressFn,
                cancel: threading.Event) -> None:
         s = self.settings
         tasks: list[Task] = []
@@ -229,7 +241,7 @@ class Indexer:
         finally:
             pipeline.close(kill=cancel.is_set())
 
-    def _embed_pending(self, emit: ProgressCallback, cancel: threading.Event) -> int:
+    def _embed_pending(self, emit: ProgressFn, cancel: threading.Event) -> int:
         """Embed every chunk still without an embedding, a committed batch at a time.
 
         A second pass, so that new documents are searchable by keywords before the slowest stage
@@ -261,7 +273,7 @@ class Indexer:
             pool.close(kill=cancel.is_set())
         return done
 
-    def _embed_page_images(self, report: IndexReport, emit: ProgressCallback, cancel: threading.Event) -> None:
+    def _embed_page_images(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
         """The last, slowest and optional stage: page-image embeddings for visual search."""
         stage, report.visual_stage = self.visual_stage()
         if stage is None:
@@ -353,7 +365,7 @@ class Indexer:
 
 
 class _ProgressTracker:
-    def __init__(self, docs_total: int, pages_total: int, emit: ProgressCallback, phase: str = "indexing",
+    def __init__(self, docs_total: int, pages_total: int, emit: ProgressFn, phase: str = "indexing",
                  unit: str = "pages"):
         self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
         self.phase, self.unit = phase, unit
@@ -377,5 +389,5 @@ class _ProgressTracker:
         elapsed = max(1e-6, time.monotonic() - self.started)
         rate = self.pages_done / elapsed
         eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
-        self.emit(IndexProgress(self.phase, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
-                                self.current, round(rate, 2), None if eta is None else round(eta, 1), self.unit))
+        self.emit(index_progress(self.phase, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
+                                 self.current, round(rate, 2), None if eta is None else round(eta, 1), self.unit))

@@ -129,7 +129,7 @@ def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> Tas
 
 def embed_texts(texts: list[str]) -> tuple[np.ndarray, float]:
     """Embeddings of a batch of chunk texts, and the seconds they took."""
-    from ..retrieval.embedder import default_embedder
+    from .embedder import default_embedder
 
     started = time.perf_counter()
     vectors = default_embedder().embed(texts)

@@ -1,10 +1,8 @@
 """Finding PDFs below folders: recursive, symlink-loop safe, temporary files ignored."""
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 _TEMP_PREFIXES = ("~$", ".~", "._", ".")
 _TEMP_SUFFIXES = (".part", ".crdownload", ".download", ".tmp", ".partial", ".swp")
@@ -56,11 +54,3 @@ class FileState:
     def of(cls, path: str) -> "FileState":
         st = os.stat(path)
         return cls(st.st_size, st.st_mtime)
-
-
-def sha256_of(path: str | Path, block: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(block):
-            digest.update(chunk)
-    return digest.hexdigest()

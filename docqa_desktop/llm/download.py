@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..index.scan import sha256_of
+from ..files import sha256_of
 from ..offline import network_allowed
+from ..progress import Cancelled
 from .types import ModelError
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -43,8 +44,8 @@ class ChecksumMismatch(DownloadError):
     pass
 
 
-class DownloadCancelled(DownloadError):
-    pass
+class DownloadCancelled(DownloadError, Cancelled):
+    """The cancel event was set: a download error to the model manager, a `Cancelled` to task runners."""
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ import os
 from enum import Enum
 
 from ..domain import SearchHit
+from ..index.embedder import default_embedder
 from ..settings import SearchSettings
 from ..store import catalog, content
 from ..store.database import Database
 from . import bm25, dense, page_refs
-from .embedder import default_embedder
 from .fusion import PageKey, convex_fusion, min_max, ranked, reciprocal_rank_fusion, with_neighbours
 from .snippets import best_window
 

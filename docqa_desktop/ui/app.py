@@ -10,9 +10,8 @@ from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..launcher import ICON
-from ..service import Service
+from ..service import Service, StoreError
 from ..settings import Settings
-from ..store import StoreError
 from .main_window import MainWindow
 
 GIL_SWITCH_SECONDS = float(os.environ.get("DOCQA_GUI_SWITCH_INTERVAL", "0.001"))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain import BBox
-from ..index.render import RenderedPage
+from ..service import RenderedPage
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 HIGHLIGHT = QColor(255, 196, 0)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..llm.types import ModelError
+from ..progress import Cancelled, check_cancel
 from .page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 
@@ -28,10 +29,6 @@ VISUAL_TOKEN_BUDGETS = (256, 512, 768, 1024)
 
 class EmbedderError(ModelError):
     pass
-
-
-class EmbeddingCancelled(Exception):
-    """Raised inside the model between two layers once `PageEmbedder.cancel` is set."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +63,7 @@ class PageEmbedder:
                     layer.register_forward_pre_hook(self._stop_if_cancelled)
 
     def _stop_if_cancelled(self, _module, _inputs) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise EmbeddingCancelled()
+        check_cancel(self.cancel)  # raises Cancelled inside the model, between two layers
 
     @classmethod
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
@@ -114,7 +110,7 @@ class PageEmbedder:
             batch = images[start:start + self.batch_size]
             try:
                 out.extend(self._embed_batch(batch))
-            except EmbeddingCancelled:
+            except Cancelled:
                 raise
             except Exception as exc:  # noqa: BLE001 -- torch raises OutOfMemoryError or RuntimeError by backend
                 if not _out_of_memory(exc) or self.batch_size == 1:

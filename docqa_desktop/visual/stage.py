@@ -9,14 +9,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from itertools import groupby
 
-from ..domain import IndexProgress
 from ..index.pdf import PdfError
+from ..progress import Cancelled, Progress, ProgressFn
 from ..store import catalog, page_vectors
 from ..store.database import Database
-from .embedder import EmbeddingCancelled, PageEmbedder, PageVectors
+from .embedder import PageEmbedder, PageVectors
 from .page_images import page_images
 from .search_index import EncodedPage
 
@@ -38,22 +37,21 @@ class VisualStage:
     def pending(self) -> list[tuple[int, int]]:
         return page_vectors.pages_without_vectors(self.db.cursor(), self.embedder.name)
 
-    def run(self, emit: Callable[[IndexProgress], None], cancel: threading.Event,
-            errors: dict[str, str]) -> int:
+    def run(self, progress: ProgressFn, cancel: threading.Event, errors: dict[str, str]) -> int:
         """Embed the pending pages; returns how many were stored. Unreadable files go to `errors`."""
         todo = self.pending()
         if not todo:
             return 0
         self.embedder.cancel = cancel
         try:
-            return self._run(todo, emit, cancel, errors)
+            return self._run(todo, progress, cancel, errors)
         finally:
             self.embedder.cancel = None
 
     def _run(self, todo, emit, cancel, errors) -> int:
         paths = catalog.doc_paths(self.db.cursor())
         docs = {doc for doc, _ in todo}
-        progress = _Progress(len(docs), len(todo), emit)
+        progress = _ProgressTracker(len(docs), len(todo), emit)
         done = 0
         for doc_id, group in groupby(todo, key=lambda item: item[0]):
             if cancel.is_set():
@@ -69,7 +67,7 @@ class VisualStage:
             progress.document_done()
         return done
 
-    def _embed_document(self, doc_id: int, path: str | None, pages: list[int], progress: "_Progress",
+    def _embed_document(self, doc_id: int, path: str | None, pages: list[int], progress: "_ProgressTracker",
                         cancel: threading.Event) -> int:
         if path is None:
             raise OSError("no file on disk refers to this document any more")
@@ -83,7 +81,7 @@ class VisualStage:
             started = time.perf_counter()
             try:
                 embedded = self.embedder.embed_pages([image for _, image in chunk])
-            except EmbeddingCancelled:
+            except Cancelled:
                 break
             batch += [stored_page(doc_id, page, vectors) for (page, _), vectors in zip(chunk, embedded)]
             progress.pages(len(chunk), time.perf_counter() - started)
@@ -99,10 +97,10 @@ class VisualStage:
         return len(batch)
 
 
-class _Progress:
+class _ProgressTracker:
     """Progress with an ETA from the embedding time per page measured so far (the stage's only real cost)."""
 
-    def __init__(self, docs_total: int, pages_total: int, emit: Callable[[IndexProgress], None]):
+    def __init__(self, docs_total: int, pages_total: int, emit: ProgressFn):
         self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
         self.docs_done = self.pages_done = 0
         self.seconds = 0.0
@@ -128,6 +126,5 @@ class _Progress:
     def _send(self) -> None:
         rate = self.pages_done / self.seconds if self.seconds > 0 else 0.0
         eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
-        self.emit(IndexProgress(PHASE, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
-                                self.current, round(rate, 3), None if eta is None else round(eta, 1),
-                                "page images"))
+        self.emit(Progress("index", PHASE, self.pages_done, self.pages_total, "page images", self.current,
+                           round(rate, 3), None if eta is None else round(eta, 1), self.docs_done, self.docs_total))

@@ -1,0 +1,63 @@
+"""What the `docqa` command modules share: Ctrl-C as a cancel event, and the progress bar of long tasks."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+from .progress import Progress
+
+
+def cancel_on_sigint() -> threading.Event:
+    """First Ctrl-C cancels cleanly (the current document rolls back); a second one aborts."""
+    event = threading.Event()
+
+    def handler(signum, frame):
+        if event.is_set():
+            raise KeyboardInterrupt
+        event.set()
+        print("\ncancelling… (Ctrl-C again to abort)", file=sys.stderr)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return event
+
+
+class ProgressBar:
+    """A redrawn line on a terminal; one line per finished document when stderr is a log or pipe.
+
+    A `ProgressFn` for indexing: draws the indexing, embedding and page-image phases."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.active = False
+        self.docs_done = 0
+
+    def __call__(self, p: Progress) -> None:
+        if p.phase not in ("indexing", "embedding", "visual") or not p.total:
+            return
+        width = 24
+        filled = int(width * p.done / p.total)
+        eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
+        name = os.path.basename(p.item or "")[:40]
+        counts = (f"{p.docs_done}/{p.docs_total} docs {p.done}/{p.total} pages" if p.unit == "pages"
+                  else f"embedding {p.done}/{p.total} {p.unit}")
+        rate = (f"{p.rate:.1f}/s" if p.rate >= 1 or not p.rate
+                else f"{1 / p.rate:.0f} s each")  # page images take seconds to minutes each
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {counts} {rate} ETA {eta} {name}"
+        if self.tty:
+            self.stream.write("\r" + line[:150].ljust(150))
+            self.active = True
+        elif p.docs_done != self.docs_done or (p.unit != "pages" and p.done == p.total):
+            self.stream.write(line + "\n")
+        self.docs_done = p.docs_done
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.active:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.active = False
+        self.docs_done = 0

@@ -1,0 +1,255 @@
+"""The layer contract (DESIGN.md): every import inside docqa_desktop points down, and no two top-level
+modules/packages import each other, directly or round a loop.
+
+Every module is parsed with `ast`: absolute and relative imports, at module level or inside functions
+(lazy imports count: they run too) and under `if TYPE_CHECKING:` (a type seam is still a dependency: put a
+Protocol in the lower layer instead). Nothing is skipped; a new top-level module fails the test until it is
+given a layer here. (Imports by string, importlib.import_module, are not seen: the package has none.)
+
+Layers, top to bottom. A component (top-level module or package) may import itself, anything in a lower
+layer, and the same-layer components or modules listed in SIBLINGS:
+
+    6 ui          ui/, cli.py, cli_common.py, cli_models.py, launcher.py, __main__.py
+                  (the Qt app, ui/, reaches the core only through service.py: FACADE_ONLY)
+    5 service     service.py, export.py
+    4 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
+                  registry: evaluation is handed the Service and method names, and asks through Service.ask
+    3 engines     retrieval/, index/, llm/, visual/ (siblings: see SIBLINGS)
+    2 store       store/
+    1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, __init__.py
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "docqa_desktop"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+
+LAYERS: dict[str, tuple[int, str]] = {}
+for _level, _name, _components in (
+        (6, "ui", ("ui", "cli", "cli_common", "cli_models", "launcher", "__main__")),
+        (5, "service", ("service", "export")),
+        (4, "methods", ("methods", "evaluation")),
+        (3, "engines", ("retrieval", "index", "llm", "visual")),
+        (2, "store", ("store",)),
+        (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "__init__")),
+):
+    for _component in _components:
+        LAYERS[_component] = (_level, _name)
+
+# Imports allowed between components of the same layer: (importer component, imported component or module).
+# Everything else sideways is forbidden; the list stays free of cycles (checked below with every other edge).
+SIBLINGS: set[tuple[str, str]] = {
+    # ui layer: the entry points start the CLI, the CLI opens the app; CLI helpers shared by the command
+    # modules sit in cli_common; the app's window icon is the launcher's
+    ("__main__", "cli"), ("cli", "cli_models"), ("cli", "cli_common"), ("cli_models", "cli_common"),
+    ("cli", "launcher"), ("cli", "ui"), ("ui", "launcher"),
+    # service layer: the facade exports answers
+    ("service", "export"),
+    # engines: page images are rendered from PDFs opened the index's way; the page embedder is an installed
+    # model (the model manager finds it, its failures are model errors); queries are embedded by the model
+    # that embedded the chunks at index time
+    ("visual", "index.pdf"), ("visual", "llm.types"), ("visual", "llm.manager"),
+    ("retrieval", "index.embedder"),
+    # domain level: plain helpers under the data types
+    ("settings", "files"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
+}
+
+# Components that reach the layers between theirs and the domain level only through the listed ones: the Qt
+# app talks to the core through the Service facade (its plain data types come from the domain level).
+FACADE_ONLY: dict[str, set[str]] = {"ui": {"service"}}
+
+
+def allowed_sideways(importer: str, imported: str) -> bool:
+    return any(a == importer and (imported == f"{PACKAGE}.{b}" or imported.startswith(f"{PACKAGE}.{b}."))
+               for a, b in SIBLINGS)
+
+
+def component(module: str) -> str:
+    """docqa_desktop.index.render -> 'index'; docqa_desktop.cli -> 'cli'; docqa_desktop -> '__init__'."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def module_name(path: str) -> str:
+    """'docqa_desktop/index/render.py' -> 'docqa_desktop.index.render'; packages drop '__init__'."""
+    parts = list(Path(path).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: str, source: str, known: set[str]) -> list[tuple[int, str]]:
+    """(line, docqa_desktop module) for every import in one module, lazy and TYPE_CHECKING ones included."""
+    name = module_name(path)
+    is_package = Path(path).name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+
+    def resolve(target: str, line: int) -> None:
+        # the longest known module that `target` names (a.b.func -> a.b)
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target:
+            found.append((line, target))
+
+    for node in ast.walk(ast.parse(source, filename=path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == PACKAGE or alias.name.startswith(PACKAGE + "."):
+                    resolve(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                if node.level > 1:
+                    base = base[:-(node.level - 1)]
+                origin = ".".join(base + ([node.module] if node.module else []))
+            else:
+                origin = node.module or ""
+            if origin != PACKAGE and not origin.startswith(PACKAGE + "."):
+                continue
+            for alias in node.names:
+                # `from . import cli_models` names a module; `from .cli import main` names something in one
+                sub = f"{origin}.{alias.name}"
+                resolve(sub if sub in known else origin, node.lineno)
+    return found
+
+
+def check(sources: dict[str, str]) -> list[str]:
+    """Every broken rule in a package given as {relative path: source}, as readable lines."""
+    known = {module_name(p) for p in sources}
+    problems: list[str] = []
+    edges: dict[tuple[str, str], tuple[str, int, str]] = {}
+    for path, source in sorted(sources.items()):
+        importer = module_name(path)
+        own = component(importer)
+        if own not in LAYERS:
+            problems.append(f"{importer}: top-level module {own!r} has no layer in tests/test_layers.py")
+            continue
+        for line, imported in imports_of(path, source, known):
+            other = component(imported)
+            if other == own:
+                continue
+            edges.setdefault((own, other), (importer, line, imported))
+            if other not in LAYERS:
+                continue  # reported above, as the imported module's own problem
+            (mine, my_layer), (theirs, their_layer) = LAYERS[own], LAYERS[other]
+            if theirs > mine:
+                why = f"layer {my_layer} may not import layer {their_layer}"
+            elif theirs == mine and not allowed_sideways(own, imported):
+                why = f"{own} may not import its sibling {other}: not in SIBLINGS"
+            elif own in FACADE_ONLY and 1 < theirs < mine and other not in FACADE_ONLY[own]:
+                why = f"{own} reaches layer {their_layer} only through {', '.join(sorted(FACADE_ONLY[own]))}"
+            else:
+                continue
+            problem = f"{importer}:{line} -> {imported} ({why})"
+            if problem not in problems:  # `from .x import a, b` names one module twice
+                problems.append(problem)
+    for loop in _cycles({a for a, _ in edges} | {b for _, b in edges}, set(edges)):
+        steps = [edges[(a, b)] for a, b in zip(loop, loop[1:] + loop[:1])]
+        problems.append("import cycle " + " -> ".join(loop + loop[:1]) + ": "
+                        + "; ".join(f"{m}:{n} -> {t}" for m, n, t in steps))
+    return problems
+
+
+def _cycles(nodes: set[str], edges: set[tuple[str, str]]) -> list[list[str]]:
+    """One loop through each strongly connected group of more than one component (Tarjan)."""
+    graph = {n: sorted(b for a, b in edges if a == n) for n in sorted(nodes)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for n in graph:
+        if n not in index:
+            visit(n)
+    loops = []
+    for group in groups:  # walk inside the group from its first member back to it
+        start = min(group)
+        path, seen = [start], {start}
+        while True:
+            nxt = next((b for b in graph[path[-1]] if b in group and (b == start or b not in seen)), None)
+            if nxt is None or nxt == start:
+                break
+            path.append(nxt)
+            seen.add(nxt)
+        loops.append(path)
+    return loops
+
+
+def package_sources() -> dict[str, str]:
+    return {str(p.relative_to(ROOT.parent)): p.read_text(encoding="utf-8") for p in sorted(ROOT.rglob("*.py"))}
+
+
+def test_the_package_keeps_its_layers():
+    sources = package_sources()
+    assert len(sources) > 50, "the checker found too few modules: the path to the package is wrong"
+    problems = check(sources)
+    assert not problems, "layer contract broken:\n" + "\n".join(problems)
+
+
+def test_every_same_layer_import_allowed_is_between_components_of_one_layer():
+    known = {module_name(p) for p in package_sources()}
+    for a, b in SIBLINGS:
+        assert LAYERS[a][0] == LAYERS[component(f"{PACKAGE}.{b}")][0], (a, b)
+        assert f"{PACKAGE}.{b}" in known, f"SIBLINGS names {b}, which does not exist"
+
+
+def test_a_wrong_import_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/store/x.py"] = "from ..ui import app\n"
+    problems = check(sources)
+    assert "docqa_desktop.store.x:1 -> docqa_desktop.ui.app (layer store may not import layer ui)" in problems
+    assert any(p.startswith("import cycle ") and "store" in p and "ui" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("source, expected", [
+    # a lazy import inside a function, absolute
+    ("def f():\n    import docqa_desktop.service\n",
+     "docqa_desktop.domain:2 -> docqa_desktop.service (layer domain may not import layer service)"),
+    # under TYPE_CHECKING, naming a module through `from package import module`
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from docqa_desktop import cli\n",
+     "docqa_desktop.domain:3 -> docqa_desktop.cli (layer domain may not import layer ui)"),
+    # relative, naming something inside a module of a package
+    ("from .index.indexer import Indexer\n",
+     "docqa_desktop.domain:1 -> docqa_desktop.index.indexer (layer domain may not import layer engines)"),
+])
+def test_every_kind_of_import_is_seen(source, expected):
+    sources = package_sources()
+    sources["docqa_desktop/domain.py"] = source
+    assert expected in check(sources)
+
+
+def test_a_sideways_import_outside_the_list_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/llm/x.py"] = "from ..retrieval import bm25\n"
+    assert ("docqa_desktop.llm.x:1 -> docqa_desktop.retrieval.bm25 (llm may not import its sibling retrieval: "
+            "not in SIBLINGS)") in check(sources)
+
+
+def test_a_module_without_a_layer_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/newthing.py"] = "x = 1\n"
+    assert any("'newthing' has no layer" in p for p in check(sources))

@@ -1,0 +1,61 @@
+"""One vocabulary for long tasks (progress.py): what indexing reports, how the CLI and the app draw it, and the
+one Cancelled that every task raises."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from docqa_desktop.cli_common import ProgressBar
+from docqa_desktop.index.indexer import index_progress
+from docqa_desktop.llm.download import DownloadCancelled, DownloadError
+from docqa_desktop.progress import Cancelled, Progress, check_cancel
+
+INDEXING = Progress("index", "indexing", done=4, total=10, unit="pages", item="/lib/a.pdf", rate=2.0,
+                    eta_seconds=3.0, docs_done=1, docs_total=3)
+PAGE_IMAGES = Progress("index", "visual", done=2, total=5, unit="page images", item="/lib/b.pdf", rate=0.05,
+                       eta_seconds=60.0, docs_done=0, docs_total=1)
+
+
+def test_the_cli_bar_draws_index_progress_as_before():
+    stream = io.StringIO()  # not a terminal: one line per finished document, and at the end of a stage
+    bar = ProgressBar(stream)
+    bar(index_progress("scanning", 0, 3, item="/lib/a.pdf"))  # scanning is not drawn
+    bar(INDEXING)
+    bar(Progress("index", "visual", 2, 5, "page images", "/lib/b.pdf", 0.05, 60.0, 1, 1))
+    bar(Progress("index", "visual", 5, 5, "page images", "/lib/b.pdf", 0.05, 0.0, 1, 1))
+    assert stream.getvalue().splitlines() == [
+        "[#########...............] 1/3 docs 4/10 pages 2.0/s ETA 3s a.pdf",
+        "[########################] embedding 5/5 page images 20 s each ETA 0s b.pdf"]
+
+
+def test_the_status_bar_text_of_the_app_as_before():
+    from docqa_desktop.ui.main_window import progress_text
+
+    assert progress_text(INDEXING) == "Indexing a.pdf — 1/3 documents, 4/10 pages, 2.0/s, about 3 s left"
+    assert progress_text(PAGE_IMAGES) == "Embedding page images of b.pdf — 2/5, about 60 s left"
+    assert progress_text(index_progress("scanning", 2, 7, item="/lib/c.pdf")) == \
+        "Checking c.pdf for changes — 2/7 files"
+    assert progress_text(index_progress("finishing")) == "Indexing: building the search index…"
+
+
+def test_indexing_snapshots_are_progress_of_the_index_task():
+    p = index_progress("embedding", 1, 1, 64, 128, rate=10.0, eta_seconds=6.4, unit="chunks")
+    assert (p.task, p.phase, p.done, p.total, p.unit, p.fraction) == ("index", "embedding", 64, 128, "chunks", 0.5)
+
+
+def test_one_cancelled_for_every_task():
+    import threading
+
+    from docqa_desktop.index import indexer
+    from docqa_desktop.visual import embedder
+
+    assert indexer.Cancelled is Cancelled and embedder.Cancelled is Cancelled
+    stop = threading.Event()
+    check_cancel(stop)
+    stop.set()
+    with pytest.raises(Cancelled):
+        check_cancel(stop)
+    cancelled = DownloadCancelled("download of model.gguf cancelled at 1,024 bytes; pull again to resume")
+    assert isinstance(cancelled, Cancelled) and isinstance(cancelled, DownloadError)
+    assert str(cancelled) == "download of model.gguf cancelled at 1,024 bytes; pull again to resume"
