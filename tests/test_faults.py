@@ -20,12 +20,13 @@ from docqa_desktop.answers import Answer, AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.llm import ModelError
+from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
 from docqa_desktop.service import Service
 from docqa_desktop.settings import Settings
 from docqa_desktop.store import StoreBusy, StoreError
 from docqa_desktop.store import answers as answers_store
 from docqa_desktop.store import migrations
-from docqa_desktop.store import summaries as summaries_store
+from docqa_desktop.store import artifacts
 from docqa_desktop.store.database import Database, DatabaseDamaged
 
 FAST = dict(layout=False, dense=False, ocr=False)
@@ -47,7 +48,7 @@ def indexed(tmp_path_factory):
         with service.db.transaction() as cur:
             answers_store.save_answer(cur, Answer(id="a1", question="How much power?", method="simpledoc",
                                                   text="161 megawatt hours", status=AnswerStatus.ANSWERED))
-            summaries_store.save_summary(cur, doc_id, 3, "smollm2", "Output and finances of the solar park.")
+            artifacts.put(cur, PAGE_SUMMARY, doc_id, 3, 0, "smollm2", "Output and finances of the solar park.")
         service.db.con.execute("CHECKPOINT")  # everything in the main file: the tests damage that file
     return base / "home", library
 
@@ -146,8 +147,8 @@ def test_repair_keeps_history_and_summaries_and_rebuilds_the_index(home, capsys)
     with open_service(home) as service:
         assert [a.id for a in service.history()] == ["a1"]
         doc_id = service.status()[0].doc_id  # a new id: the summary followed the content, not the old id
-        assert summaries_store.summaries_for(service.db.cursor(), [(doc_id, 3)], "smollm2") == {
-            (doc_id, 3): "Output and finances of the solar park."}
+        assert artifacts.get_many(service.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
+            (doc_id, 3, 0): "Output and finances of the solar park."}
     code, out, _ = docqa(capsys, home, "repair")
     assert code == 0 and "nothing to repair" in out
 
@@ -248,8 +249,8 @@ def test_a_kill_during_a_migration_leaves_a_database_that_opens(home):
     assert backup.exists()  # the last backup is kept after a successful upgrade
     with open_service(home) as service:  # the page summary moved into the new table
         doc_id = service.status()[0].doc_id
-        assert summaries_store.summaries_for(service.db.cursor(), [(doc_id, 3)], "smollm2") == {
-            (doc_id, 3): "Output and finances of the solar park."}
+        assert artifacts.get_many(service.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
+            (doc_id, 3, 0): "Output and finances of the solar park."}
     # restoring it (what the README says to do) gives back a database that opens and upgrades again
     shutil.copyfile(backup, db)
     assert_earlier_document_searchable(home)

@@ -131,7 +131,7 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
     answer = window.answer_view.answer
     assert answer.status.value in ("answered", "not_answerable") and answer.pages_used
     assert not window.ask_panel.stop_button.isEnabled()
-    assert any("reading pages" in step for step in steps)  # live steps reached the window
+    assert any("reading pages" in step.phase for step in steps)  # live steps reached the window
 
     first = answer.citations[0] if answer.citations else answer.pages_used[0]
     _wait_for_page(window, qtbot, first.path, first.page)  # the answer opens its first citation
@@ -196,8 +196,9 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
 def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     from docqa_desktop.settings import Settings
     dialog = window.open_settings()
-    dialog.k.setValue(7)
-    dialog.method.setCurrentText("m3docrag")
+    dialog.method.setCurrentText("m3docrag")  # the form below shows the chosen method's own settings
+    assert set(dialog.method_fields) == {"k", "page_tokens", "answer_tokens"}
+    dialog.method_fields["k"].setValue(7)
     dialog.search_mode.setCurrentText("Text and page images")
     dialog.visual.setCurrentText("Always (slow on a CPU)")
     dialog.visual_tokens.setCurrentText("512")
@@ -205,9 +206,10 @@ def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     path = window.service.settings.locations.settings_file
     qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)
     reloaded = Settings.load(path.parent.parent)
-    assert (reloaded.ask.k, reloaded.ask.method) == (7, "m3docrag")
+    assert (reloaded.tables["methods"]["m3docrag"], reloaded.ask.method) == ({"k": 7}, "m3docrag")
     assert (reloaded.search.mode, reloaded.index.visual, reloaded.index.visual_tokens) == ("hybrid", "on", 512)
-    assert window.service.settings.ask.k == 7 and window.ask_panel.method.currentText() == "m3docrag"
+    assert window.service.method_settings("m3docrag")["k"] == 7
+    assert window.ask_panel.method.currentText() == "m3docrag"
 
 
 def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(window, qtbot):

@@ -3,7 +3,6 @@ import pytest
 
 from docqa_desktop.store import Database, StoreBusy, StoreError
 from docqa_desktop.store import artifacts, catalog, migrations
-from docqa_desktop.store import summaries as summaries_store
 from docqa_desktop.domain import FileStatus
 
 
@@ -167,12 +166,7 @@ def test_artifacts_missing_pages_by_kind_and_model(tmp_path):
         assert artifacts.missing_pages(cur, "simpledoc.page-summary", [2], "other") == [(2, 2)]
         assert artifacts.missing_pages(cur, "element-description", [2], "m") == [(2, 1)]
         assert artifacts.missing_pages(cur, "simpledoc.page-summary", [], "m") == []
-        # the page-summary functions SimpleDoc still calls read and write the same rows
-        assert summaries_store.summaries_for(cur, [(1, 1), (1, 2)], "m") == {(1, 1): "one"}
-        assert summaries_store.pages_without_summary(cur, [1], "m") == [(1, 2)]
-        with db.transaction() as cur:
-            summaries_store.save_summary(cur, 1, 2, "m", "two")
-        assert artifacts.get_many(db.cursor(), "simpledoc.page-summary", [(1, 2, 0)], "m") == {(1, 2, 0): "two"}
+        assert artifacts.get_many(cur, "simpledoc.page-summary", [(1, 1, 0), (1, 2, 0)], "m") == {(1, 1, 0): "one"}
 
 
 def test_artifacts_go_with_their_document(tmp_path):
@@ -213,7 +207,8 @@ def test_migration_to_v3_moves_page_summaries_into_artifacts(tmp_path):
                            "ORDER BY doc_id, page").fetchall()
         assert rows == [("simpledoc.page-summary", 1, 1, 0, "qwen", "Newer summary.", "2026-02-01 00:00:00"),
                         ("simpledoc.page-summary", 1, 2, 0, "smollm2", "Page two.", "2026-01-01 00:00:00")]
-        assert summaries_store.summaries_for(cur, [(1, 1), (1, 2)], "smollm2") == {(1, 2): "Page two."}
+        assert artifacts.get_many(cur, "simpledoc.page-summary", [(1, 1, 0), (1, 2, 0)], "smollm2") == {
+            (1, 2, 0): "Page two."}
         assert cur.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'page_summaries'"
                            ).fetchone()[0] == 0
         assert cur.execute("SELECT count(*) FROM duckdb_indexes() WHERE index_name = 'artifacts_page'"
