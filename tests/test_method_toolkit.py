@@ -148,15 +148,25 @@ def test_prompts_put_the_evidence_before_the_question(indexed):
     llama.cpp's prefix cache reuses); the instructions are the system message."""
     reply = {"evidence": [], "reasoning": "", "answer": "English", "short_answer": "English", "answer_format": "Str"}
     model = EchoModel([reply, reply])
-    indexed._runtimes = FixedRuntimes(model)
-    for question in ("Which language is the pivot?", "What languages are used as pivot?"):
-        indexed.ask(question, overrides={"k": 2}, method="m3docrag", save=False)
+    pages = context(indexed, model).retrieve("pivot language", 2)
+    for question in ("Which language is the pivot?", "Name the pivot languages."):
+        ctx = context(indexed, model, question)
+        ctx.search = FixedPages(pages)
+        method_spec("m3docrag").run(ctx)
+        assert ctx.answer.short_answer == "English" and ctx.answer.answer_format == "Str"
     (first, _), (second, _) = model.calls
     assert first[0].role == "system" and first[0].text == second[0].text
     user_a, user_b = first[1].text, second[1].text
-    assert user_a.index("<page_text>") < user_a.index("Which language is the pivot?")
     shared = next(i for i, (a, b) in enumerate(zip(user_a, user_b)) if a != b)
-    assert user_a[:shared].rstrip().endswith("<question>") or "</page_text>" in user_a[:shared]
+    assert "</page_text>" in user_a[:shared] and user_a[shared:].startswith("Which language is the pivot?")
+
+
+class FixedPages:
+    def __init__(self, pages):
+        self.found = pages
+
+    def pages(self, query, k, mode=None):
+        return self.found[:k]
 
 
 def test_registry_lists_both_methods_with_paper_defaults(home, capsys):
