@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 
 import pytest
 
-from conftest import make_settings
+from conftest import SMALL_PAPER, corpus_pdf, make_settings
 from scripted_model import FixedRuntimes
 from docqa_desktop.answers import Answer, AnswerStatus
 from docqa_desktop.cli import main
@@ -60,10 +61,14 @@ def context(service: Service, model, question="Which languages are used as pivot
                          cancel=cancel)
 
 
-@pytest.fixture
-def indexed(home, paper):
-    with Service(make_settings(home, layout=False)) as service:  # dense on: passages need their embeddings
-        service.index([str(paper)])
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    """The small corpus paper indexed once for the module (read-only tests), dense embeddings on: passages
+    need them."""
+    folder = tmp_path_factory.mktemp("paper")
+    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
+    with Service(make_settings(tmp_path_factory.mktemp("home"), layout=False)) as service:
+        service.index([str(folder)])
         yield service
 
 
