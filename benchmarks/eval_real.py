@@ -29,12 +29,9 @@ from _common import CORPUS, EVAL_FILE, REPO  # noqa: E402
 MODEL_NAME = "qwen2.5-coder-1.5b"
 RECIPE = "../shared/recipes/qwen15b_gguf.sh"
 OUT = REPO / "benchmarks" / "eval-dev-1.5b"
-# The "quick" CPU budget: fewer candidate pages, fewer pages read, shorter page texts and summaries.
-BUDGETS = {
-    "quick": {"DOCQA_ASK_K": "5", "DOCQA_ASK_MAX_PAGES": "3", "DOCQA_ASK_SUMMARY_TOKENS": "80",
-              "DOCQA_ASK_PAGE_TOKENS": "400"},
-    "default": {},  # the product's defaults (settings.AskSettings)
-}
+# "quick" is every method's CPU preset (fewer pages, shorter page texts and summaries: MethodSpec.cpu_preset);
+# "default" the product's defaults, each method's paper parameters.
+BUDGETS = {"quick": {"DOCQA_ASK_PRESET": "cpu"}, "default": {"DOCQA_ASK_PRESET": "paper"}}
 
 
 def docqa(home: Path, *args: str, env: dict | None = None) -> None:

@@ -47,6 +47,7 @@ def _lines(path):
     return path.read_text(encoding="utf-8").splitlines()
 
 
+@pytest.mark.model
 def test_eval_scores_reports_and_resumes(eval_setup, capsys):
     home, corpus, questions, out = eval_setup
     # first run: interrupted right after its first answer (as Ctrl-C would)
@@ -105,7 +106,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
         png = (out / chart).read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5000
     run = json.loads((out / "run.json").read_text())
-    assert run["models"]["text"] == "smollm2-135m-instruct" and run["settings"]["k"] == 2
+    assert run["models"]["text"] == "smollm2-135m-instruct" and run["method_settings"]["simpledoc"]["k"] == 2
 
     # a third run has nothing left to ask; --limit narrows the report to the first question
     assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--method", "m3docrag",

@@ -36,6 +36,8 @@ def method_figures(records: list[dict]) -> dict:
     formats = sorted({r["answer_format"] for r in records})
     return {
         "questions": len(records), "accuracy": accuracy, "f1": f1,
+        "answerable_accuracy": _accuracy([r for r in records if r["answer_format"] != "None"]),
+        "answerable": sum(r["answer_format"] != "None" for r in records),
         "judge_accuracy": _mean(j for j, _ in judged), "judged": len(judged),
         # how often the judge agrees with the rules (score >= 0.5 counts as correct): a judge that
         # approves everything shows up here, not in its own accuracy
@@ -98,6 +100,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("questions", lambda f: str(f["questions"])),
         row("generalized accuracy %", lambda f: _pct(f["accuracy"])),
         row("F1 %", lambda f: _pct(f["f1"])),
+        row("accuracy on answerable questions %", lambda f: f"{_pct(f['answerable_accuracy'])} (n={f['answerable']})"),
         row("answered / not answerable / failed",
             lambda f: f"{f['status']['answered']} / {f['status']['not_answerable']} / {f['status']['failed']}"),
     ]
