@@ -222,3 +222,15 @@ def test_an_unknown_method_is_a_clear_error(fast_service):
     with pytest.raises(ValueError, match="unknown method 'nope'; choose one of m3docrag, simpledoc"):
         fast_service.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
+
+
+def test_context_describes_a_picture_from_ocr_without_a_vision_model(indexed):
+    """No vision model and nothing cached: the description is the words inside the element's box."""
+    from docqa_desktop.methods.toolkit.page_content import PageElement
+    ctx = context(indexed, EchoModel())
+    [page] = [p for p in ctx.retrieve("pivot language", 1)]
+    width, height = ctx.pages.size(page)
+    whole = ctx.describe(page, PageElement(1, "picture", (0, 0, width, height), ""))
+    half = ctx.describe(page, PageElement(2, "picture", (0, 0, width, height / 2), ""))
+    assert whole.source == half.source == "ocr" and ctx.answer.calls == []
+    assert 0 < len(half.text.split()) < len(whole.text.split())

@@ -22,6 +22,7 @@ from ..progress import Cancelled, Progress, ProgressFn, check_cancel
 from ..store.database import Database
 from .evidence import PageGone, PageSource
 from .toolkit import page_content
+from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
@@ -124,6 +125,11 @@ class MethodContext:
     def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
         """PNG of a region of the page, rendered as sharp as `max_pixels` allows."""
         return page_content.crop(self.pages.path_on_disk(ref), ref.page, box, max_pixels)
+
+    def describe(self, ref: PageRef, element: PageElement) -> Description:
+        """A picture or chart in words: the vision model's (cached per page, element and model), else one a
+        vision model wrote earlier, else the OCR text inside the element's box."""
+        return Descriptions(self.db, self.pages).describe(ref, element, self.vision_model, self.call)
 
     def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int,
                    page_tokens: int) -> tuple[str, str, tuple[bytes, ...]]:
