@@ -1,6 +1,7 @@
 """Page images on demand, and a disk cache of thumbnails keyed by document content."""
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +25,9 @@ class RenderedPage:
     page_count: int
 
 
-def render(path: str, page: int, max_width: int = 1600, max_height: int | None = None) -> RenderedPage:
-    """A 1-based page as PNG, scaled to fit `max_width` x `max_height` pixels (a square by default)."""
+@contextlib.contextmanager
+def _page(path: str, page: int):
+    """A 1-based page of the PDF at `path`, open for the duration; errors name the file."""
     try:
         doc = open_pdf(path)
     except PdfError as exc:
@@ -33,11 +35,16 @@ def render(path: str, page: int, max_width: int = 1600, max_height: int | None =
     with doc:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"{path}: page {page} out of range 1..{doc.page_count}")
-        pdf_page = doc[page - 1]
+        yield doc[page - 1]
+
+
+def render(path: str, page: int, max_width: int = 1600, max_height: int | None = None) -> RenderedPage:
+    """A 1-based page as PNG, scaled to fit `max_width` x `max_height` pixels (a square by default)."""
+    with _page(path, page) as pdf_page:
         rect = pdf_page.rect
         scale = min(max_width / rect.width, (max_height or max_width) / rect.height)
         pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
-        return RenderedPage(pix.tobytes("png"), rect.width, rect.height, doc.page_count)
+        return RenderedPage(pix.tobytes("png"), rect.width, rect.height, pdf_page.parent.page_count)
 
 
 @dataclass(frozen=True)
@@ -55,14 +62,7 @@ def render_region(path: str, page: int, box: tuple[float, float, float, float], 
     point). `box` is x0, y0, x1, y1 in PDF points, origin top-left, in the page space words and layout elements
     are stored in (mupdf's unrotated page); it is clipped to the page, and a box with nothing of the page
     inside raises ValueError."""
-    try:
-        doc = open_pdf(path)
-    except PdfError as exc:
-        raise PdfError(f"{path}: {exc}") from None
-    with doc:
-        if not 1 <= page <= doc.page_count:
-            raise ValueError(f"{path}: page {page} out of range 1..{doc.page_count}")
-        pdf_page = doc[page - 1]
+    with _page(path, page) as pdf_page:
         # stored boxes are unrotated; rendering clips in the rotated (displayed) page
         clip = (pymupdf.Rect(box) * pdf_page.rotation_matrix) & pdf_page.rect
         if clip.is_empty or clip.width < 0.5 or clip.height < 0.5:
