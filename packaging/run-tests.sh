@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Set up (with test tools) and run the whole test suite.   bash packaging/run-tests.sh [pytest args]
+# Set up (with test tools) and run the test suite.
+#   bash packaging/run-tests.sh [pytest args]          # everything (what CI runs: .ci/run)
+#   bash packaging/run-tests.sh --fast [pytest args]   # only the tests marked neither slow, model nor gui
 set -euo pipefail
 cd "$(dirname "$0")/.."
+args=()
+for arg in "$@"; do
+    if [ "$arg" = "--fast" ]; then
+        args=(-m "not slow and not model and not gui" ${args[@]+"${args[@]}"})
+    else
+        args+=("$arg")
+    fi
+done
 bash packaging/setup.sh test
 export QT_QPA_PLATFORM=offscreen  # offline switches: the product sets its own (docqa_desktop/offline.py)
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest ${args[@]+"${args[@]}"}

@@ -27,6 +27,51 @@ REPORT_15 = "936c0e2c2e6c8e0c07c51bfaf7fd0a83.pdf"  # 15 pages
 SLIDES_OCR = "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"  # image-only deck
 
 
+# -- test lanes: `slow`, `model`, `gui` (registered in pyproject.toml; `run-tests.sh --fast` skips all three) --------
+# Marked here by rule, so that new tests get them too: every test in a GUI module, and every test that uses (directly
+# or through another fixture) a fixture that needs Qt or runs a model. Tests that run a model some other way (ask on
+# the built-in model, OCR / layout / MiniLM as what the test is about, the default pipeline over corpus PDFs) or take
+# long (kill -9, churn, fuzz, strace, pool stress) carry the marker in their file. A model run on a few synthetic
+# pages inside an indexing test (MiniLM, OCR of the one-page sample scan, layout of a one-page PDF) stays in the fast
+# lane. The summary lists unmarked tests that took over LANE_SECONDS, so a slow newcomer is seen.
+
+GUI_MODULES = {"test_gui.py"}
+GUI_FIXTURES = {"qtbot", "qapp", "window"}
+MODEL_FIXTURES = {
+    "smollm2", "smollm2_path",  # the built-in SmolLM2-135M (llama.cpp)
+    "tiny_vlm",  # a tiny random Qwen2-VL + projector loaded in llama.cpp/libmtmd (tests/tiny_gguf.py). Its files alone
+    # (tiny_vlm_files) are not a model run: the download and import tests use them as payload
+    "llama_server",  # llama-cpp-python's server process with the built-in model
+    "tiny_embedder_folder", "tiny_pages",  # tiny random ColQwen2.5 (tests/tiny_colqwen.py, torch + transformers)
+}
+LANE_MARKERS = ("slow", "model", "gui")
+LANE_SECONDS = 5.0
+_unmarked_seconds: dict[str, float] = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.path.name in GUI_MODULES or fixtures & GUI_FIXTURES:
+            item.add_marker(pytest.mark.gui)
+        if fixtures & MODEL_FIXTURES:
+            item.add_marker(pytest.mark.model)
+
+
+def pytest_runtest_logreport(report):
+    if not any(marker in report.keywords for marker in LANE_MARKERS):
+        _unmarked_seconds[report.nodeid] = _unmarked_seconds.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    slow = sorted(((s, n) for n, s in _unmarked_seconds.items() if s > LANE_SECONDS), reverse=True)
+    if slow:
+        terminalreporter.write_sep("-", f"unmarked tests over {LANE_SECONDS:.0f} s (setup included): "
+                                        "mark them slow, model or gui to keep the fast lane fast")
+        for seconds, nodeid in slow:
+            terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+
+
 # -- network guard for in-process tests: loopback only (tests/test_network_guard.py watches whole processes) --
 
 OUTSIDE_ATTEMPTS: list[str] = []
@@ -193,11 +238,13 @@ def smollm2(smollm2_path):
 
 
 @pytest.fixture(scope="session")
-def tiny_vlm_files(request) -> tuple[Path, Path]:
-    """(model, projector) of a tiny random Qwen2-VL, cached between runs in pytest's cache folder."""
+def tiny_vlm_files(request, tmp_path_factory) -> tuple[Path, Path]:
+    """(model, projector) of a tiny random Qwen2-VL, cached between runs in pytest's cache folder
+    (written afresh when the cache is off: `-p no:cacheprovider`)."""
     from tiny_gguf import write_vlm
 
-    return write_vlm(Path(request.config.cache.mkdir("tiny-gguf")))
+    cache = getattr(request.config, "cache", None)
+    return write_vlm(Path(cache.mkdir("tiny-gguf")) if cache else tmp_path_factory.mktemp("tiny-gguf"))
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,8 @@ from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.service import Service
 
+pytestmark = pytest.mark.model
+
 SMALL_BUDGET = dict(k=2, max_pages=1, page_tokens=150, summary_tokens=24, iterations=1)
 
 

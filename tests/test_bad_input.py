@@ -137,6 +137,7 @@ def test_file_rewritten_while_indexing_is_retried(home, tmp_path):
         assert service.search("otters", k=5, mode=Mode.BM25) == []
 
 
+@pytest.mark.model
 def test_a_file_the_parser_cannot_finish_in_time_fails_alone(home, tmp_path):
     """A native parser stuck in a loop would hold indexing forever; a task past index.task_timeout_seconds has
     its worker killed and its file failed. Here OCR of a scanned deck stands in for the stuck page."""
@@ -155,6 +156,7 @@ def test_a_file_the_parser_cannot_finish_in_time_fails_alone(home, tmp_path):
         assert service.search("tidal turbines", k=1)[0].doc == "z-after.pdf"  # the run went on
 
 
+@pytest.mark.slow
 def test_huge_pdf_is_indexed_in_bounded_memory(home, tmp_path):
     """1200 pages: parsed in page batches by the workers; the main process never holds the whole file."""
     folder = tmp_path / "huge"

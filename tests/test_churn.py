@@ -5,7 +5,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def test_after_a_churn_burst_the_index_equals_the_folder(tmp_path):

@@ -35,6 +35,7 @@ def indexed(tmp_path_factory):
     return home, folder
 
 
+@pytest.mark.model  # `indexed` runs the default pipeline (OCR, layout, MiniLM) over three PDFs: ~25 s
 def test_status_json_shape(indexed):
     home, folder = indexed
     docs = json.loads(docqa("status", "--json", home=home).stdout)["documents"]
@@ -46,6 +47,7 @@ def test_status_json_shape(indexed):
         assert d["path"] == str(folder / d["name"])
 
 
+@pytest.mark.model
 def test_search_json_shape_and_scoping(indexed):
     home, folder = indexed
     hits = json.loads(docqa("search", "last ferry to Gull Island", "--json", "--k", "3", home=home).stdout)
@@ -60,6 +62,7 @@ def test_search_json_shape_and_scoping(indexed):
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense", "fused"])
+@pytest.mark.model
 def test_each_retriever_finds_the_table_page(indexed, mode):
     home, _ = indexed
     hits = json.loads(docqa("search", "quarterly output in megawatt hours", "--mode", mode, "--json",
@@ -67,12 +70,14 @@ def test_each_retriever_finds_the_table_page(indexed, mode):
     assert hits[0]["page"] == 3
 
 
+@pytest.mark.model
 def test_unknown_document_is_a_clear_error(indexed):
     home, _ = indexed
     run = docqa("search", "x", "--doc", "no-such.pdf", home=home, check=False)
     assert run.returncode == 2 and "no indexed document matches 'no-such.pdf'" in run.stderr
 
 
+@pytest.mark.model
 def test_human_readable_output(indexed):
     home, _ = indexed
     status = docqa("status", home=home).stdout
@@ -81,6 +86,7 @@ def test_human_readable_output(indexed):
     assert "p.1" in docqa("search", "Gull Island", home=home).stdout
 
 
+@pytest.mark.model
 def test_home_from_environment_and_remove(tmp_path):
     folder = tmp_path / "lib"
     folder.mkdir()
@@ -95,6 +101,7 @@ def test_home_from_environment_and_remove(tmp_path):
     assert "removed 1 file" in run.stdout
 
 
+@pytest.mark.slow
 def test_kill_9_mid_index_leaves_a_consistent_database_and_the_next_run_resumes(tmp_path):
     folder = tmp_path / "lib"
     folder.mkdir()
@@ -121,6 +128,7 @@ def test_kill_9_mid_index_leaves_a_consistent_database_and_the_next_run_resumes(
     assert_consistent(home / "data" / "library.duckdb")
 
 
+@pytest.mark.model
 def test_render_writes_a_png_of_the_page(indexed, tmp_path):
     home, _ = indexed
     out = tmp_path / "page.png"

@@ -10,6 +10,8 @@ from docqa_desktop.domain import FileStatus
 from docqa_desktop.service import Service
 from docqa_desktop.store import StoreError
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def small_disk(tmp_path):

@@ -1,7 +1,10 @@
 import numpy as np
+import pytest
 
 from docqa_desktop.index.embedder import MiniLMEmbedder, bundled_model_dir
 from docqa_desktop.visual.torch_runtime import import_torchvision
+
+pytestmark = pytest.mark.model  # the MiniLM embedder, and sentence-transformers on torch
 
 
 def test_numpy_minilm_matches_sentence_transformers():

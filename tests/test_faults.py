@@ -116,6 +116,7 @@ def test_a_damaged_database_is_detected_on_open_and_named(home, capsys, damage):
     assert code == 2 and f"{database(home)} is damaged" in err and "docqa repair" in err
 
 
+@pytest.mark.gui
 def test_the_app_says_the_database_is_damaged_instead_of_crashing(home, monkeypatch):
     from docqa_desktop.ui import app
 

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from conftest import ROOT, SMALL_PAPER, corpus_pdf, entries_by_name
 from docqa_desktop.domain import FileStatus
@@ -28,6 +29,7 @@ mutations = fuzz.pdf_mutations
 BYTE_LEVEL = {"byte_flips", "truncate", "damage_xref", "corrupt_stream", "misdeclared_stream", "splice_garbage"}
 
 
+@pytest.mark.slow
 def test_fuzzed_files_of_every_kind_end_indexed_or_with_a_clear_error(tmp_path):
     """One file of each kind and a second of each (cheap) byte-level kind; the full run has thousands."""
     seeds = mutations.seeds_from([corpus_pdf(SMALL_PAPER)], pages=1)
@@ -84,6 +86,7 @@ def test_an_absurd_page_count_is_a_clear_error_not_a_crash(fast_service, tmp_pat
     assert entries["count.pdf"].error.startswith("damaged PDF: the page tree cannot be read")
 
 
+@pytest.mark.model
 def test_a_page_with_2_mb_of_text_skips_layout_and_keeps_its_text(tmp_path):
     """mupdf's style collection (asked for by the layout pass) is quadratic: such a page took hours."""
     from docqa_desktop.index.layout import layout_elements
@@ -101,6 +104,7 @@ def test_a_page_with_2_mb_of_text_skips_layout_and_keeps_its_text(tmp_path):
         assert layout_elements(doc, [1])[1]
 
 
+@pytest.mark.slow
 def test_a_lying_jpeg_header_stays_inside_the_parser_memory_limit(tmp_path):
     """A 64 px JPEG declaring 65500 x 65500 pixels: mupdf filled 21 GB before the worker had a limit."""
     from docqa_desktop.index.parse_task import PARSER_ADDRESS_SPACE

@@ -3,6 +3,8 @@ import os
 import shutil
 import threading
 
+import pytest
+
 from conftest import REPORT_15, SMALL_PAPER, assert_consistent, corpus_pdf, entries_by_name, make_settings, write_pdf
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.retrieval.text_retriever import Mode
@@ -96,6 +98,7 @@ def test_remove_forgets_a_folder(fast_service, library):
     assert _count(fast_service, "SELECT count(*) FROM words") == 0
 
 
+@pytest.mark.slow
 def test_cancel_rolls_back_the_current_document_and_the_next_run_resumes(home, library):
     shutil.copy(corpus_pdf(REPORT_15), library / REPORT_15)
     cancel = threading.Event()
@@ -119,6 +122,7 @@ def test_cancel_rolls_back_the_current_document_and_the_next_run_resumes(home, l
         assert_consistent(service.database_path, service)
 
 
+@pytest.mark.model
 def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
     cancel = threading.Event()
     phases = []
@@ -142,6 +146,7 @@ def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
         assert service.search("when does the boat leave", k=1, mode=Mode.DENSE)[0].doc == "ferry-memo-scanned.pdf"
 
 
+@pytest.mark.slow
 def test_a_new_parser_version_parses_everything_again(fast_service, library, monkeypatch):
     from docqa_desktop.index import indexer
 

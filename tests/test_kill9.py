@@ -5,7 +5,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def test_kill_9_in_each_phase_then_resume_equals_a_clean_index(tmp_path):

@@ -57,6 +57,7 @@ def test_undecodable_image_is_a_clear_error(tiny_vlm):
         tiny_vlm.chat([Message("user", "What is this?", (b"not an image at all",))])
 
 
+@pytest.mark.model
 def test_projector_that_does_not_match_the_model_is_refused(tiny_vlm_files, tmp_path):
     model, _ = tiny_vlm_files
     _, wrong = write_vlm(tmp_path, projector_width=96)
@@ -92,6 +93,7 @@ def test_bad_model_files_fail_with_the_file_and_the_reason(smollm2_path, tmp_pat
     assert str(path) in str(caught.value)
 
 
+@pytest.mark.model
 def test_truncated_projector_is_named(tiny_vlm_files, tmp_path):
     model, projector = tiny_vlm_files
     cut = tmp_path / "mmproj.gguf"

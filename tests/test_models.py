@@ -203,6 +203,7 @@ def test_damaged_registry_is_reported(tmp_path):
 
 # -- roles and hardware --------------------------------------------------------------------------------
 
+@pytest.mark.model
 def test_without_downloads_the_builtin_model_answers_and_vision_is_absent(tmp_path):
     runtimes = ModelRuntimes(LlmSettings(threads=1), ModelManager(tmp_path / "models.json"))
     assert runtimes.text().info.name == "smollm2-135m-instruct"
@@ -210,6 +211,7 @@ def test_without_downloads_the_builtin_model_answers_and_vision_is_absent(tmp_pa
     runtimes.close()
 
 
+@pytest.mark.model
 def test_one_local_model_is_loaded_at_a_time(tmp_path, tiny_vlm_files):
     manager = ModelManager(tmp_path / "models.json")
     runtimes = ModelRuntimes(LlmSettings(threads=1, text_model="smollm2-135m-instruct"), manager)

@@ -25,6 +25,8 @@ from docqa_desktop.export import FORMATS
 from docqa_desktop.methods import METHODS
 from docqa_desktop.retrieval.page_retriever import SearchMode
 
+pytestmark = [pytest.mark.slow, pytest.mark.model]
+
 DOCQA = Path(sys.executable).with_name("docqa")
 APP_SESSION = Path(__file__).with_name("app_session.py")
 QUICK_ASK = {"DOCQA_ASK_K": "2", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_ASK_MAX_PAGES": "1",
@@ -186,6 +188,7 @@ def _read_until(process: subprocess.Popen, text: str, seconds: float = 300) -> b
     return False
 
 
+@pytest.mark.gui
 def test_the_app_opens_indexes_answers_and_closes(guard, folder):
     home = guard.root / "app-home"
     argv = [sys.executable, str(APP_SESSION), str(home), str(folder), QUESTION]

@@ -47,6 +47,7 @@ def test_restore_spaces(glued, expected):
     assert restore_spaces(glued) == expected
 
 
+@pytest.mark.model
 def test_ocr_reads_an_image_only_slide_with_spaces_and_boxes():
     with open_pdf(str(corpus_pdf(SLIDES_OCR))) as doc:
         page = doc[1]
@@ -57,6 +58,7 @@ def test_ocr_reads_an_image_only_slide_with_spaces_and_boxes():
     assert all(0 <= w.bbox[0] < w.bbox[2] <= rect.width + 2 for w in words)
 
 
+@pytest.mark.model
 def test_ocr_fallback_is_used_only_when_needed():
     result = parse_pages(str(SAMPLES / "ferry-memo-scanned.pdf"), 1, 1, IndexSettings(layout=False))
     assert result.error is None
@@ -68,6 +70,7 @@ def test_ocr_fallback_is_used_only_when_needed():
     assert off.pages[0].text_source is TextSource.NONE
 
 
+@pytest.mark.model
 def test_layout_finds_tables_as_markdown_on_a_real_10k_page():
     with open_pdf(str(corpus_pdf("BESTBUY_2023_10K.pdf"))) as doc:
         elements = layout_elements(doc, [31])[31]
@@ -95,6 +98,7 @@ def test_parse_task_reports_errors_instead_of_raising(tmp_path):
     assert result.pages == [] and "not a PDF" in result.error
 
 
+@pytest.mark.model
 def test_embedding_task_returns_unit_vectors_per_chunk():
     result = parse_pages(str(SAMPLES / "harbour-solar-report.pdf"), 1, 4, IndexSettings(layout=False))
     vectors, seconds = embed_texts([c.text for c in result.chunks])
@@ -102,6 +106,7 @@ def test_embedding_task_returns_unit_vectors_per_chunk():
     assert abs((vectors ** 2).sum(1) - 1).max() < 1e-4
 
 
+@pytest.mark.model
 def test_a_running_header_over_text_drawn_as_paths_still_gets_ocr():
     """Page 8 of this annual report has a letter-spaced header in its text layer; the rest is vector art."""
     with open_pdf(str(corpus_pdf("afe620b9beac86c1027b96d31d396407.pdf"))) as doc:

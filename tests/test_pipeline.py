@@ -22,6 +22,7 @@ def test_results_come_back_in_order_and_a_crash_is_blamed_on_its_own_task_only()
 
 
 @pytest.mark.parametrize("values", [[-1, 2, 3], [1, 2, -1, 3, 4, 5], [1, -1, -2, 3]])
+@pytest.mark.slow
 def test_a_worker_dying_while_the_pool_starts_another_is_blamed_on_its_task_only(monkeypatch, values):
     """Submitting may start a worker; a worker dying meanwhile closes the pool's pipes under the submit
     ("OSError: handle is closed", the rare flake of the test above). Slowing every start makes it certain."""
@@ -35,6 +36,7 @@ def test_a_worker_dying_while_the_pool_starts_another_is_blamed_on_its_task_only
     assert _results_in_order(values) == [v * v if v >= 0 else "crashed" for v in values]
 
 
+@pytest.mark.slow
 def test_a_task_stuck_past_the_timeout_fails_alone_and_the_rest_go_on():
     results = _results_in_order([1, HANG, 2, -1, 3], timeout=3, on_timeout=lambda: "timed out")
     assert results == [1, "timed out", 4, "crashed", 9]

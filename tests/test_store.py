@@ -62,6 +62,7 @@ def test_corrupt_database_file_is_reported(tmp_path):
         Database(path)
 
 
+@pytest.mark.slow
 def test_two_handles_in_one_process_rebuild_the_text_index_without_racing(tmp_path):
     """The watcher and a reader (GUI, CLI in the same process) open the same file: DuckDB shares
     the instance, so concurrent FTS rebuilds used to collide with "fts_main_pages already exists"."""

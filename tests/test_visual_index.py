@@ -95,6 +95,7 @@ def _synthetic_generator():
     return module.Synthetic(seed=11)
 
 
+@pytest.mark.slow
 def test_recall_at_10_against_exact_float_maxsim_on_a_synthetic_library(tmp_path):
     data = _synthetic_generator()
     pages = 400

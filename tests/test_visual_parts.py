@@ -40,6 +40,7 @@ def test_torchvision_imports_beside_the_cpu_torch():
     assert resized.shape == (3, 8, 8)
 
 
+@pytest.mark.model
 def test_an_adapter_embedder_loads_over_its_base_model(tmp_path):
     from peft import LoraConfig, get_peft_model
 

@@ -5,6 +5,8 @@ import threading
 import time
 from contextlib import contextmanager
 
+import pytest
+
 from conftest import SAMPLES, entries_by_name, make_settings, write_pdf
 from docqa_desktop.service import Service
 
@@ -45,6 +47,7 @@ def watching(home, folder, on_report):
     assert not thread.is_alive()
 
 
+@pytest.mark.slow
 def test_watch_follows_the_folder(home, tmp_path):
     folder = _folder_with_a_note(tmp_path, "The first note mentions herons.")
     reports = []
