@@ -1,0 +1,71 @@
+"""A method's prepare step (SimpleDoc's page summaries) from the CLI, the watcher and the app, with a scripted
+model standing in for the summarising model."""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+import pytest
+
+from conftest import make_settings, write_pdf
+from scripted_model import FixedRuntimes, ScriptedModel
+from docqa_desktop.cli import main
+from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.service import Service
+from docqa_desktop.store import artifacts
+
+
+def summarised_pages(settings) -> int:
+    with Service(settings) as reader:  # the watcher closes its database between bursts
+        return artifacts.count(reader.db.cursor(), PAGE_SUMMARY, None, "scripted")
+
+
+def wait_for(condition, timeout=180.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.3)
+    raise AssertionError("condition not reached within the deadline")
+
+
+def test_cli_prepare_names_a_method_with_nothing_to_prepare(home, capsys):
+    assert main(["prepare", "--method", "m3docrag", "--home", str(home)]) == 0
+    assert "m3docrag has nothing to prepare" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_the_watcher_prepares_new_documents(home, tmp_path):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    write_pdf(folder / "first.pdf", ["Herons nest in reeds.", "Egrets feed in shallow water."])
+    settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
+    settings = dataclasses.replace(settings, ask=dataclasses.replace(settings.ask, prepare_after_index=True))
+    service = Service(settings)
+    service._runtimes = FixedRuntimes(ScriptedModel([]))
+    stop = threading.Event()
+    thread = threading.Thread(target=service.watch, args=([str(folder)],), kwargs={"stop": stop}, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: summarised_pages(settings) == 2)
+        write_pdf(folder / "second.pdf", ["Storks migrate in autumn."])
+        wait_for(lambda: summarised_pages(settings) == 3)  # only the new document's page is summarised
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        service.close()
+    assert not thread.is_alive()
+
+
+@pytest.mark.gui
+def test_the_app_prepares_documents_in_the_background(window, qtbot, paper):
+    window.add_paths([str(paper)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    window.service._runtimes = FixedRuntimes(ScriptedModel([]))
+    window.ask_panel.method.setCurrentText("simpledoc")
+    window.prepare_documents()
+    assert window.cancel_button.isVisible() or "prepared" in window.status_text.text()
+    qtbot.waitUntil(lambda: "page summaries prepared" in window.status_text.text(), timeout=180_000)
+    assert "simpledoc: 8 page summaries prepared" in window.status_text.text()  # the paper's 8 pages
+    assert not window.cancel_button.isVisible()
