@@ -73,8 +73,10 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
                if line.strip()]
     rows = []
     for method, f in figures_by_method(records).items():
-        rows.append((f"{method}: accuracy / F1 % ({f['questions']} questions)",
-                     f"{100 * f['accuracy']:.1f} / {100 * f['f1']:.1f}"))
+        rows.append((f"{method}: accuracy / F1 / accuracy on answerable % ({f['questions']} questions, "
+                     f"{f['answerable']} answerable)",
+                     f"{100 * f['accuracy']:.1f} / {100 * f['f1']:.1f} / "
+                     + ("–" if f["answerable_accuracy"] is None else f"{100 * f['answerable_accuracy']:.1f}")))
         rows.append((f"{method}: page recall / F1 / all-hit %",
                      " / ".join("–" if f[k] is None else f"{100 * f[k]:.1f}" for k in ("page_recall", "page_f1",
                                                                                       "all_hit"))))
@@ -165,6 +167,18 @@ def _open_check_headline(path: Path) -> list[tuple[str, str]]:
              f"{r['open_p50_ms']:.0f} ({r['quick_check_p50_ms']:.0f})")]
 
 
+def _prefix_headline(path: Path) -> list[tuple[str, str]]:
+    r = _json(path)
+    return [(f"second question over the same {r['pages']} pages ({r['prompt_tokens']:,} prompt tokens, "
+             f"{r['threads']} thread): question first / evidence first s (saved)",
+             f"{r['median']['question_first']:.1f} / {r['median']['evidence_first']:.1f} ({100 * r['saving']:.0f} %)")]
+
+
+def _real_model_command(script: str, *more: str):
+    """A benchmark that needs the real 1.5B GGUF (DOCQA_BENCH_GGUF; see benchmarks/eval_real.py)."""
+    return lambda a: [PYTHON, str(BENCH / script), "--model", os.environ.get("DOCQA_BENCH_GGUF", ""), *more]
+
+
 def _eval_command(args) -> list[str]:
     out = BENCH / ("results/eval-quick" if args.quick else "eval-dev")
     return ([DOCQA, "--home", str(args.home), "eval", str(_common.EVAL_FILE), "--corpus", str(_common.CORPUS),
@@ -173,6 +187,12 @@ def _eval_command(args) -> list[str]:
 
 
 BENCHMARKS = [
+    Benchmark("eval_real_quick", _real_model_command("eval_real.py", "--budget", "quick"),
+              BENCH / "eval-dev-1.5b/quick", _eval_headline),
+    Benchmark("eval_real_default", _real_model_command("eval_real.py", "--budget", "default"),
+              BENCH / "eval-dev-1.5b/default", _eval_headline),
+    Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
+              _prefix_headline),
     Benchmark("index_throughput", lambda a: [PYTHON, str(BENCH / "index_throughput.py")] + (["--quick"] if a.quick else []),
               BENCH / "results/index_throughput.json", _index_headline),
     Benchmark("retrieval_eval", lambda a: [PYTHON, str(BENCH / "retrieval_eval.py"), "--home", str(a.home)],
