@@ -29,7 +29,8 @@ SLIDES_OCR = "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95
 
 # -- test lanes: `slow`, `model`, `gui` (registered in pyproject.toml; `run-tests.sh --fast` skips all three) --------
 # Marked here by rule, so that new tests get them too: every test in a GUI module, and every test that uses (directly
-# or through another fixture) a fixture that needs Qt or runs a model. Tests that run a model some other way (ask on
+# or through another fixture) a fixture that needs Qt, runs a model, or indexes the `library` (a corpus PDF and a
+# scanned sample through OCR: 4-9 s a test on 2 busy cores). Tests that run a model some other way (ask on
 # the built-in model, OCR / layout / MiniLM as what the test is about, the default pipeline over corpus PDFs) or take
 # long (kill -9, churn, fuzz, strace, pool stress) carry the marker in their file. A model run on a few synthetic
 # pages inside an indexing test (MiniLM, OCR of the one-page sample scan, layout of a one-page PDF) stays in the fast
@@ -44,6 +45,7 @@ MODEL_FIXTURES = {
     "llama_server",  # llama-cpp-python's server process with the built-in model
     "tiny_embedder_folder", "tiny_pages",  # tiny random ColQwen2.5 (tests/tiny_colqwen.py, torch + transformers)
 }
+SLOW_FIXTURES = {"library"}  # conftest's: a corpus PDF and the scanned sample, which OCR reads in a fresh worker pool
 LANE_MARKERS = ("slow", "model", "gui")
 LANE_SECONDS = 5.0
 _unmarked_seconds: dict[str, float] = {}
@@ -56,6 +58,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.gui)
         if fixtures & MODEL_FIXTURES:
             item.add_marker(pytest.mark.model)
+        if any(_from_this_conftest(item, name) for name in fixtures & SLOW_FIXTURES):
+            item.add_marker(pytest.mark.slow)
+
+
+def _from_this_conftest(item, name: str) -> bool:
+    """The fixture `name` the test gets is this file's, not a test module's own of the same name."""
+    definitions = item._fixtureinfo.name2fixturedefs.get(name) or ()
+    return bool(definitions) and getattr(definitions[-1].func, "__module__", None) == __name__
 
 
 def pytest_runtest_logreport(report):
