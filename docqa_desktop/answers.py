@@ -71,8 +71,6 @@ class Answer:
     method: str
     text: str = ""  # the long answer people read
     status: AnswerStatus = AnswerStatus.FAILED
-    short_answer: str = ""  # the answer alone (a number, a name, a list), as the method's final step typed it
-    answer_format: str = ""  # Str | Int | Float | List | None (None: not answerable); "" when untyped
     citations: list[Citation] = field(default_factory=list)
     pages_used: list[PageRef] = field(default_factory=list)  # every page shown to the answering model
     iterations: int = 0
@@ -82,6 +80,8 @@ class Answer:
     scope: list[str] = field(default_factory=list)  # documents asked about; empty = whole library
     error: str = ""
     created_at: str = ""
+    short_answer: str = ""  # the answer alone (a number, a name, a list), as the method's final step typed it
+    answer_format: str = ""  # Str | Int | Float | List | None (None: not answerable); "" when untyped
 
     @property
     def prompt_tokens(self) -> int:

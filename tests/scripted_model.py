@@ -64,5 +64,5 @@ def reasoning(response="answer", answer="", evidence=(), query_update="", notes=
     answered = response == "answer" and answer
     return {"scratchpad": "Looking at the pages.", "response": response, "evidence": list(evidence),
             "query_update": query_update, "notes": notes, "answer": answer,
-            "short_answer": short_answer if short_answer is not None else (answer if answered else ""),
+            "short_answer": short_answer if short_answer is not None else (answer[:80] if answered else ""),
             "answer_format": answer_format or ("Str" if answered else "None")}

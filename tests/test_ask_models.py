@@ -15,13 +15,13 @@ from docqa_desktop.service import Service
 
 pytestmark = pytest.mark.model
 
-SMALL_BUDGET = dict(k=2, max_pages=1, page_tokens=150, summary_tokens=24, iterations=1)
+SMALL_BUDGET = dict(k=2, max_pages=1, page_tokens=150, summary_tokens=24, iterations=1)  # [ask]: every method
 
 
 @pytest.fixture
 def small_service(home, paper):
     settings = make_settings(home, layout=False, dense=False)
-    settings = dataclasses.replace(settings, ask=dataclasses.replace(settings.ask, **SMALL_BUDGET),
+    settings = dataclasses.replace(settings, tables={**settings.tables, "ask": SMALL_BUDGET},
                                    llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
     with Service(settings) as service:
         service.index([str(paper)])
@@ -71,7 +71,7 @@ def test_ask_cli_json_shape(small_service, home, capsys):
     code = main(["ask", "Which pivot language is used?", "--method", "m3docrag", "--json", "--home", str(home)])
     printed = json.loads(capsys.readouterr().out)
     assert code in (0, 1)
-    assert set(printed) == {"id", "answer", "status", "citations", "pages_used", "method", "iterations",
+    assert set(printed) == {"id", "answer", "short_answer", "answer_format", "status", "citations", "pages_used", "method", "iterations",
                             "llm_calls", "prompt_tokens", "output_tokens", "seconds"}
     for citation in printed["citations"]:
         assert set(citation) == {"doc", "path", "page", "label", "bbox", "quote"}

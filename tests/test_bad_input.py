@@ -148,7 +148,9 @@ def test_a_file_the_parser_cannot_finish_in_time_fails_alone(home, tmp_path):
         service.index([str(folder)])
     shutil.copy(corpus_pdf(SLIDES_OCR), folder / "slow.pdf")  # seconds of OCR per page
     write_pdf(folder / "z-after.pdf", ["Indexed after the stuck file: tidal turbines."])
-    with Service(make_settings(home, layout=False, dense=False, task_timeout_seconds=1)) as service:
+    # 15 s: far below the scanned deck's first task (8 pages of OCR at 300 dpi), far above a one-page file's on
+    # a busy machine, including a fresh worker's imports after the stuck one's pool is replaced
+    with Service(make_settings(home, layout=False, dense=False, ocr_dpi=300, task_timeout_seconds=15)) as service:
         report = service.index([str(folder)])
         assert "the PDF parser gave up on this file" in _error_of(service, "slow.pdf")
         assert "index.task_timeout_seconds" in report.errors[str(folder / "slow.pdf")]

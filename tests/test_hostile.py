@@ -44,10 +44,11 @@ QUESTION = "How much did revenue grow, says the annual report?"  # ranks the hos
 
 
 class DirectScripted(ScriptedModel):
-    """ScriptedModel that also plays M3DocRAG's single call (its schema asks for "answerable")."""
+    """ScriptedModel that also plays M3DocRAG's single call (a final answer without SimpleDoc's "response")."""
 
     def chat(self, messages, options, cancel=None):
-        if "answerable" not in (options.schema or {}).get("properties", {}):
+        properties = (options.schema or {}).get("properties", {})
+        if "short_answer" not in properties or "response" in properties:
             return super().chat(messages, options, cancel)
         text = json.dumps(self.reason.pop(0))
         completion = Completion(text, "stop", Usage(len(messages[-1].text.split()), len(text.split()), 0.01))
@@ -59,7 +60,8 @@ def model_replying(method: str, evidence: list[dict]) -> DirectScripted:
     if method == "simpledoc":
         reply = reasoning("answer", HOSTILE_ANSWER, evidence)
     else:
-        reply = {"answer": HOSTILE_ANSWER, "answerable": True, "evidence": evidence}
+        reply = {"evidence": evidence, "reasoning": "", "answer": HOSTILE_ANSWER, "short_answer": "12 percent",
+                 "answer_format": "Str"}
     return DirectScripted([reply], select={"document_summary": "<script>alert(3)</script> a report",
                                           "selected_pages": [1, 2]})
 
@@ -75,7 +77,7 @@ def hostile_service(fast_service, tmp_path):
 
 def ask(service, model, method="simpledoc"):
     service._runtimes = FixedRuntimes(model)
-    return service.ask(QUESTION, method=method, k=3)
+    return service.ask(QUESTION, method=method, overrides={"k": 3})
 
 
 def page_words(service, page: int) -> str:

@@ -150,7 +150,7 @@ def test_scoring_reads_the_typed_short_answer():
 
 def test_prompts_put_the_evidence_before_the_question(indexed):
     """Two M3DocRAG questions over the same pages share the whole prompt up to the question (the part
-    llama.cpp's prefix cache reuses); the instructions are the system message."""
+    llama.cpp's prefix cache reuses): instructions, then pages, then the question, in one user message."""
     reply = {"evidence": [], "reasoning": "", "answer": "English", "short_answer": "English", "answer_format": "Str"}
     model = EchoModel([reply, reply])
     pages = context(indexed, model).retrieve("pivot language", 2)
@@ -159,9 +159,9 @@ def test_prompts_put_the_evidence_before_the_question(indexed):
         ctx.search = FixedPages(pages)
         method_spec("m3docrag").run(ctx)
         assert ctx.answer.short_answer == "English" and ctx.answer.answer_format == "Str"
-    (first, _), (second, _) = model.calls
-    assert first[0].role == "system" and first[0].text == second[0].text
-    user_a, user_b = first[1].text, second[1].text
+    ([first], _), ([second], _) = model.calls
+    assert first.role == second.role == "user" and first.text.startswith("Answer the question using only")
+    user_a, user_b = first.text, second.text
     shared = next(i for i, (a, b) in enumerate(zip(user_a, user_b)) if a != b)
     assert "</page_text>" in user_a[:shared] and user_a[shared:].startswith("Which language is the pivot?")
 

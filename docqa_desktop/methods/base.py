@@ -17,6 +17,7 @@ from ..answers import Answer, LlmCall, PageRef
 from ..domain import BBox, ChunkHit
 from ..llm import Completion, Message, Options
 from ..llm.budget import share_budget, trim_to_tokens
+from ..llm.jsonout import output_token_bound
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
 from ..store.database import Database
@@ -149,8 +150,10 @@ class MethodContext:
         return "; ".join(labels), body, images
 
     def text_budget(self, runtime: Runtime, options: Options, images: int = 0) -> int:
-        """Tokens left for page text once instructions, images and the reply are counted."""
-        return max(200, runtime.info.context - options.max_tokens - PROMPT_RESERVE_TOKENS - images * IMAGE_TOKENS)
+        """Tokens left for page text once instructions, images and the reply are counted (the longest reply the
+        schema allows, so that a JSON answer is never cut off by the context)."""
+        reply = max(options.max_tokens, output_token_bound(options.schema) or 0 if options.schema else 0)
+        return max(200, runtime.info.context - reply - PROMPT_RESERVE_TOKENS - images * IMAGE_TOKENS)
 
     @staticmethod
     def multi_document(refs: list[PageRef]) -> bool:

@@ -94,7 +94,7 @@ def selection_schema(page_numbers: list[int], max_pages: int) -> dict:
 
 def reasoner_schema(page_numbers: list[int]) -> dict:
     return {"type": "object",
-            "properties": {"scratchpad": {"type": "string", "maxLength": 400},
+            "properties": {"scratchpad": {"type": "string", "maxLength": 300},
                            "response": {"type": "string", "enum": ["answer", "not_answerable", "query_update"]},
                            "evidence": evidence_schema(page_numbers),
                            "query_update": {"type": "string", "maxLength": 200},

@@ -20,7 +20,7 @@ INSTRUCTIONS = """Finish with the final answer in three parts:
 def final_answer_properties(answer_chars: int = 300) -> dict:
     """JSON-schema properties for the three parts, to append after a method's own (reasoning first)."""
     return {"answer": {"type": "string", "maxLength": answer_chars},
-            "short_answer": {"type": "string", "maxLength": 120},
+            "short_answer": {"type": "string", "maxLength": 80},
             "answer_format": {"type": "string", "enum": list(FORMATS)}}
 
 
