@@ -287,7 +287,7 @@ def llama_server(smollm2_path, tmp_path_factory):
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", str(max(1, (os.cpu_count() or 2) - 1)),
+         "--port", str(port), "--n_ctx", "4096", "--n_threads", str(max(1, (os.cpu_count() or 2) - 1)),
          "--logits_all", "true"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120

@@ -203,7 +203,12 @@ def test_a_configured_remote_server_is_the_only_address_reached(guard, indexed, 
     run = guard.run(guard.command("ask", QUESTION, "--method", "m3docrag", "--json"),
                     {**QUICK_ASK, "DOCQA_LLM_BACKEND": "remote", "DOCQA_LLM_REMOTE_URL": llama_server},
                     allowed={(host, int(port))})
-    assert_offline(run, "docqa ask through a remote server")
+    # The subject is where connections go. SmolLM2 behind llama.cpp's server may ramble past the typed answer's
+    # JSON (the server builds its own grammar from the schema): a model failure is an answer, not a crash.
+    answered = run.returncode == 0 or (run.returncode == 1 and '"status": "failed"' in run.stdout
+                                       and "The model failed" in run.stdout)
+    assert answered, f"docqa ask through a remote server crashed ({run.returncode}): {run.stderr[-2000:]}"
+    assert run.denied == [], f"docqa ask through a remote server tried to reach the network: {run.denied[:10]}"
     assert run.permitted, "the question never reached the configured server: is the guard blind?"
 
 
