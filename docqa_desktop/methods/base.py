@@ -80,12 +80,8 @@ class MethodContext:
         self.check_cancel()
         completions = runtime.sample(messages, options, n, cancel=self.cancel) if n > 1 else [
             runtime.chat(messages, options, cancel=self.cancel)]
-        seen = [f"{p.doc} p.{p.page}" for p in pages]
         for i, completion in enumerate(completions, 1):
-            label = step if n == 1 else f"{step} [sample {i}/{n}]"
-            self.answer.calls.append(LlmCall(label, runtime.info.name, completion.usage.prompt_tokens,
-                                             completion.usage.output_tokens, round(completion.usage.seconds, 3),
-                                             seen, completion.text[:2000]))
+            traced(self.answer, step if n == 1 else f"{step} [sample {i}/{n}]", runtime, completion, pages)
         if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
         return completions
@@ -178,9 +174,7 @@ class PrepareContext:
              pages: list[PageRef] = ()) -> Completion:
         check_cancel(self.cancel)
         completion = runtime.chat(messages, options, cancel=self.cancel)
-        self.trace.calls.append(LlmCall(step, runtime.info.name, completion.usage.prompt_tokens,
-                                        completion.usage.output_tokens, round(completion.usage.seconds, 3),
-                                        [f"{p.doc} p.{p.page}" for p in pages]))
+        traced(self.trace, step, runtime, completion, pages)
         if completion.finish_reason == "cancelled":
             raise Cancelled()
         return completion
@@ -212,6 +206,13 @@ class MethodSpec:
                 "prepare": self.prepare_label or None,
                 "settings": {f.name: f.default for f in dataclasses.fields(self.settings)},
                 "cpu_preset": dict(self.cpu_preset)}
+
+
+def traced(answer: Answer, step: str, runtime: Runtime, completion: Completion, pages: list[PageRef]) -> None:
+    """One model call in the answer's trace: its tokens, time, the pages it saw and what it returned."""
+    answer.calls.append(LlmCall(step, runtime.info.name, completion.usage.prompt_tokens,
+                                completion.usage.output_tokens, round(completion.usage.seconds, 3),
+                                [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000]))
 
 
 def page_label(number: int, ref: PageRef, with_document: bool) -> str:
