@@ -6,6 +6,7 @@ dependency of the product, never committed, never needed by a test.
 
     python benchmarks/eval_real.py --model /path/qwen15b.gguf            # both budgets, every method
     python benchmarks/eval_real.py --model F --budget quick --rounds 10  # 10 questions at a time
+    python benchmarks/eval_real.py --model F --every 3 --first 1         # the 20-question sample: 2nd, 5th, …
 
 The model is imported into scratch homes (one per budget, so summaries written at one budget never speed up
 the other), the six dev PDFs are indexed once and the index copied into each. Questions run in rounds (the
@@ -60,6 +61,18 @@ def count_questions(path: Path) -> int:
     return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
+def sample_questions(path: Path, every: int, first: int, scratch: Path) -> Path:
+    """Every `every`-th question from the `first` (0-based), written beside the scratch homes: a sample spread
+    over all documents and kinds, fixed by the two numbers (not picked by how the questions went)."""
+    if every == 1 and first == 0:
+        return path
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    sample = scratch / f"{path.stem}-every{every}-from{first}.jsonl"
+    scratch.mkdir(parents=True, exist_ok=True)
+    sample.write_text("".join(line + "\n" for line in lines[first::every]), encoding="utf-8")
+    return sample
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=os.environ.get("DOCQA_BENCH_GGUF", ""),
@@ -70,6 +83,8 @@ def main() -> int:
     parser.add_argument("--method", action="append", help="repeatable (default: every method)")
     parser.add_argument("--rounds", type=int, default=5, help="questions per round and budget")
     parser.add_argument("--limit", type=int, default=None, help="stop after this many questions")
+    parser.add_argument("--every", type=int, default=1, help="a sample: every N-th question …")
+    parser.add_argument("--first", type=int, default=0, help="… starting from this one (0-based)")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-eval-real"),
                         help="scratch homes (index, summaries, history); never the repository")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -87,12 +102,13 @@ def main() -> int:
     else:
         methods = args.method
     budgets = args.budget or list(BUDGETS)
-    homes = {b: prepare_home(args.scratch, model.resolve(), args.questions, args.corpus, b) for b in budgets}
-    total = min(count_questions(args.questions), args.limit or 10**9)
+    questions = sample_questions(args.questions, args.every, args.first, args.scratch)
+    homes = {b: prepare_home(args.scratch, model.resolve(), questions, args.corpus, b) for b in budgets}
+    total = min(count_questions(questions), args.limit or 10**9)
     for upto in range(args.rounds, total + args.rounds, args.rounds):
         for budget in budgets:
             method_args = [a for m in methods for a in ("--method", m)]
-            docqa(homes[budget], "eval", str(args.questions), "--corpus", str(args.corpus), *method_args,
+            docqa(homes[budget], "eval", str(questions), "--corpus", str(args.corpus), *method_args,
                   "--limit", str(min(upto, total)), "--out", str(args.out / budget),
                   env={**BUDGETS[budget], "DOCQA_LLM_TEXT_MODEL": MODEL_NAME})
     return 0

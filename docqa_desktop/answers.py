@@ -82,6 +82,13 @@ class Answer:
     created_at: str = ""
     short_answer: str = ""  # the answer alone (a number, a name, a list), as the method's final step typed it
     answer_format: str = ""  # Str | Int | Float | List | None (None: not answerable); "" when untyped
+    # what each stage of the method kept, e.g. "retrieved" → "selected" → "read" (the eval's per-stage recall)
+    stage_pages: dict[str, list[PageRef]] = field(default_factory=dict)
+
+    def note_stage(self, stage: str, refs: list[PageRef]) -> None:
+        """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
+        kept = self.stage_pages.setdefault(stage, [])
+        kept.extend(r for r in refs if r not in kept)
 
     @property
     def prompt_tokens(self) -> int:
@@ -113,7 +120,12 @@ class Answer:
         data["status"] = AnswerStatus(data["status"])
         data["citations"] = [Citation(**{**c, "bbox": tuple(c["bbox"]) if c.get("bbox") else None})
                              for c in data.get("citations", [])]
-        data["pages_used"] = [PageRef(**{**p, "region": tuple(p["region"]) if p.get("region") else None})
-                              for p in data.get("pages_used", [])]
+        data["pages_used"] = [_page_ref(p) for p in data.get("pages_used", [])]
+        data["stage_pages"] = {stage: [_page_ref(p) for p in refs]
+                               for stage, refs in data.get("stage_pages", {}).items()}
         data["calls"] = [LlmCall(**c) for c in data.get("calls", [])]
         return cls(**data)
+
+
+def _page_ref(record: dict) -> PageRef:
+    return PageRef(**{**record, "region": tuple(record["region"]) if record.get("region") else None})

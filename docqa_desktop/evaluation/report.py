@@ -46,6 +46,7 @@ def method_figures(records: list[dict]) -> dict:
         "page_recall": _mean(p["recall"] for p in pages), "page_precision": _mean(p["precision"] for p in pages),
         "page_f1": _mean(p["f1"] for p in pages), "all_hit": _mean(p["all_hit"] for p in pages),
         "with_evidence_pages": len(pages),
+        "stages": _stage_figures(records),
         "pages_per_question": _mean(len(r["pages_used"]) for r in records),
         "llm_calls": _mean(r["llm_calls"] for r in records),
         "prompt_tokens": _mean(r["prompt_tokens"] for r in records),
@@ -57,6 +58,17 @@ def method_figures(records: list[dict]) -> dict:
         "by_kind": _groups(records, KINDS, lambda r, k: r["kind"] == k),
         "by_format": _groups(records, formats, lambda r, f: r["answer_format"] == f),
     }
+
+
+def _stage_figures(records: list[dict]) -> dict[str, tuple[float, float]]:
+    """Per stage of the method (first-seen order): mean page recall and all-hit over questions with evidence."""
+    stages = list(dict.fromkeys(s for r in records for s in r.get("stage_metrics", {})))
+    figures = {}
+    for stage in stages:
+        metrics = [m for r in records if (m := r.get("stage_metrics", {}).get(stage)) is not None]
+        if metrics:
+            figures[stage] = (_mean(m["recall"] for m in metrics), _mean(m["all_hit"] for m in metrics))
+    return figures
 
 
 def _groups(records: list[dict], groups, member) -> dict[str, tuple[float | None, int]]:
@@ -112,6 +124,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("page precision %", lambda f: _pct(f["page_precision"])),
         row("page F1 %", lambda f: _pct(f["page_f1"])),
         row("all-hit %", lambda f: _pct(f["all_hit"])),
+        row("page recall / all-hit % by stage", _stage_cell),
         row("pages per question", lambda f: _num(f["pages_per_question"], 2)),
         row("model calls per question", lambda f: _num(f["llm_calls"])),
         row("prompt tokens per question", lambda f: _num(f["prompt_tokens"], 0)),
@@ -121,6 +134,12 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("total time h", lambda f: _num(f["seconds_total"] / 3600, 2)),
     ]
     return rows
+
+
+def _stage_cell(figures: dict) -> str:
+    """"retrieved 90/80 → selected 60/40 → read 70/60": where each method loses the evidence pages."""
+    return " → ".join(f"{stage} {_pct(recall)}/{_pct(all_hit)}"
+                      for stage, (recall, all_hit) in figures["stages"].items()) or "–"
 
 
 def per_question_rows(records: list[dict], methods: list[str]) -> list[list[str]]:

@@ -75,6 +75,8 @@ def score_record(record: dict) -> dict:
     record["extracted"] = extracted
     record["score"] = round(score(record["gold"], extracted, record["answer_format"]), 4)
     record["page_metrics"] = page_metrics(record["evidence_pages"], record["pages_used"])
+    record["stage_metrics"] = {stage: page_metrics(record["evidence_pages"], pages)
+                               for stage, pages in record.get("stage_pages", {}).items()}
     return record
 
 
@@ -88,8 +90,10 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
         "output_tokens": answer.output_tokens, "seconds": round(answer.seconds, 2),
+        "stage_pages": {stage: sorted({p.page for p in refs}) for stage, refs in answer.stage_pages.items()},
         "calls": [{"step": c.step, "model": c.model, "prompt_tokens": c.prompt_tokens,
-                   "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2)} for c in answer.calls]})
+                   "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2), "pages": c.pages,
+                   "output": c.output} for c in answer.calls]})
 
 
 def records_for(records: list[dict], questions: list[EvalQuestion], methods: list[str] | None) -> list[dict]:

@@ -27,6 +27,7 @@ def run(ctx: MethodContext) -> None:
     answer.iterations = 1
     ctx.step("retrieving pages")
     pages = ctx.readable(ctx.retrieve(ctx.question, ctx.settings.k))
+    answer.note_stage("retrieved", pages)
     if not pages:
         answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
         answer.short_answer, answer.answer_format = "Not answerable", "None"
@@ -41,6 +42,7 @@ def run(ctx: MethodContext) -> None:
     reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, evidence, REQUEST.format(question=ctx.question),
                                                      images), options, pages).parsed
     answer.pages_used = pages
+    answer.note_stage("read", pages)
     final = FinalAnswer.from_reply(reply)
     if record(answer, final):
         quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]

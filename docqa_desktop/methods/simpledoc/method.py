@@ -26,13 +26,18 @@ def run(ctx: MethodContext) -> None:
         answer.iterations = iteration
         ctx.step(f"iteration {iteration}: retrieving pages", iteration, settings.iterations)
         candidates = ctx.readable(ctx.retrieve(query, settings.k))
+        if iteration == 1:
+            answer.note_stage("retrieved", candidates)  # the retriever's own top k for the question
+        answer.note_stage("candidates", candidates)
         if not candidates:
             break
         document_summary, selected = _select(ctx, query, candidates)
+        answer.note_stage("selected", selected)
         memory.append(document_summary)  # M ← M ∪ s_doc
         pages = ctx.readable(selected)
         if not pages:
             continue
+        answer.note_stage("read", pages)
         ctx.step(f"iteration {iteration}: reading pages " + ", ".join(f"{p.page}" for p in pages),
                  iteration, settings.iterations)
         reply = _reason(ctx, pages, memory)
