@@ -94,11 +94,19 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
             assert r["judge"].get("correct") in (0, 1) or r["judge"]["error"]
         cited = {(c["doc"], c["page"]) for c in r["citations"]}
         assert cited <= {(r["doc"], p) for p in r["pages_used"]}
+        # every call's output is kept, and what each stage of the method kept
+        assert all(c["output"].strip() and c["pages"] for c in r["calls"]), r["calls"]
+        assert r["stage_pages"]["read"] == r["pages_used"]
+        assert set(r["stage_pages"]["retrieved"]) and list(r["stage_pages"])[0] == "retrieved"
+        if r["evidence_pages"]:
+            assert r["stage_metrics"]["read"] == r["page_metrics"]
 
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| generalized accuracy % |" in report
     assert "|  | m3docrag | simpledoc |" in report  # side by side
     assert "| judge agrees with rules % |" in report
+    assert "| page recall / all-hit % by stage | retrieved " in report  # m3docrag: retrieved → read
+    assert "→ selected " in report and "→ read " in report  # simpledoc's stages too
     for heading in ("Accuracy by evidence source", "Accuracy by evidence pages", "Accuracy by answer format"):
         assert heading in report
     for chart in ("accuracy_by_source.png", "cost_vs_accuracy.png"):

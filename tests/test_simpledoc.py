@@ -25,9 +25,11 @@ def paper_service(fast_service, paper):
 
 
 def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):
-    """service.ask with the scripted model; k= and iterations= go to the method's settings."""
+    """service.ask with the scripted model; k=, iterations= and the reading-list knobs go to the method's
+    settings."""
     service._runtimes = FixedRuntimes(model)
-    overrides = {key: kwargs.pop(key) for key in ("k", "iterations") if key in kwargs}
+    settings = ("k", "iterations", "max_pages", "min_pages", "keep_top", "read_before_declining")
+    overrides = {key: kwargs.pop(key) for key in settings if key in kwargs}
     return service.ask(question, overrides=overrides, **kwargs)
 
 
@@ -165,5 +167,52 @@ def test_summaries_ahead_of_questions_are_resumable(paper_service):
     assert paper_service.prepare("simpledoc").done == 0
     assert paper_service.prepare("m3docrag").what == ""  # nothing to prepare
     model = ScriptedModel([reasoning("not_answerable")])
-    ask_with(paper_service, model, k=4)
+    ask_with(paper_service, model, k=3)
     assert "summary" not in [kind for kind, _ in model.prompts]
+
+
+def _retrieved_and_read(answer):
+    return ([p.page for p in answer.stage_pages["retrieved"]], [p.page for p in answer.stage_pages["read"]])
+
+
+def test_the_retrievers_best_page_is_read_whatever_the_reranker_picks(paper_service):
+    # the re-ranker keeps only the 4th candidate: a small model's typical "one page" choice
+    reranker = {"document_summary": "A paper on pivot translation.", "selected_pages": [4]}
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")], select=reranker),
+                      k=4, max_pages=3, min_pages=3, keep_top=1, read_before_declining=False)
+    retrieved, read = _retrieved_and_read(answer)
+    assert read == [retrieved[3], retrieved[0], retrieved[1]]  # the pick, the floor, then the retriever's order
+    assert [p.page for p in answer.stage_pages["selected"]] == [retrieved[3]]
+    # the paper's behaviour when asked for: the re-ranker's choice alone
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")], select=reranker),
+                      k=4, max_pages=3, min_pages=1, keep_top=0, read_before_declining=False)
+    retrieved, read = _retrieved_and_read(answer)
+    assert read == [retrieved[3]]
+
+
+def test_the_reading_list_never_exceeds_max_pages(paper_service):
+    reranker = {"document_summary": "A paper on pivot translation.", "selected_pages": [3, 4]}
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")], select=reranker),
+                      k=4, max_pages=2, min_pages=2, keep_top=1, read_before_declining=False)
+    retrieved, read = _retrieved_and_read(answer)
+    assert read == [retrieved[2], retrieved[0]]  # room for one pick beside the retriever's best
+
+
+def test_round_one_reads_the_unread_candidates_before_declining(paper_service):
+    reranker = {"document_summary": "A paper on pivot translation.", "selected_pages": [1]}
+    model = ScriptedModel([reasoning("not_answerable"), reasoning("not_answerable")], select=reranker)
+    answer = ask_with(paper_service, model, k=4, max_pages=2, min_pages=2, iterations=3)
+    retrieved, _ = _retrieved_and_read(answer)
+    assert answer.status is AnswerStatus.NOT_ANSWERABLE and answer.iterations == 2  # round 2 may decline
+    assert set(retrieved) <= {p.page for p in answer.pages_used}  # all four were read over the two rounds
+    reasons = [prompt for kind, prompt in model.prompts if kind == "reason"]
+    assert "did not answer the question" in reasons[1]  # round 2 knows what round 1 found
+    # switched off (the paper), round 1's "not answerable" ends the question
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")], select=reranker),
+                      k=4, max_pages=2, min_pages=2, iterations=3, read_before_declining=False)
+    assert answer.iterations == 1 and len(answer.pages_used) == 2
+
+
+def test_round_one_may_decline_when_every_candidate_was_read(paper_service):
+    answer = ask_with(paper_service, ScriptedModel([reasoning("not_answerable")]), k=3, max_pages=3, iterations=3)
+    assert answer.status is AnswerStatus.NOT_ANSWERABLE and answer.iterations == 1

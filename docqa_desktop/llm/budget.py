@@ -1,7 +1,7 @@
 """Fitting page text into a context window: trim one text, or share a token budget between pages."""
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Callable, Protocol
 
 TRIM_MARK = " […]"
 
@@ -27,9 +27,11 @@ def trim_to_tokens(counter: TokenCounter, text: str, limit: int) -> str:
     return " ".join(words[:low]) + TRIM_MARK if low else ""
 
 
-def share_budget(counter: TokenCounter, texts: list[str], budget: int) -> list[str]:
+def share_budget(counter: TokenCounter, texts: list[str], budget: int,
+                 trim: Callable[[TokenCounter, str, int], str] = trim_to_tokens) -> list[str]:
     """Trim several page texts to fit `budget` tokens together: short pages stay whole and the long
-    ones share what is left equally (water-filling), so one long page cannot crowd out the others."""
+    ones share what is left equally (water-filling), so one long page cannot crowd out the others.
+    `trim` cuts one text to its share (by default its first tokens)."""
     sizes = [counter.count_tokens(t) for t in texts]
     if sum(sizes) <= budget:
         return list(texts)
@@ -46,4 +48,4 @@ def share_budget(counter: TokenCounter, texts: list[str], budget: int) -> list[s
             for i in open_pages:
                 limits[i] = share
             break
-    return [t if limits[i] >= sizes[i] else trim_to_tokens(counter, t, limits[i]) for i, t in enumerate(texts)]
+    return [t if limits[i] >= sizes[i] else trim(counter, t, limits[i]) for i, t in enumerate(texts)]

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 from ..answers import Answer, LlmCall, PageRef
 from ..domain import BBox, ChunkHit
 from ..llm import Completion, Message, Options
-from ..llm.budget import share_budget, trim_to_tokens
+from ..llm.budget import share_budget
 from ..llm.jsonout import output_token_bound
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
@@ -25,6 +25,7 @@ from .evidence import PageGone, PageSource
 from .toolkit import page_content
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
+from .toolkit.passages import fit_to_question
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
@@ -128,17 +129,22 @@ class MethodContext:
         vision model wrote earlier, else the OCR text inside the element's box."""
         return Descriptions(self.db, self.pages).describe(ref, element, self.vision_model, self.call)
 
-    def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int,
-                   page_tokens: int) -> tuple[str, str, tuple[bytes, ...]]:
-        """(numbered page list, their texts within `budget` tokens, their images if the model reads them)."""
+    def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int, page_tokens: int,
+                   query: str = "") -> tuple[str, str, tuple[bytes, ...]]:
+        """(numbered page list, their texts within `budget` tokens, their images if the model reads them).
+        A page over its share keeps the passages that match `query` (the question), not its first tokens."""
         labels = [page_label(i, ref, self.multi_document(refs)) for i, ref in enumerate(refs, 1)]
+
+        def fit(counter, text: str, limit: int) -> str:
+            return fit_to_question(counter, text, limit, query)
+
         texts = []
         for ref in refs:
             try:
-                texts.append(trim_to_tokens(runtime, self.pages.text(ref), page_tokens))
+                texts.append(fit(runtime, self.pages.text(ref), page_tokens))
             except PageGone:
                 texts.append("")
-        texts = share_budget(runtime, texts, budget)
+        texts = share_budget(runtime, texts, budget, fit)
         body = "\n\n".join(f"[{label}]\n{text}" for label, text in zip(labels, texts))
         images = ()
         if runtime.info.vision:

@@ -37,7 +37,7 @@ def run(ctx: MethodContext) -> None:
     options = Options(max_tokens=ctx.settings.answer_tokens, schema=answer_schema(list(range(1, len(pages) + 1))))
     page_list, page_text, images = ctx.page_block(
         pages, model, ctx.text_budget(model, options, len(pages) if model.info.vision else 0),
-        ctx.settings.page_tokens)
+        ctx.settings.page_tokens, ctx.question)
     evidence = PAGES.format(page_list=page_list, page_text=page_text, image_note=PAGE_IMAGES_NOTE if images else "")
     reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, evidence, REQUEST.format(question=ctx.question),
                                                      images), options, pages).parsed

@@ -5,6 +5,16 @@ for at most L rounds.
 
 Beyond the paper: over several documents the candidates come from all of them, each page is labelled
 with its document, and citations name it.
+
+Settings that make a small model (1.5B on a CPU) keep the evidence the retriever found, each documented in
+settings.py with the value that gives the paper's exact behaviour:
+- the re-ranker's choice is a floor, not the whole list: the retriever's top `keep_top` pages are always read
+  and the retriever's order fills the reading list up to `min_pages` (a 1.5B re-ranker keeps under two pages
+  and drops evidence the retriever had ranked first);
+- a later round reads new pages first: its candidates are the new query's pages and earlier candidates not
+  read yet, then the pages already read (the re-ranker may still pick those, as in the paper);
+- `read_before_declining`: "not answerable" in round 1 while the retriever has unread candidates becomes a
+  query update (the round's pages are noted in memory as not answering), so the next round reads them.
 """
 from __future__ import annotations
 
@@ -22,25 +32,32 @@ from .summaries import summarizer_for
 def run(ctx: MethodContext) -> None:
     settings, answer = ctx.settings, ctx.answer
     query, memory, final = ctx.question, [], FinalAnswer.declined()
+    read: list[PageRef] = []  # every page the reasoner has seen
+    unread: list[PageRef] = []  # earlier rounds' candidates it has not
     for iteration in range(1, settings.iterations + 1):
         answer.iterations = iteration
         ctx.step(f"iteration {iteration}: retrieving pages", iteration, settings.iterations)
-        candidates = ctx.readable(ctx.retrieve(query, settings.k))
+        retrieved = ctx.readable(ctx.retrieve(query, settings.k))
         if iteration == 1:
-            answer.note_stage("retrieved", candidates)  # the retriever's own top k for the question
+            answer.note_stage("retrieved", retrieved)  # the retriever's own top k for the question
+        # pages not read yet first (earlier rounds' leftovers too), then the retrieved ones already read
+        candidates = ([r for r in dict.fromkeys(retrieved + unread) if r not in read]
+                      + [r for r in retrieved if r in read])
         answer.note_stage("candidates", candidates)
         if not candidates:
             break
-        document_summary, selected = _select(ctx, query, candidates)
-        answer.note_stage("selected", selected)
+        document_summary, picks = _select(ctx, query, candidates)
+        answer.note_stage("selected", picks)
         memory.append(document_summary)  # M ← M ∪ s_doc
-        pages = ctx.readable(selected)
+        pages = ctx.readable(reading_list(candidates, picks, settings))
         if not pages:
             continue
         answer.note_stage("read", pages)
+        read += pages
+        unread = [r for r in candidates if r not in read]
         ctx.step(f"iteration {iteration}: reading pages " + ", ".join(f"{p.page}" for p in pages),
                  iteration, settings.iterations)
-        reply = _reason(ctx, pages, memory)
+        reply = _reason(ctx, pages, memory, query)
         answer.pages_used.extend(p for p in pages if p not in answer.pages_used)
         if reply["response"] == "answer":
             final = FinalAnswer.from_reply(reply)
@@ -49,13 +66,27 @@ def run(ctx: MethodContext) -> None:
                 answer.citations = cite(ctx.pages, evidence, final.answer or final.short_answer, pages)
                 break
         if reply["response"] == "not_answerable":
-            break
+            if not (settings.read_before_declining and iteration == 1 and unread and settings.iterations > 1):
+                break
+            # a small model declines on the first pages it sees; the retriever's other candidates come first
+            memory.append(f"Pages {', '.join(str(p.page) for p in pages)} did not answer the question.")
         notes = reply["notes"].strip() or reply["scratchpad"].strip()
         if notes:
             memory.append(notes)  # M ← M ∪ {m'}
         query = reply["query_update"].strip() or query
     record(answer, final)
     answer.notes = memory
+
+
+def reading_list(candidates: list[PageRef], picks: list[PageRef], settings) -> list[PageRef]:
+    """The pages the reasoner reads this round: the re-ranker's picks, the retriever's best `keep_top`
+    pages whatever the re-ranker thought of them, then the retriever's order up to `min_pages`; at most
+    `max_pages` (kept pages first)."""
+    kept = candidates[:settings.keep_top]
+    room = max(settings.max_pages - sum(r not in picks for r in kept), 0)
+    pages = list(dict.fromkeys(picks[:room] + kept))
+    pages += [r for r in candidates if r not in pages][:max(settings.min_pages - len(pages), 0)]
+    return pages[:max(settings.max_pages, len(kept))]
 
 
 def _select(ctx: MethodContext, query: str, candidates: list[PageRef]) -> tuple[str, list[PageRef]]:
@@ -72,17 +103,17 @@ def _select(ctx: MethodContext, query: str, candidates: list[PageRef]) -> tuple[
                           [Message("user", PAGE_RETRIEVAL.format(page_summaries=listing, query=query))],
                           Options(max_tokens=400, schema=selection_schema(numbers, settings.max_pages)),
                           candidates)
-    chosen = list(dict.fromkeys(completion.parsed["selected_pages"]))[: settings.max_pages]
+    chosen = list(dict.fromkeys(completion.parsed["selected_pages"]))
     return completion.parsed["document_summary"].strip(), [candidates[n - 1] for n in chosen]
 
 
-def _reason(ctx: MethodContext, pages: list[PageRef], memory: list[str]) -> dict:
+def _reason(ctx: MethodContext, pages: list[PageRef], memory: list[str], query: str) -> dict:
     model = ctx.reader
     options = Options(max_tokens=ctx.settings.reasoner_tokens,
                       schema=reasoner_schema(list(range(1, len(pages) + 1))))
     page_list, page_text, images = ctx.page_block(
         pages, model, ctx.text_budget(model, options, len(pages) if model.info.vision else 0),
-        ctx.settings.page_tokens)
+        ctx.settings.page_tokens, ctx.question if query == ctx.question else f"{ctx.question} {query}")
     evidence = REASONER_PAGES.format(page_list=page_list, page_text=page_text,
                                      image_note=PAGE_IMAGES_NOTE if images else "")
     request = REASONER_REQUEST.format(question=ctx.question, memory="\n\n".join(memory) or "(none yet)")

@@ -1,7 +1,11 @@
 """SimpleDoc's prompts (paper appendix A.6), with the tagged replies turned into JSON schemas so that
 every reply parses (llama.cpp grammars), and pages named by the numbers shown to the model.
 
-Beyond the paper: the reasoner's answer ends in the typed final answer (toolkit/final_answer.py), and its
+Beyond the paper, for small models: a page summary begins with what the page contains (a short summary
+is cut at its token limit, and the re-ranker needs the tables and figures named, not the prose); the
+reasoner is told that arithmetic over numbers on the pages is answering and that "not answerable" needs
+the pages to show the information is absent (a 1.5B model otherwise declines a ratio whose two figures it
+has just listed). The reasoner's answer ends in the typed final answer (toolkit/final_answer.py), and its
 prompt puts the instructions first and the pages before the question and memory (toolkit/prompt_layout.py),
 so consecutive rounds reuse llama.cpp's cached prefix.
 """
@@ -22,7 +26,7 @@ Please follow these steps to create your summary:
 3. Note any tables, figures, charts, diagrams, or images on the page and briefly describe their content and purpose.
 4. Create a structured summary that captures the essential textual information, descriptions of any visual elements (tables, figures, images) and any particularly notable or unique information.
 
-The summary should be concise yet comprehensive, typically 5-8 sentences for text-only pages, with additional sentences as needed to describe visual elements. Write only the summary."""
+The summary should be concise yet comprehensive, typically 5-8 sentences for text-only pages, with additional sentences as needed to describe visual elements. Begin with what the page contains: its title or topic, each table, chart and figure with what it measures, and the main names, years and figures it gives. Write only the summary."""
 
 PAGE_INDEX_IMAGE_NOTE = "The page image is attached; read it together with the extracted text below.\n"
 
@@ -57,11 +61,11 @@ Reply in JSON: "document_summary" (the summary) and "selected_pages" (the number
 
 REASONER_INSTRUCTIONS = """You are an AI assistant capable of analyzing documents and extracting relevant information to answer questions. You will be provided with document pages, a question about these pages and a working memory (a document-level summary and notes from earlier rounds).
 
-First think in "scratchpad": list key elements from the pages, identify details that relate to the question, connect them, and decide whether the information is sufficient. Do not request pages that are already retrieved.
+First think in "scratchpad": list the facts and numbers on the pages that relate to the question, connect them, and work out the answer, doing any arithmetic there (a difference, ratio, percentage, total or count). Do not request pages that are already retrieved.
 
 Then set "response" to exactly one of:
-- "answer": the pages (or the summary) contain sufficient information. Give, in "evidence", the page numbers and short quotes from those pages that support the answer, then the final answer.
-- "not_answerable": the document as a whole does not contain the answer, or the pages that should contain it are already retrieved but do not have it.
+- "answer": the pages (or the memory) give the answer, or the facts and numbers to work it out; a value computed from numbers on the pages is an answer. Give, in "evidence", the page numbers and short quotes from those pages that support the answer, then the final answer.
+- "not_answerable": only when the pages and the memory show that the document does not have the information (for example, it never mentions what the question asks about).
 - "query_update": the answer likely exists in pages not retrieved yet. Put in "query_update" a rewritten long query that preserves the original meaning but adds specific details or keywords, and in "notes" what you learned so far and what is still missing.
 
 {final_answer}
@@ -94,7 +98,7 @@ def selection_schema(page_numbers: list[int], max_pages: int) -> dict:
 
 def reasoner_schema(page_numbers: list[int]) -> dict:
     return {"type": "object",
-            "properties": {"scratchpad": {"type": "string", "maxLength": 300},
+            "properties": {"scratchpad": {"type": "string", "maxLength": 400},
                            "response": {"type": "string", "enum": ["answer", "not_answerable", "query_update"]},
                            "evidence": evidence_schema(page_numbers),
                            "query_update": {"type": "string", "maxLength": 200},

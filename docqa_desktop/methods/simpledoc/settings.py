@@ -13,6 +13,11 @@ class SimpleDocSettings:
     page_tokens: int = 1200  # most text tokens of one page shown to a model (speed and focus on a CPU)
     summary_chars: int = 700  # of each page summary in the re-ranking prompt
     reasoner_tokens: int = 500  # the reasoner's reply: scratchpad, decision, answer parts
+    # Reading list (method.reading_list); the paper's exact behaviour is keep_top 0, min_pages 1,
+    # read_before_declining false: the re-ranker's choice alone, and "not answerable" ends the loop.
+    keep_top: int = 1  # the retriever's best pages read whatever the re-ranker chose
+    min_pages: int = 3  # fewest pages read per round: the re-ranker's picks, then the retriever's order
+    read_before_declining: bool = True  # round 1 may not decline while retrieved pages are unread
 
 
 # ask.preset = "cpu": what the 1.5B bench calls the quick budget (benchmarks/eval_real.py)
