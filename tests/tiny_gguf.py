@@ -26,9 +26,10 @@ def write_vlm(folder: Path, seed: int = 0, projector_width: int = 64) -> tuple[P
     """(text model, projector). A projector_width other than 64 makes a pair that does not match."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    model, projector = folder / "tiny-qwen2vl.gguf", folder / f"tiny-qwen2vl-mmproj-{projector_width}.gguf"
+    # 8k context: a random model writes every reply to its longest, so a method's full prompt and reply must fit
+    model, projector = folder / "tiny-qwen2vl-8k.gguf", folder / f"tiny-qwen2vl-mmproj-{projector_width}.gguf"
     if not model.exists():
-        _write_text(model, rng)
+        _write_text(model, rng, context=8192)
     if not projector.exists():
         _write_projector(projector, rng, projector_width)
     return model, projector
