@@ -81,7 +81,7 @@ def run(ctx: MethodContext) -> None:
 def reading_list(candidates: list[PageRef], picks: list[PageRef], settings) -> list[PageRef]:
     """The pages the reasoner reads this round: the re-ranker's picks, the retriever's best `keep_top`
     pages whatever the re-ranker thought of them, then the retriever's order up to `min_pages`; at most
-    `max_pages` (kept pages first)."""
+    `max_pages` (picks give way to the kept pages)."""
     kept = candidates[:settings.keep_top]
     room = max(settings.max_pages - sum(r not in picks for r in kept), 0)
     pages = list(dict.fromkeys(picks[:room] + kept))
