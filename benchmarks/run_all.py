@@ -80,6 +80,9 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
         rows.append((f"{method}: page recall / F1 / all-hit %",
                      " / ".join("–" if f[k] is None else f"{100 * f[k]:.1f}" for k in ("page_recall", "page_f1",
                                                                                       "all_hit"))))
+        if f["stages"]:
+            rows.append((f"{method}: page recall / all-hit % by stage",
+                         " → ".join(f"{stage} {100 * r:.1f} / {100 * a:.1f}" for stage, (r, a) in f["stages"].items())))
         rows.append((f"{method}: pages, calls, tokens per question; p50 / p90 s",
                      f"{f['pages_per_question']:.1f}, {f['llm_calls']:.1f}, "
                      f"{f['prompt_tokens'] + f['output_tokens']:,.0f}; {f['seconds_p50']:.0f} / {f['seconds_p90']:.0f}"))
@@ -187,9 +190,11 @@ def _eval_command(args) -> list[str]:
 
 
 BENCHMARKS = [
-    Benchmark("eval_real_quick", _real_model_command("eval_real.py", "--budget", "quick"),
+    # the 20-question sample (every third dev question from the second) that issue 15 measured on
+    Benchmark("eval_real_quick", _real_model_command("eval_real.py", "--budget", "quick", "--every", "3", "--first", "1"),
               BENCH / "eval-dev-1.5b/quick", _eval_headline),
-    Benchmark("eval_real_default", _real_model_command("eval_real.py", "--budget", "default"),
+    Benchmark("eval_real_default", _real_model_command("eval_real.py", "--budget", "default", "--every", "3",
+                                                       "--first", "1"),
               BENCH / "eval-dev-1.5b/default", _eval_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
               _prefix_headline),
