@@ -15,7 +15,7 @@ class SimpleDocSettings:
     reasoner_tokens: int = 500  # the reasoner's reply: scratchpad, decision, answer parts
     # Reading list (method.reading_list); the paper's exact behaviour is keep_top 0, min_pages 1,
     # read_before_declining false: the re-ranker's choice alone, and "not answerable" ends the loop.
-    keep_top: int = 1  # the retriever's best pages read whatever the re-ranker chose
+    keep_top: int = 3  # the retriever's best pages read whatever the re-ranker chose (the rest are its picks)
     min_pages: int = 3  # fewest pages read per round: the re-ranker's picks, then the retriever's order
     read_before_declining: bool = True  # round 1 may not decline while retrieved pages are unread
 
