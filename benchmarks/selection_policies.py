@@ -12,19 +12,23 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+from docqa_desktop.methods.simpledoc.method import reading_list
+
+def _reading_list(keep_top: int):
+    """The product's own rule (simpledoc.method.reading_list) with `keep_top`, n pages a round."""
+    return lambda c, p, n: reading_list(c, p, SimpleNamespace(keep_top=keep_top, min_pages=n, max_pages=n))
+
 
 POLICIES = {  # (candidates in retriever order, re-ranker's picks, pages per round) -> pages read
-    "re-ranker's picks alone (paper)": lambda c, p, n: p[:n],
-    "picks + retriever's best, filled to n (keep_top 1, min_pages n)":
-        lambda c, p, n: _fill(list(dict.fromkeys(p[:n - (c[0] not in p[:n])] + c[:1])), c, n),
-    "picks + retriever's best two, filled to n": lambda c, p, n: _fill(list(dict.fromkeys(p[:max(n - 2, 0)] + c[:2])), c, n),
-    "retriever's top n (M3DocRAG)": lambda c, p, n: c[:n],
+    "re-ranker's picks alone (paper: keep_top 0, min_pages 1)":
+        lambda c, p, n: reading_list(c, p, SimpleNamespace(keep_top=0, min_pages=1, max_pages=n)),
+    "picks + retriever's best, filled to n (keep_top 1, min_pages n)": _reading_list(1),
+    "picks + retriever's best two, filled to n (keep_top 2)": _reading_list(2),
+    "retriever's top n (keep_top n; M3DocRAG's pages)": lambda c, p, n: _reading_list(n)(c, p, n),
     "every candidate (k pages)": lambda c, p, n: list(c),
 }
-
-
-def _fill(pages: list[int], candidates: list[int], n: int) -> list[int]:
-    return (pages + [c for c in candidates if c not in pages])[:n]
 
 
 def first_selection(record: dict) -> tuple[list[int], list[int]] | None:
