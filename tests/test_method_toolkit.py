@@ -174,14 +174,19 @@ class FixedPages:
         return self.found[:k]
 
 
-def test_registry_lists_both_methods_with_paper_defaults(home, capsys):
+def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert main(["methods", "--json", "--home", str(home)]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
-    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag"}
+    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens"}
     simpledoc = listed["simpledoc"]
     assert simpledoc["settings"]["k"] == 10 and simpledoc["settings"]["iterations"] == 3
     assert simpledoc["prepare"] == "page summaries" and "simpledoc.txt" in simpledoc["paper"]
     assert listed["m3docrag"]["prepare"] is None and listed["m3docrag"]["cost"] == "low"
+    doclens = listed["doclens"]  # T_e 8 at τ 0.7, T_a 2 (appendix E.1), chunks of K = 50 pages
+    assert (doclens["settings"]["navigator_samples"], doclens["settings"]["navigator_temperature"],
+            doclens["settings"]["answer_samples"], doclens["settings"]["batch_pages"]) == (8, 0.7, 2, 50)
+    assert doclens["settings"]["library_pages"] == 40 and doclens["settings"]["skip_unanimous"] is False
+    assert doclens["cpu_preset"]["navigator_samples"] == 2 and "doclens.txt" in doclens["paper"]
     assert main(["methods", "--home", str(home)]) == 0
     assert "simpledoc (default)" in capsys.readouterr().out
 
@@ -219,7 +224,7 @@ def test_method_settings_from_the_settings_file_survive_a_save(home):
 
 
 def test_an_unknown_method_is_a_clear_error(fast_service):
-    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of m3docrag, simpledoc"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, m3docrag, simpledoc"):
         fast_service.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
 

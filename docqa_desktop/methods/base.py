@@ -40,6 +40,8 @@ class Search(Protocol):
 
     def chunks(self, query: str, k: int) -> list[ChunkHit]: ...
 
+    def all_pages(self) -> list[PageRef]: ...
+
 
 @dataclass
 class MethodContext:
@@ -100,6 +102,11 @@ class MethodContext:
         self.check_cancel()
         return self.search.chunks(query, k)
 
+    def scope_pages(self) -> list[PageRef]:
+        """Every page of the documents the question is about (the whole library when none were named)."""
+        self.check_cancel()
+        return self.search.all_pages()
+
     def page_of(self, chunk: ChunkHit) -> PageRef | None:
         refs = self.pages.refs_for([(chunk.doc_id, chunk.page)])
         return refs[0] if refs else None
@@ -116,9 +123,10 @@ class MethodContext:
         """Layout elements (kind, box in PDF points, Markdown) in reading order."""
         return page_content.elements(self.db, ref, kinds)
 
-    def markdown(self, ref: PageRef) -> str:
-        """The page as Markdown in reading order (its plain text when layout found nothing)."""
-        return page_content.page_markdown(self.db, ref)
+    def markdown(self, ref: PageRef, descriptions: dict[int, str] | None = None) -> str:
+        """The page as Markdown in reading order (its plain text when layout found nothing); each picture's
+        placeholder is followed by its entry in `descriptions` ({element seq: text}) when there is one."""
+        return page_content.page_markdown(self.db, ref, descriptions)
 
     def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
         """PNG of a region of the page, rendered as sharp as `max_pixels` allows."""
@@ -130,10 +138,15 @@ class MethodContext:
         return Descriptions(self.db, self.pages).describe(ref, element, self.vision_model, self.call)
 
     def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int, page_tokens: int,
-                   query: str = "") -> tuple[str, str, tuple[bytes, ...]]:
+                   query: str = "", text_of: Callable[[PageRef], str] | None = None,
+                   images_of: Callable[[PageRef], tuple[bytes, ...]] | None = None,
+                   ) -> tuple[str, str, tuple[bytes, ...]]:
         """(numbered page list, their texts within `budget` tokens, their images if the model reads them).
-        A page over its share keeps the passages that match `query` (the question), not its first tokens."""
+        A page over its share keeps the passages that match `query` (the question), not its first tokens.
+        A page's text is `text_of(ref)` (default: its text with tables as Markdown); its images, in page
+        order, `images_of(ref)` (default: the page rendered at image_side)."""
         labels = [page_label(i, ref, self.multi_document(refs)) for i, ref in enumerate(refs, 1)]
+        text_of = text_of or self.pages.text
 
         def fit(counter, text: str, limit: int) -> str:
             return fit_to_question(counter, text, limit, query)
@@ -141,14 +154,15 @@ class MethodContext:
         texts = []
         for ref in refs:
             try:
-                texts.append(fit(runtime, self.pages.text(ref), page_tokens))
+                texts.append(fit(runtime, text_of(ref), page_tokens))
             except PageGone:
                 texts.append("")
         texts = share_budget(runtime, texts, budget, fit)
         body = "\n\n".join(f"[{label}]\n{text}" for label, text in zip(labels, texts))
-        images = ()
+        images: tuple[bytes, ...] = ()
         if runtime.info.vision:
-            images = tuple(self.pages.image(ref, self.image_side) for ref in refs)
+            images_of = images_of or (lambda ref: (self.pages.image(ref, self.image_side),))
+            images = tuple(image for ref in refs for image in images_of(ref))
         return "; ".join(labels), body, images
 
     def text_budget(self, runtime: Runtime, options: Options, images: int = 0) -> int:

@@ -1,9 +1,11 @@
-"""Retrieval scoped to the documents a question is about: pages (with scores) in any mode, and passages."""
+"""Retrieval scoped to the documents a question is about: pages (with scores) in any mode, passages, and the
+list of every page in scope (for methods that read them all)."""
 from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
 from ..retrieval.page_retriever import PageRetriever
+from ..store import content
 from .evidence import PageSource
 
 
@@ -16,3 +18,7 @@ class ScopedSearch:
 
     def chunks(self, query: str, k: int) -> list[ChunkHit]:
         return self.retriever.chunks(query, self.doc_ids, k)
+
+    def all_pages(self) -> list[PageRef]:
+        """Every page in scope (the named documents, else the whole library), in document and page order."""
+        return self.source.refs_for(content.pages_in_scope(self.source.db.cursor(), self.doc_ids))

@@ -132,3 +132,13 @@ def page_words(cur, doc_id: int, page: int) -> list[tuple[str, tuple[float, floa
     rows = cur.execute("SELECT text, x0, y0, x1, y1 FROM words WHERE doc_id = ? AND page = ? ORDER BY seq",
                        [doc_id, page]).fetchall()
     return [(t, (x0, y0, x1, y1)) for t, x0, y0, x1, y1 in rows]
+
+
+def pages_in_scope(cur, doc_ids: list[int] | None) -> list[tuple[int, int]]:
+    """(doc_id, page) of every page of the live documents among `doc_ids` (None: the whole library), in
+    document then page order."""
+    scope = "" if doc_ids is None else " AND p.doc_id IN (SELECT unnest(?::BIGINT[]))"
+    return cur.execute(
+        f"SELECT p.doc_id, p.page FROM pages p WHERE p.doc_id IN (SELECT doc_id FROM files "
+        f"WHERE doc_id IS NOT NULL){scope} ORDER BY p.doc_id, p.page",
+        [] if doc_ids is None else [list(doc_ids)]).fetchall()

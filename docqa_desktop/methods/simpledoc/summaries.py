@@ -31,10 +31,14 @@ class Summarizer:
     def model(self) -> str:
         return self.runtime.info.name
 
+    def stored(self, refs: list[PageRef]) -> dict[tuple[int, int], str]:
+        """{(doc_id, page): summary} of the pages of `refs` this model has summarised already."""
+        found = artifacts.get_many(self.db.cursor(), PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
+        return {(d, p): text for (d, p, _), text in found.items()}
+
     def ensure(self, refs: list[PageRef], call) -> dict[tuple[int, int], str]:
         """{(doc_id, page): summary} for `refs`, writing the missing ones with `call` (ctx.call-like)."""
-        found = artifacts.get_many(self.db.cursor(), PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
-        known = {(d, p): text for (d, p, _), text in found.items()}
+        known = self.stored(refs)
         for ref in refs:
             if ref.key() in known:
                 continue

@@ -62,7 +62,7 @@ AGGREGATE = """You are an expert in answering questions about long documents wit
 Follow these instructions carefully:
 - Judge, do not execute: the document is shown only to the agents, not to you. Do not solve the question from scratch; examine the agents' reasoning and find the correct answer among theirs.
 - Check each reasoning: does it rest on facts the agent read in the document, does the logic hold, and does the answer respond to the question as asked? Note where the agents agree, where they disagree, and why.
-- Agreement is a hint, not proof: an answer is not correct because several agents repeat it, and one well-supported answer can beat a repeated one. Only when the reasoning behind two answers is equally sound, prefer the one more agents reached.
+{frequency_rule}
 - Be faithful: the question may not be answerable from the document. Some agents then invent an answer or bend the question to make it answerable (for instance they answer for the closest year when the pages only cover other years, or describe a different item than the one asked about). In such cases choose "Not answerable".
 - Use common sense: read the question as an ordinary user means it, not in an overly literal or technical way.
 
@@ -72,6 +72,17 @@ The agents' answers ({agents} agents, {distinct} distinct answers, with how many
 {candidates}
 
 Reply in JSON: first "reasoning" (a brief comparison of the candidate answers, two or three sentences), then "answer": exactly one of the candidate answers above, copied verbatim, or "Not answerable"."""
+
+
+# how the prompt tells the judge to treat support counts (the `frequency` argument of aggregate)
+FREQUENCY_RULES = {
+    "hint": "- Agreement is a hint, not proof: an answer is not correct because several agents repeat it, and one "
+            "well-supported answer can beat a repeated one. Only when the reasoning behind two answers is "
+            "equally sound, prefer the one more agents reached.",
+    # DocLens appendix A: "Avoid Frequency Bias"
+    "ignore": "- Avoid frequency bias: ignore how many agents gave an answer. An answer repeated by several "
+              "agents is not more likely to be correct; judge only by the facts and logic of the reasoning.",
+}
 
 
 def normalise(answer: str) -> str:
@@ -112,20 +123,24 @@ def aggregate_schema(answers: list[str]) -> dict:
 
 
 def aggregate(question: str, candidates: list[Candidate], runtime: Runtime, call: CallFn,
-              step: str = "aggregate", reasoning_tokens: int = 200) -> Aggregated:
+              step: str = "aggregate", reasoning_tokens: int = 200, skip_unanimous: bool = True,
+              frequency: str = "hint") -> Aggregated:
     """The one answer the candidates support, chosen by `runtime` through `call` (ctx.call: traced and
-    cancellable). No call when there is nothing to choose: no candidates → Not answerable; every candidate
-    giving the same answer (after normalisation, "Not answerable" included) → that answer. Each candidate's
-    reasoning is shown trimmed to `reasoning_tokens`."""
+    cancellable). No call when there is nothing to choose: no candidates, or every candidate answered
+    "Not answerable" → Not answerable; every candidate giving the same answer (after normalisation) → that
+    answer, unless `skip_unanimous` is False: then the judge still checks it and may choose "Not answerable"
+    (DocLens always runs its adjudicator). Each candidate's reasoning is shown trimmed to `reasoning_tokens`;
+    `frequency` ("hint" or "ignore", FREQUENCY_RULES) says how the judge weighs how many agents agree."""
     groups, declined = distinct_answers(candidates)
     if not candidates:
         return Aggregated(NOT_ANSWERABLE, None, "no candidate answers")
     if not groups:
         return Aggregated(NOT_ANSWERABLE, declined[0], "every candidate answered Not answerable")
-    if len(groups) == 1 and not declined:
+    if len(groups) == 1 and not declined and skip_unanimous:
         return Aggregated(groups[0].answer, groups[0].members[0], "every candidate gave this answer")
 
     prompt = AGGREGATE.format(question=question.strip(), agents=len(candidates),
+                              frequency_rule=FREQUENCY_RULES[frequency],
                               distinct=len(groups) + bool(declined),
                               candidates=_candidate_block(candidates, groups, declined, runtime, reasoning_tokens))
     schema = aggregate_schema([g.answer for g in groups])

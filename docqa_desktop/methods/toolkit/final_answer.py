@@ -11,12 +11,15 @@ from ...answers import Answer, AnswerStatus
 FORMATS = ("Str", "Int", "Float", "List", "None")
 NOT_ANSWERABLE = "Not answerable"
 
-INSTRUCTIONS = """Answer the question that is asked: for "which", "what" or "who" name the thing, for "how many" or "how much" give the number, and answer yes or no only to a yes/no question. A value worked out from numbers on the pages (a difference, ratio, percentage, total or count) is an answer; say the documents do not contain the answer only when the pages do not have the information.
+ANSWER_RULES = """Answer the question that is asked: for "which", "what" or "who" name the thing, for "how many" or "how much" give the number, and answer yes or no only to a yes/no question. A value worked out from numbers on the pages (a difference, ratio, percentage, total or count) is an answer; say the documents do not contain the answer only when the pages do not have the information."""
 
-Finish with the final answer in three parts:
+# the typed parts alone, for a method whose paper has its own answering rules (DocLens's sampler)
+FINAL_PARTS = """Finish with the final answer in three parts:
 - "answer": a complete, concise answer in a sentence or two;
 - "short_answer": only the answer itself: a number (digits, no words), a name or short phrase, or several items written as ["a", "b"];
 - "answer_format": Int (a whole number), Float (a number with decimals, or a percentage), Str (a word, name or phrase), List (several items), or None when the documents do not contain the answer (then short_answer is "Not answerable")."""
+
+INSTRUCTIONS = f"{ANSWER_RULES}\n\n{FINAL_PARTS}"
 
 
 def final_answer_properties(answer_chars: int = 300) -> dict:

@@ -25,6 +25,7 @@ from ...llm import Completion, Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.jsonout import parse_json
 from ...llm.runtime import Runtime
+from .batches import multi_document, pack_in_order, page_ids, page_name, shrink_to_fit
 
 REASON_CHARS = 120
 REPLY_TOKENS_PER_PAGE = 60  # a verdict: page, a reason of ≤120 characters, true/false, JSON punctuation
@@ -93,9 +94,9 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     it gives two, the first counts. `page_text` should return "" for a page that cannot be read."""
     if not pages:
         return []
-    ids = _page_ids(pages)
+    ids = page_ids(pages)
     texts = [trim_to_tokens(runtime, page_text(ref), per_page_tokens) for ref in pages]
-    labels = [_label(ids[i], ref, ids[i] != ref.page or _multi_document(pages)) for i, ref in enumerate(pages)]
+    labels = [page_name(ids[i], ref, ids[i] != ref.page or multi_document(pages)) for i, ref in enumerate(pages)]
     head = JUDGE_INSTRUCTIONS + JUDGE_QUESTION.format(question=question.strip())
 
     def prompt(batch: list[int], override: tuple[int, str] | None = None) -> str:
@@ -109,19 +110,10 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     def fits(batch: list[int]) -> bool:
         return runtime.count_tokens(prompt(batch)) <= budget_tokens
 
-    batches: list[list[int]] = []
-    current: list[int] = []
     for i in range(len(pages)):
-        full = max_batch_pages is not None and len(current) >= max_batch_pages
-        if current and not full and fits(current + [i]):
-            current.append(i)
-            continue
-        if current:
-            batches.append(current)
         if not fits([i]):
-            texts[i] = _fit_alone(runtime, i, texts[i], prompt, budget_tokens)
-        current = [i]
-    batches.append(current)
+            texts[i] = shrink_to_fit(runtime, texts[i], lambda text: prompt([i], (i, text)), budget_tokens)
+    batches = pack_in_order(len(pages), fits, max_batch_pages)
 
     verdicts: dict[int, PageVerdict] = {}
     for batch in batches:
@@ -136,36 +128,3 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
             if i is not None and i not in verdicts:
                 verdicts[i] = PageVerdict(pages[i], bool(item["relevant"]), item["reason"].strip())
     return [verdicts.get(i) or PageVerdict(ref, False, NO_VERDICT) for i, ref in enumerate(pages)]
-
-
-def _fit_alone(runtime: Runtime, i: int, text: str, prompt: Callable, budget: int) -> str:
-    """`text` trimmed so that page `i` alone makes a prompt of at most `budget` tokens."""
-    overhead = runtime.count_tokens(prompt([i], (i, "")))
-    if overhead > budget:
-        raise ValueError(f"budget_tokens={budget} is smaller than the judge's instructions and question "
-                         f"({overhead} tokens with an empty page)")
-    limit = budget - overhead
-    while True:  # token counts are not quite additive at the seams: shrink until the whole prompt fits
-        trimmed = trim_to_tokens(runtime, text, limit)
-        excess = runtime.count_tokens(prompt([i], (i, trimmed))) - budget
-        if excess <= 0 or not trimmed:
-            return trimmed
-        limit -= excess
-
-
-def _page_ids(pages: list[PageRef]) -> list[int]:
-    """The numbers the model names pages by: their page numbers when those are distinct (one document, the
-    usual case), else their 1-based positions in `pages` (pages of several documents can share a number).
-    Fixed for the whole call, so batch prompts do not depend on how the pages were packed."""
-    numbers = [ref.page for ref in pages]
-    return numbers if len(set(numbers)) == len(numbers) else list(range(1, len(pages) + 1))
-
-
-def _multi_document(pages: list[PageRef]) -> bool:
-    return len({ref.doc_id for ref in pages}) > 1
-
-
-def _label(page_id: int, ref: PageRef, with_document: bool) -> str:
-    printed = f", printed {ref.label}" if ref.label and ref.label != str(ref.page) else ""
-    where = f": {ref.doc}, page {ref.page}" if with_document else ""
-    return f"Page {page_id}{where}{printed}"

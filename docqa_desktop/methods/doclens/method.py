@@ -1,0 +1,110 @@
+"""DocLens (Zhu et al., 2025; ../shared/papers/doclens.txt, Algorithm 1 in appendix D): a Lens Module — the Page
+Navigator looks over every page and names the useful ones, the Element Localizer zooms into their figures and
+tables — then a Reasoning Module — the Answer Sampler answers T_a times over that evidence, the Adjudicator
+picks one answer from the (analysis, answer) pairs without seeing the document.
+
+What a local context changes, each recorded in the trace: the pages the navigator located must fit one
+answer prompt with their screenshots and crops; when they do not, the pages fewest navigator samples chose
+are left out first (the paper sends every located page to a 1M-token context).
+"""
+from __future__ import annotations
+
+from ...answers import AnswerStatus, PageRef
+from ...llm import Options
+from ...llm.jsonout import output_token_bound
+from ..base import IMAGE_TOKENS, PROMPT_RESERVE_TOKENS, MethodContext
+from ..citations import cite
+from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate
+from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.page_content import PageElement
+from ..toolkit.prompt_layout import evidence_first
+from .localizer import PageEvidence, localize, zoom_elements
+from .navigator import Navigation, navigate
+from .prompts import SAMPLER_IMAGE_NOTE, SAMPLER_INSTRUCTIONS, SAMPLER_PAGES, SAMPLER_REQUEST, sampler_schema
+
+MIN_PAGE_TEXT_TOKENS = 150  # the least text a page keeps in the answer prompt: below this it is left out
+
+
+def run(ctx: MethodContext) -> None:
+    answer, settings = ctx.answer, ctx.settings
+    answer.iterations = 1
+    navigation = navigate(ctx)
+    model = ctx.reader
+    located = ctx.readable(navigation.evidence)
+    if not located:
+        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page to read in the documents asked about."
+        answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+        return
+    options = Options(max_tokens=settings.answer_tokens, temperature=settings.navigator_temperature,
+                      schema=sampler_schema(list(range(1, len(located) + 1))))
+    ctx.step("zooming in on figures and tables")
+    plan = _fit_evidence(ctx, located, navigation, options)
+    pages = list(plan)
+    evidence = {ref: localize(ctx, ref, model.info.vision, elements) for ref, elements in plan.items()}
+    answer.note_stage("read", pages)
+    answer.pages_used = pages
+    replies = _sample_answers(ctx, pages, evidence, options)
+    finals = [FinalAnswer.from_reply(reply) for reply in replies]
+    candidates = [Candidate(_candidate_answer(final), reply["analysis"], f"sample {i}")
+                  for i, (reply, final) in enumerate(zip(replies, finals), 1)]
+    ctx.step("adjudicating between the sampled answers")
+    verdict = aggregate(ctx.question, candidates, ctx.text_model, ctx.call, step="adjudicate",
+                        skip_unanimous=settings.skip_unanimous, frequency="ignore")
+    if not any(call.step == "adjudicate" for call in answer.calls):
+        answer.notes.append(f"adjudicate: no call, {verdict.reasoning}")
+    if verdict.chosen is None or verdict.answer == NOT_ANSWERABLE:
+        record(answer, FinalAnswer.declined())
+        return
+    final, reply = finals[verdict.chosen], replies[verdict.chosen]
+    if record(answer, final):
+        quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
+        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, pages)
+
+
+def _fit_evidence(ctx: MethodContext, located: list[PageRef], navigation: Navigation,
+                  options: Options) -> dict[PageRef, list[PageElement]]:
+    """{page: elements to zoom into} for the located pages that fit one answer prompt, in document order.
+    Pages are kept in order of navigator votes (then document order) while each keeps its screenshot (vision
+    model) and MIN_PAGE_TEXT_TOKENS of text; the room left goes to crops, best-voted pages first."""
+    settings, model = ctx.settings, ctx.reader
+    vision = model.info.vision
+    reply = max(options.max_tokens, output_token_bound(options.schema) or 0)
+    room = model.info.context - reply - PROMPT_RESERVE_TOKENS
+    per_page = MIN_PAGE_TEXT_TOKENS + (IMAGE_TOKENS if vision else 0)
+    by_votes = sorted(located, key=lambda r: -navigation.votes[r.key()])
+    kept = by_votes[:max(1, room // per_page)]
+    if len(kept) < len(located):
+        ctx.answer.notes.append("answer: the context holds " + str(len(kept)) + " of the " + str(len(located))
+                                + " located pages; left out (fewest navigator votes): "
+                                + ", ".join(f"p.{r.page}" for r in by_votes[len(kept):]))
+    crops_left = (room - per_page * len(kept)) // IMAGE_TOKENS if vision else len(kept) * settings.crops_per_page
+    plan: dict[PageRef, list[PageElement]] = {}
+    for ref in kept:
+        wanted = zoom_elements(ctx, ref, settings.crops_per_page) if settings.zoom_in else []
+        plan[ref] = wanted[:max(0, crops_left)]
+        crops_left -= len(plan[ref])
+    return {ref: plan[ref] for ref in located if ref in plan}
+
+
+def _sample_answers(ctx: MethodContext, pages: list[PageRef], evidence: dict[PageRef, PageEvidence],
+                    options: Options) -> list[dict]:
+    """T_a (analysis, evidence, answer) replies over the evidence: one prompt, its KV cache reused by every
+    sample."""
+    model = ctx.reader
+    images_count = sum(len(e.images) for e in evidence.values())
+    page_list, page_text, images = ctx.page_block(
+        pages, model, ctx.text_budget(model, options, images_count), ctx.settings.page_tokens, ctx.question,
+        text_of=lambda ref: evidence[ref].text, images_of=lambda ref: evidence[ref].images)
+    block = SAMPLER_PAGES.format(page_list=page_list, page_text=page_text,
+                                 image_note=SAMPLER_IMAGE_NOTE if images else "")
+    ctx.step(f"answering from {len(pages)} pages ({ctx.settings.answer_samples} samples)")
+    completions = ctx.sample("answer sample", model, evidence_first(
+        SAMPLER_INSTRUCTIONS, block, SAMPLER_REQUEST.format(question=ctx.question), images), options,
+        ctx.settings.answer_samples, pages)
+    # a sample cut short or malformed is left out (the runtime fails the call only when none parses)
+    return [completion.parsed for completion in completions if completion.parsed is not None]
+
+
+def _candidate_answer(final: FinalAnswer) -> str:
+    """What the adjudicator compares: the short answer (so "6" and "There are 6 figures." agree)."""
+    return (final.short_answer or final.answer) if final.answerable else NOT_ANSWERABLE
