@@ -82,7 +82,10 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
                                                                                       "all_hit"))))
         if f["stages"]:
             rows.append((f"{method}: page recall / all-hit % by stage",
-                         " → ".join(f"{stage} {100 * r:.1f} / {100 * a:.1f}" for stage, (r, a) in f["stages"].items())))
+                         " → ".join(f"{stage} {100 * r:.1f} / {100 * a:.1f}"
+                                    for stage, (r, a, _, _) in f["stages"].items())))
+            rows.append((f"{method}: page precision % / pages by stage",
+                         " → ".join(f"{stage} {100 * p:.1f} / {n:.1f}" for stage, (_, _, p, n) in f["stages"].items())))
         rows.append((f"{method}: pages, calls, tokens per question; p50 / p90 s",
                      f"{f['pages_per_question']:.1f}, {f['llm_calls']:.1f}, "
                      f"{f['prompt_tokens'] + f['output_tokens']:,.0f}; {f['seconds_p50']:.0f} / {f['seconds_p90']:.0f}"))

@@ -15,11 +15,9 @@ from PIL import Image
 
 from conftest import SMALL_PAPER, corpus_pdf, make_settings
 from layout_pdf import PAGE_SIZE, write_layout_pdf
-from scripted_model import FixedRuntimes
+from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.cli import main
-from docqa_desktop.llm import Completion, ModelInfo, Usage
-from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.doclens.localizer import ZOOM_HEADER, zoom_elements
 from docqa_desktop.methods.doclens.navigator import named_pages
 from docqa_desktop.methods.evidence import PageSource
@@ -27,61 +25,6 @@ from docqa_desktop.methods.scope import ScopedSearch
 from docqa_desktop.service import Service
 
 QUESTION = "Which languages are used as pivot?"
-
-
-def navigation(*located, analysis="Looking for the pivot languages."):
-    return {"analysis": analysis, "located_pages": list(located), "prediction": "English"}
-
-
-def sample(answer="English", analysis="Page 1 says English is the pivot.", quote="pivot", page=1,
-           short=None, fmt="Str"):
-    answerable = fmt != "None"
-    return {"analysis": analysis, "evidence": [{"page": page, "quote": quote}] if answerable else [],
-            "answer": answer if answerable else "", "short_answer": short or (answer if answerable else
-                                                                              "Not answerable"),
-            "answer_format": fmt}
-
-
-class DocLensScript:
-    """Plays the runtime for DocLens: navigator, sampler and adjudicator replies come from their own lists, in
-    order (one per sample); every prompt, sample count and image count is recorded."""
-
-    def __init__(self, navigate=(), answers=(), adjudicate=(), context=8192, vision=False, locate=None):
-        self.info = ModelInfo("scripted", "local", context, vision)
-        self.replies = {"navigate": list(navigate), "answer": list(answers), "adjudicate": list(adjudicate)}
-        self.locate = locate  # pages every navigator sample locates among those its batch shows
-        self.seen: list[dict] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def sample(self, messages, options, n=1, cancel=None):
-        properties = (options.schema or {}).get("properties", {})
-        kind = ("navigate" if "located_pages" in properties else "answer" if "evidence" in properties
-                else "adjudicate")
-        self.seen.append({"kind": kind, "prompt": messages[-1].text, "n": n, "images": len(messages[-1].images),
-                          "temperature": options.temperature, "schema": options.schema})
-        out = []
-        for _ in range(n):
-            if kind == "navigate" and self.locate is not None:
-                shown = properties["located_pages"]["items"]["enum"]
-                reply = navigation(*[page for page in shown if page in self.locate])
-            else:
-                reply = self.replies[kind].pop(0) if self.replies[kind] else navigation()
-            text = json.dumps(reply)
-            completion = Completion(text, "stop", Usage(len(messages[-1].text.split()), len(text.split()), 0.01))
-            completion.parsed = parse_json(text, options.schema)
-            out.append(completion)
-        return out
-
-    def chat(self, messages, options, cancel=None):
-        return self.sample(messages, options, 1, cancel)[0]
-
-    def kinds(self) -> list[str]:
-        return [s["kind"] for s in self.seen]
-
-    def close(self):
-        pass
 
 
 @pytest.fixture

@@ -237,3 +237,28 @@ def test_the_launcher_opens_this_installation_from_the_applications_menu(tmp_pat
     command = shlex.split(fields["Exec"])
     assert command == [sys.executable, "-m", "docqa_desktop", "--home", str(tmp_path / "home"), "gui"]
     assert Path(fields["Icon"]).is_file() and fields["Terminal"] == "false"
+
+
+def test_doclens_from_the_method_picker_answers_with_its_steps_and_trace(window, qtbot, paper):
+    """DocLens in the app: picked by name, its navigator and sampler steps reach the window, the answer cites
+    a page it read (a scripted model: this test is about the app's path, not the model)."""
+    from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
+    window.add_paths([str(paper)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    window.service._runtimes = FixedRuntimes(DocLensScript(navigate=[navigation(1)] * 8,
+                                                           answers=[sample(), sample()],
+                                                           adjudicate=[{"reasoning": "Agreed.", "answer": "English"}]))
+    steps = []
+    show_step = window.ask_panel.show_step
+    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    assert window.ask_panel.method.findText("doclens") >= 0
+    window.ask_panel.method.setCurrentText("doclens")
+    window.ask_panel.question.setText("Which languages are used as pivot?")
+    window.ask_panel.ask_button.click()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
+    answer = window.answer_view.answer
+    assert answer.method == "doclens" and answer.status.value == "answered" and answer.short_answer == "English"
+    assert [p.page for p in answer.pages_used] == [1] and answer.citations[0].page == 1
+    phases = [step.phase for step in steps]
+    assert "navigating pages" in phases and "answering from 1 page (2 samples)" in phases
+    assert [c.step for c in answer.calls][-1] == "adjudicate"

@@ -60,14 +60,17 @@ def method_figures(records: list[dict]) -> dict:
     }
 
 
-def _stage_figures(records: list[dict]) -> dict[str, tuple[float, float]]:
-    """Per stage of the method (first-seen order): mean page recall and all-hit over questions with evidence."""
+def _stage_figures(records: list[dict]) -> dict[str, tuple[float, float, float, float]]:
+    """Per stage of the method (first-seen order), over questions with evidence pages: mean page recall,
+    all-hit, precision, and pages at that stage."""
     stages = list(dict.fromkeys(s for r in records for s in r.get("stage_metrics", {})))
     figures = {}
     for stage in stages:
-        metrics = [m for r in records if (m := r.get("stage_metrics", {}).get(stage)) is not None]
-        if metrics:
-            figures[stage] = (_mean(m["recall"] for m in metrics), _mean(m["all_hit"] for m in metrics))
+        with_metrics = [(r, m) for r in records if (m := r.get("stage_metrics", {}).get(stage)) is not None]
+        if with_metrics:
+            figures[stage] = (_mean(m["recall"] for _, m in with_metrics), _mean(m["all_hit"] for _, m in with_metrics),
+                              _mean(m["precision"] for _, m in with_metrics),
+                              _mean(len(r["stage_pages"][stage]) for r, _ in with_metrics))
     return figures
 
 
@@ -125,6 +128,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("page F1 %", lambda f: _pct(f["page_f1"])),
         row("all-hit %", lambda f: _pct(f["all_hit"])),
         row("page recall / all-hit % by stage", _stage_cell),
+        row("page precision % / pages by stage", _stage_precision_cell),
         row("pages per question", lambda f: _num(f["pages_per_question"], 2)),
         row("model calls per question", lambda f: _num(f["llm_calls"])),
         row("prompt tokens per question", lambda f: _num(f["prompt_tokens"], 0)),
@@ -139,7 +143,13 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
 def _stage_cell(figures: dict) -> str:
     """"retrieved 90/80 → selected 60/40 → read 70/60": where each method loses the evidence pages."""
     return " → ".join(f"{stage} {_pct(recall)}/{_pct(all_hit)}"
-                      for stage, (recall, all_hit) in figures["stages"].items()) or "–"
+                      for stage, (recall, all_hit, _, _) in figures["stages"].items()) or "–"
+
+
+def _stage_precision_cell(figures: dict) -> str:
+    """"retrieved 12.0/10.0 → read 35.0/3.0": how much of each stage's pages is evidence, and how many."""
+    return " → ".join(f"{stage} {_pct(precision)}/{_num(pages)}"
+                      for stage, (_, _, precision, pages) in figures["stages"].items()) or "–"
 
 
 def per_question_rows(records: list[dict], methods: list[str]) -> list[list[str]]:

@@ -97,7 +97,8 @@ def _sample_answers(ctx: MethodContext, pages: list[PageRef], evidence: dict[Pag
         text_of=lambda ref: evidence[ref].text, images_of=lambda ref: evidence[ref].images)
     block = SAMPLER_PAGES.format(page_list=page_list, page_text=page_text,
                                  image_note=SAMPLER_IMAGE_NOTE if images else "")
-    ctx.step(f"answering from {len(pages)} pages ({ctx.settings.answer_samples} samples)")
+    ctx.step(f"answering from {len(pages)} page{'s' if len(pages) != 1 else ''} "
+             f"({ctx.settings.answer_samples} samples)")
     completions = ctx.sample("answer sample", model, evidence_first(
         SAMPLER_INSTRUCTIONS, block, SAMPLER_REQUEST.format(question=ctx.question), images), options,
         ctx.settings.answer_samples, pages)
