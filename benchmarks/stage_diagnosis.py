@@ -28,7 +28,7 @@ def decisions(record: dict) -> list[str]:
         if not isinstance(reply, dict) or "answer_format" not in reply:
             continue
         decision = reply.get("response") or ("not_answerable" if reply["answer_format"] == "None" else "answer")
-        thought = " ".join(str(reply.get("scratchpad") or reply.get("reasoning") or "").split())[:160]
+        thought = " ".join(str(reply.get("scratchpad") or reply.get("reasoning") or reply.get("analysis") or "").split())[:160]
         found.append(f"{call['step']}: **{decision}** — {thought}")
     return found
 

@@ -301,3 +301,15 @@ def test_the_tiny_vision_model_gets_page_screenshots_and_crops(tmp_path, tiny_vl
     assert seen_images[0] == 1  # the navigator saw the page's screenshot
     assert seen_images[1] == 2  # the sampler: the screenshot, then the crop of the largest element
     assert any(n.startswith("crop report.pdf p.1") for n in answer.notes)
+
+
+def test_the_retrieved_floor_joins_the_union_and_the_located_stage_keeps_the_navigators_own(paper_service):
+    model = DocLensScript(navigate=[navigation(8)], answers=[sample(), sample()])
+    answer = ask(paper_service, model, navigator_samples=1, retrieved_floor=2, skip_unanimous=True)
+    search = ScopedSearch(paper_service._retriever(), PageSource(paper_service.db), None,
+                          paper_service.settings.search.mode)
+    top = [r.page for r in search.pages(QUESTION, 2)]
+    assert 8 not in top  # the navigator's page is not among the retriever's best
+    assert pages(answer, "located") == [8]
+    assert pages(answer, "selected") == sorted(top + [8]) == pages(answer)
+    assert any(n.startswith("navigate: the retriever's top 2 join the union") for n in answer.notes)

@@ -91,6 +91,7 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
         "output_tokens": answer.output_tokens, "seconds": round(answer.seconds, 2),
         "stage_pages": {stage: sorted({p.page for p in refs}) for stage, refs in answer.stage_pages.items()},
+        "notes": list(answer.notes),
         "calls": [{"step": c.step, "model": c.model, "prompt_tokens": c.prompt_tokens,
                    "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2), "pages": c.pages,
                    "output": c.output} for c in answer.calls]})

@@ -10,6 +10,8 @@ that might help, T_e times at temperature τ; the evidence is the union of what 
 - Pages are named by their index in the file, with the printed page number beside it, so the model can turn
   the user's "page 12" into an index (the prompt's rule). With `named_pages`, a page the question names by
   number is added in code too: a small model does not always follow that rule.
+- `retrieved_floor` (0 in the paper, 3 in the CPU preset): the retriever's top pages join the union, for a
+  small model whose navigator misses what the retriever ranks first.
 - No page located → the retriever's top `fallback_k`, recorded.
 """
 from __future__ import annotations
@@ -40,13 +42,15 @@ class Navigation:
     located: list[PageRef]  # the union of the samples' located pages, in the order shown
     votes: Counter = field(default_factory=Counter)  # {(doc_id, page): samples that located it}
     named: list[PageRef] = field(default_factory=list)  # pages the question names, added in code
+    floor: list[PageRef] = field(default_factory=list)  # the retriever's top pages added (retrieved_floor)
     fallback: list[PageRef] = field(default_factory=list)  # the retriever's top k when nothing was located
 
     @property
     def evidence(self) -> list[PageRef]:
         """The pages handed to the Element Localizer and the Answer Sampler, in the order shown."""
-        chosen = set(self.located) | set(self.named)
-        return [r for r in self.shown if r in chosen] or self.fallback
+        chosen = set(self.located) | set(self.named) | set(self.floor)
+        return ([r for r in self.shown if r in chosen] + [r for r in self.floor if r not in self.shown]
+                or self.fallback)
 
 
 def navigate(ctx: MethodContext) -> Navigation:
@@ -70,6 +74,11 @@ def navigate(ctx: MethodContext) -> Navigation:
         if navigation.named:
             answer.notes.append("navigate: pages the question names, added: "
                                 + ", ".join(_where(r, shown) for r in navigation.named))
+    if settings.retrieved_floor > 0:
+        top = ctx.readable(ctx.retrieve(ctx.question, settings.retrieved_floor))
+        navigation.floor = [r for r in top if r not in navigation.located and r not in navigation.named]
+        answer.notes.append(f"navigate: the retriever's top {len(top)} join the union (retrieved_floor), new: "
+                            + (", ".join(_where(r, shown) for r in navigation.floor) or "none"))
     if not navigation.evidence:
         navigation.fallback = ctx.readable(ctx.retrieve(ctx.question, settings.fallback_k))
         answer.notes.append(f"navigate: no page located; read the retriever's top {len(navigation.fallback)} "
