@@ -180,6 +180,15 @@ def _prefix_headline(path: Path) -> list[tuple[str, str]]:
              f"{r['median']['question_first']:.1f} / {r['median']['evidence_first']:.1f} ({100 * r['saving']:.0f} %)")]
 
 
+def _navigator_headline(path: Path) -> list[tuple[str, str]]:
+    curve = _json(path)["curve"]
+    if not curve:
+        return []
+    return [(f"doclens navigator, union of the first j samples (j = 1 … {len(curve)}, {curve[0]['questions']} "
+             "questions with evidence): page recall % / all-hit % / pages",
+             " → ".join(f"{100 * r['recall']:.1f} / {100 * r['all_hit']:.1f} / {r['pages']:.1f}" for r in curve))]
+
+
 def _real_model_command(script: str, *more: str):
     """A benchmark that needs the real 1.5B GGUF (DOCQA_BENCH_GGUF; see benchmarks/eval_real.py)."""
     return lambda a: [PYTHON, str(BENCH / script), "--model", os.environ.get("DOCQA_BENCH_GGUF", ""), *more]
@@ -199,6 +208,14 @@ BENCHMARKS = [
     Benchmark("eval_real_default", _real_model_command("eval_real.py", "--budget", "default", "--every", "3",
                                                        "--first", "1"),
               BENCH / "eval-dev-1.5b/default", _eval_headline),
+    # DocLens (issue 16) on the same sample and budget, beside SimpleDoc and M3DocRAG
+    Benchmark("eval_real_doclens", _real_model_command("eval_real.py", "--budget", "quick", "--every", "3", "--first",
+                                                       "1", "--method", "doclens", "--out",
+                                                       str(BENCH / "eval-dev-1.5b/doclens-issue16")),
+              BENCH / "eval-dev-1.5b/doclens-issue16/quick", _eval_headline),
+    Benchmark("navigator_sampling", lambda a: [PYTHON, str(BENCH / "navigator_sampling.py"),
+                                               str(BENCH / "eval-dev-1.5b/doclens-issue16/quick")],
+              BENCH / "results/navigator_sampling.json", _navigator_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
               _prefix_headline),
     Benchmark("index_throughput", lambda a: [PYTHON, str(BENCH / "index_throughput.py")] + (["--quick"] if a.quick else []),
