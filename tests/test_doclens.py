@@ -313,3 +313,17 @@ def test_the_retrieved_floor_joins_the_union_and_the_located_stage_keeps_the_nav
     assert pages(answer, "located") == [8]
     assert pages(answer, "selected") == sorted(top + [8]) == pages(answer)
     assert any(n.startswith("navigate: the retriever's top 2 join the union") for n in answer.notes)
+
+
+def test_located_pages_beyond_the_context_are_left_out_fewest_votes_first(paper_service):
+    model = DocLensScript(navigate=[navigation(*range(1, 9)), navigation(5, 6)], answers=[sample(page=1)] * 2,
+                          context=3400)
+    answer = ask(paper_service, model, navigator_samples=2, skip_unanimous=True, navigator_page_tokens=100)
+    assert [c.step for c in answer.calls][:2] == ["navigate [sample 1/2]", "navigate [sample 2/2]"], answer.text
+    read = pages(answer)
+    assert pages(answer, "located") == list(range(1, 9)) and {5, 6} <= set(read) and 1 < len(read) < 8
+    assert read == sorted(read)  # shown in document order
+    [note] = [n for n in answer.notes if n.startswith("answer: the context holds")]
+    assert note.startswith(f"answer: the context holds {len(read)} of the 8 located pages")
+    sampler = next(s for s in model.seen if s["kind"] == "answer")
+    assert model.count_tokens(sampler["prompt"]) + 500 < 3400

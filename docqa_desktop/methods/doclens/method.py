@@ -74,9 +74,9 @@ def _fit_evidence(ctx: MethodContext, located: list[PageRef], navigation: Naviga
     by_votes = sorted(located, key=lambda r: -navigation.votes[r.key()])
     kept = by_votes[:max(1, room // per_page)]
     if len(kept) < len(located):
-        ctx.answer.notes.append("answer: the context holds " + str(len(kept)) + " of the " + str(len(located))
-                                + " located pages; left out (fewest navigator votes): "
-                                + ", ".join(f"p.{r.page}" for r in by_votes[len(kept):]))
+        left_out = ", ".join(f"p.{r.page}" for r in by_votes[len(kept):])
+        ctx.answer.notes.append(f"answer: the context holds {len(kept)} of the {len(located)} located pages; "
+                                f"left out (fewest navigator votes): {left_out}")
     crops_left = (room - per_page * len(kept)) // IMAGE_TOKENS if vision else len(kept) * settings.crops_per_page
     plan: dict[PageRef, list[PageElement]] = {}
     for ref in kept:

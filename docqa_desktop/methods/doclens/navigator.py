@@ -31,6 +31,7 @@ from ..toolkit.passages import fit_to_question
 from .prompts import NAVIGATOR_IMAGE_NOTE, NAVIGATOR_INSTRUCTIONS, NAVIGATOR_PAGES, navigator_schema
 
 REPLY_MARGIN = 64  # chat-template tokens around the prompt
+WIDEST_PART = "(part 99 of 99)"  # batches are packed before their count is known: room for the widest label
 NAMED_RANGE_LIMIT = 30  # "pages 400-640" names no more than this many pages
 # "page 12", "pages 51-53", "p. 7", "slides 3 and 4", "page 12 to 14"
 _NAMED = re.compile(r"\b(?:pages?|slides?|pp?\.)\s*(\d{1,5})(?:\s*(-|–|to|and|&)\s*(\d{1,5}))?", re.IGNORECASE)
@@ -58,7 +59,7 @@ def navigate(ctx: MethodContext) -> Navigation:
     ctx.step("listing the pages in scope")
     scope = ctx.scope_pages()
     if len(scope) <= settings.read_all_up_to:
-        shown = scope
+        shown = ctx.readable(scope)
         answer.notes.append(f"navigate: the navigator read all {len(scope)} pages in scope")
     else:
         shown = ctx.readable(ctx.retrieve(ctx.question, settings.library_pages))
@@ -107,11 +108,11 @@ def _sample_locations(ctx: MethodContext, shown: list[PageRef]) -> Counter:
     image_tokens = IMAGE_TOKENS if with_images else 0
 
     def fits(batch: list[int]) -> bool:
-        return runtime.count_tokens(prompt(batch, "(part 99 of 99)")) + image_tokens * len(batch) <= budget
+        return runtime.count_tokens(prompt(batch, WIDEST_PART)) + image_tokens * len(batch) <= budget
 
     for i in range(len(shown)):
         if not fits([i]):
-            texts[i] = shrink_to_fit(runtime, texts[i], lambda text: prompt([i], "(part 99 of 99)", lambda _: text),
+            texts[i] = shrink_to_fit(runtime, texts[i], lambda text: prompt([i], WIDEST_PART, lambda _: text),
                                      budget, image_tokens)
     batches = pack_in_order(len(shown), fits, settings.batch_pages)
     votes: Counter = Counter()
