@@ -327,3 +327,28 @@ def test_located_pages_beyond_the_context_are_left_out_fewest_votes_first(paper_
     assert note.startswith(f"answer: the context holds {len(read)} of the 8 located pages")
     sampler = next(s for s in model.seen if s["kind"] == "answer")
     assert model.count_tokens(sampler["prompt"]) + 500 < 3400
+
+
+def test_a_misspelt_navigator_input_is_a_clear_error(paper_service):
+    from docqa_desktop.settings import SettingsError
+    with pytest.raises(SettingsError, match="navigator_input must be one of pages, summaries, not 'summary'"):
+        ask(paper_service, DocLensScript(), navigator_input="summary")
+
+
+def test_summaries_as_navigator_input_and_their_prepare_step(paper_service, monkeypatch):
+    from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+    from docqa_desktop.store import artifacts
+    doc_id = paper_service.status()[0].doc_id
+    with paper_service.db.transaction() as cur:
+        artifacts.put(cur, PAGE_SUMMARY, doc_id, 2, 0, "scripted", "SUMMARY OF PAGE TWO: pivot languages compared.")
+    model = DocLensScript(navigate=[navigation(1)], answers=[sample()] * 2)
+    answer = ask(paper_service, model, navigator_samples=1, skip_unanimous=True, navigator_input="summaries")
+    assert "[Page 2]\nSUMMARY OF PAGE TWO: pivot languages compared.\n" in model.seen[0]["prompt"]
+    assert any(n.startswith("navigate: 7 of 8 pages have no stored summary") for n in answer.notes)
+    # the prepare step writes the missing summaries only when the navigator reads summaries
+    assert paper_service.prepare(method="doclens").done == 0
+    monkeypatch.setenv("DOCQA_DOCLENS_NAVIGATOR_INPUT", "summaries")
+    assert paper_service.prepare(method="doclens").done == 7
+    stored = artifacts.get_many(paper_service.db.cursor(), PAGE_SUMMARY, [(doc_id, p, 0) for p in range(1, 9)],
+                                "scripted")
+    assert len(stored) == 8

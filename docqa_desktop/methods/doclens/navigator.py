@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ...answers import PageRef
 from ...llm import Message, Options
 from ...llm.jsonout import output_token_bound
+from ...settings import SettingsError
 from ..base import IMAGE_TOKENS, MethodContext
 from ..evidence import PageGone
 from ..simpledoc.summaries import Summarizer
@@ -31,6 +32,7 @@ from ..toolkit.passages import fit_to_question
 from .prompts import NAVIGATOR_IMAGE_NOTE, NAVIGATOR_INSTRUCTIONS, NAVIGATOR_PAGES, navigator_schema
 
 REPLY_MARGIN = 64  # chat-template tokens around the prompt
+NAVIGATOR_INPUTS = ("pages", "summaries")
 WIDEST_PART = "(part 99 of 99)"  # batches are packed before their count is known: room for the widest label
 NAMED_RANGE_LIMIT = 30  # "pages 400-640" names no more than this many pages
 # "page 12", "pages 51-53", "p. 7", "slides 3 and 4", "page 12 to 14"
@@ -140,6 +142,9 @@ def _sample_locations(ctx: MethodContext, shown: list[PageRef]) -> Counter:
 def _page_inputs(ctx: MethodContext, shown: list[PageRef], runtime) -> list[str]:
     """What the navigator reads of each page: its question-matched text, or its stored summary."""
     settings = ctx.settings
+    if settings.navigator_input not in NAVIGATOR_INPUTS:
+        raise SettingsError(f"doclens navigator_input must be one of {', '.join(NAVIGATOR_INPUTS)}, "
+                            f"not {settings.navigator_input!r}")
     summaries = {}
     if settings.navigator_input == "summaries":
         summaries = Summarizer(ctx.db, ctx.pages, ctx.reader).stored(shown)
