@@ -323,8 +323,8 @@ def test_located_pages_beyond_the_context_are_left_out_fewest_votes_first(paper_
     read = pages(answer)
     assert pages(answer, "located") == list(range(1, 9)) and {5, 6} <= set(read) and 1 < len(read) < 8
     assert read == sorted(read)  # shown in document order
-    [note] = [n for n in answer.notes if n.startswith("answer: the context holds")]
-    assert note.startswith(f"answer: the context holds {len(read)} of the 8 located pages")
+    [note] = [n for n in answer.notes if n.startswith("answer: read")]
+    assert note.startswith(f"answer: read {len(read)} of the 8 chosen pages")
     sampler = next(s for s in model.seen if s["kind"] == "answer")
     assert model.count_tokens(sampler["prompt"]) + 500 < 3400
 
@@ -352,3 +352,18 @@ def test_summaries_as_navigator_input_and_their_prepare_step(paper_service, monk
     stored = artifacts.get_many(paper_service.db.cursor(), PAGE_SUMMARY, [(doc_id, p, 0) for p in range(1, 9)],
                                 "scripted")
     assert len(stored) == 8
+
+
+def test_a_sample_locating_most_pages_is_ignored_and_max_read_pages_caps_the_reading(paper_service):
+    search = ScopedSearch(paper_service._retriever(), PageSource(paper_service.db), None,
+                          paper_service.settings.search.mode)
+    top = [r.page for r in search.pages(QUESTION, 2)]
+    others = [p for p in range(1, 9) if p not in top][-2:]  # two pages the retriever does not rank first
+    model = DocLensScript(navigate=[navigation(*range(1, 9)), navigation(*others)], answers=[sample(page=1)] * 2)
+    answer = ask(paper_service, model, navigator_samples=2, max_located_share=0.5, retrieved_floor=2,
+                 max_read_pages=3, skip_unanimous=True)
+    assert pages(answer, "located") == others  # the sample naming all 8 pages did not count
+    assert any("1 sample(s) located more than 50% of their pages and were ignored" in n for n in answer.notes)
+    assert set(pages(answer, "selected")) == set(top) | set(others)
+    assert len(pages(answer)) == 3 and set(top) < set(pages(answer))  # the retriever's floor is read first
+    assert any(n.startswith("answer: read 3 of the 4 chosen pages") for n in answer.notes)

@@ -63,20 +63,25 @@ def run(ctx: MethodContext) -> None:
 
 def _fit_evidence(ctx: MethodContext, located: list[PageRef], navigation: Navigation,
                   options: Options) -> dict[PageRef, list[PageElement]]:
-    """{page: elements to zoom into} for the located pages that fit one answer prompt, in document order.
-    Pages are kept in order of navigator votes (then document order) while each keeps its screenshot (vision
-    model) and MIN_PAGE_TEXT_TOKENS of text; the room left goes to crops, best-voted pages first."""
+    """{page: elements to zoom into} for the chosen pages that fit one answer prompt (and `max_read_pages`),
+    in document order. Pages are kept in order of priority — named by the question, the retriever's floor,
+    then navigator votes — while each keeps its screenshot (vision model) and MIN_PAGE_TEXT_TOKENS of text;
+    the room left goes to crops, in the same order."""
     settings, model = ctx.settings, ctx.reader
     vision = model.info.vision
     reply = max(options.max_tokens, output_token_bound(options.schema) or 0)
     room = model.info.context - reply - PROMPT_RESERVE_TOKENS
     per_page = MIN_PAGE_TEXT_TOKENS + (IMAGE_TOKENS if vision else 0)
-    by_votes = sorted(located, key=lambda r: -navigation.votes[r.key()])
-    kept = by_votes[:max(1, room // per_page)]
+    by_priority = sorted(located, key=lambda r: (r not in navigation.named, r not in navigation.floor,
+                                                 -navigation.votes[r.key()]))
+    most = max(1, room // per_page)
+    if settings.max_read_pages > 0:
+        most = min(most, settings.max_read_pages)
+    kept = by_priority[:most]
     if len(kept) < len(located):
-        left_out = ", ".join(f"p.{r.page}" for r in by_votes[len(kept):])
-        ctx.answer.notes.append(f"answer: the context holds {len(kept)} of the {len(located)} located pages; "
-                                f"left out (fewest navigator votes): {left_out}")
+        left_out = ", ".join(f"p.{r.page}" for r in by_priority[len(kept):])
+        ctx.answer.notes.append(f"answer: read {len(kept)} of the {len(located)} chosen pages (the context or "
+                                f"max_read_pages); left out, fewest navigator votes: {left_out}")
     crops_left = (room - per_page * len(kept)) // IMAGE_TOKENS if vision else len(kept) * settings.crops_per_page
     plan: dict[PageRef, list[PageElement]] = {}
     for ref in kept:

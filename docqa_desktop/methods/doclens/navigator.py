@@ -11,7 +11,8 @@ that might help, T_e times at temperature τ; the evidence is the union of what 
   the user's "page 12" into an index (the prompt's rule). With `named_pages`, a page the question names by
   number is added in code too: a small model does not always follow that rule.
 - `retrieved_floor` (0 in the paper, 3 in the CPU preset): the retriever's top pages join the union, for a
-  small model whose navigator misses what the retriever ranks first.
+  small model whose navigator misses what the retriever ranks first; `max_located_share` (1.0 in the paper,
+  0.5 in the CPU preset): a sample that names most of its pages has not navigated and is ignored.
 - No page located → the retriever's top `fallback_k`, recorded.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .prompts import NAVIGATOR_IMAGE_NOTE, NAVIGATOR_INSTRUCTIONS, NAVIGATOR_PAG
 
 REPLY_MARGIN = 64  # chat-template tokens around the prompt
 NAVIGATOR_INPUTS = ("pages", "summaries")
+MIN_IGNORED = 3  # a sample naming 3 pages is never "everything", however few pages its batch had
 WIDEST_PART = "(part 99 of 99)"  # batches are packed before their count is known: room for the widest label
 NAMED_RANGE_LIMIT = 30  # "pages 400-640" names no more than this many pages
 # "page 12", "pages 51-53", "p. 7", "slides 3 and 4", "page 12 to 14"
@@ -45,7 +47,7 @@ class Navigation:
     located: list[PageRef]  # the union of the samples' located pages, in the order shown
     votes: Counter = field(default_factory=Counter)  # {(doc_id, page): samples that located it}
     named: list[PageRef] = field(default_factory=list)  # pages the question names, added in code
-    floor: list[PageRef] = field(default_factory=list)  # the retriever's top pages added (retrieved_floor)
+    floor: list[PageRef] = field(default_factory=list)  # the retriever's top pages (retrieved_floor)
     fallback: list[PageRef] = field(default_factory=list)  # the retriever's top k when nothing was located
 
     @property
@@ -78,10 +80,10 @@ def navigate(ctx: MethodContext) -> Navigation:
             answer.notes.append("navigate: pages the question names, added: "
                                 + ", ".join(_where(r, shown) for r in navigation.named))
     if settings.retrieved_floor > 0:
-        top = ctx.readable(ctx.retrieve(ctx.question, settings.retrieved_floor))
-        navigation.floor = [r for r in top if r not in navigation.located and r not in navigation.named]
-        answer.notes.append(f"navigate: the retriever's top {len(top)} join the union (retrieved_floor), new: "
-                            + (", ".join(_where(r, shown) for r in navigation.floor) or "none"))
+        navigation.floor = ctx.readable(ctx.retrieve(ctx.question, settings.retrieved_floor))
+        new = [r for r in navigation.floor if r not in navigation.located and r not in navigation.named]
+        answer.notes.append(f"navigate: the retriever's top {len(navigation.floor)} join the union "
+                            f"(retrieved_floor), new: " + (", ".join(_where(r, shown) for r in new) or "none"))
     if not navigation.evidence:
         navigation.fallback = ctx.readable(ctx.retrieve(ctx.question, settings.fallback_k))
         answer.notes.append(f"navigate: no page located; read the retriever's top {len(navigation.fallback)} "
@@ -118,6 +120,7 @@ def _sample_locations(ctx: MethodContext, shown: list[PageRef]) -> Counter:
                                      budget, image_tokens)
     batches = pack_in_order(len(shown), fits, settings.batch_pages)
     votes: Counter = Counter()
+    ignored = 0
     for number, batch in enumerate(batches, 1):
         part = f"(part {number} of {len(batches)})" if len(batches) > 1 else ""
         refs = [shown[i] for i in batch]
@@ -133,10 +136,21 @@ def _sample_locations(ctx: MethodContext, shown: list[PageRef]) -> Counter:
                                      settings.navigator_samples, refs):
             if completion.parsed is None:  # a sample cut short or malformed: the others still count
                 continue
-            for page_id in dict.fromkeys(completion.parsed["located_pages"]):
-                if page_id in by_id:
-                    votes[by_id[page_id].key()] += 1
+            located = [by_id[i] for i in dict.fromkeys(completion.parsed["located_pages"]) if i in by_id]
+            if located_everything(len(located), len(batch), settings.max_located_share):
+                ignored += 1
+                continue
+            votes.update(ref.key() for ref in located)
+    if ignored:
+        ctx.answer.notes.append(f"navigate: {ignored} sample(s) located more than {settings.max_located_share:.0%} "
+                                "of their pages and were ignored (max_located_share)")
     return votes
+
+
+def located_everything(located: int, shown: int, max_share: float) -> bool:
+    """A sample that names more than `max_share` of the pages it was shown (and more than MIN_IGNORED pages)
+    has not navigated; with max_share 1.0 no sample is ignored."""
+    return max_share < 1.0 and located > max(MIN_IGNORED, max_share * shown)
 
 
 def _page_inputs(ctx: MethodContext, shown: list[PageRef], runtime) -> list[str]:

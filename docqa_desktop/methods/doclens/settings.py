@@ -17,6 +17,8 @@ class DocLensSettings:
     library_pages: int = 40  # pages navigated over a scope too large to read (a whole library)
     fallback_k: int = 4  # the retriever's top pages read when the navigator locates none
     retrieved_floor: int = 0  # the retriever's top pages that join the union whatever the navigator says (paper: 0)
+    max_located_share: float = 1.0  # a sample locating more of its batch's pages than this is ignored (1.0: never)
+    max_read_pages: int = 0  # most pages the Answer Sampler reads (0: all that fit the context, as in the paper)
     named_pages: bool = True  # pages the question names ("page 12", "slides 3-5") join the union (the prompt's rule)
     # Element Localizer (§3.1)
     zoom_in: bool = True  # crops of a page's pictures and tables follow its screenshot (vision model)
@@ -34,9 +36,12 @@ class DocLensSettings:
 # ask.preset = "cpu" (the 1.5B bench's quick budget). The navigator reads each page's best-matching passages
 # (~100 tokens) rather than summaries: summaries of every page cost a prepare pass (~10 s a page with the 1.5B
 # on two cores: over an hour for the six dev documents), the passages cost nothing ahead of the question.
-# The retriever's top 3 join the union: a small model's navigator misses pages the retriever ranks first
-# (the same finding as SimpleDoc's keep_top on the 1.5B bench); the report's "located" stage is the
-# navigator's union alone, "selected" with the floor.
+# For a small model (the 1.5B bench): the retriever's top 3 join the union, because its navigator misses pages
+# the retriever ranks first (SimpleDoc's keep_top finding; the report's "located" stage is the navigator's
+# union alone, "selected" with the floor); a sample naming more than half of its pages is ignored and the
+# sampler reads at most 6 pages, because its first dev question had one sample "locate" all 24 pages, which
+# made the answer prompt 6,800 tokens (6 minutes on a core) of mostly irrelevant pages.
 CPU_PRESET = {"navigator_samples": 2, "navigator_images": False, "navigator_page_tokens": 100,
-              "read_all_up_to": 200, "retrieved_floor": 3, "answer_samples": 2, "page_tokens": 400,
-              "answer_tokens": 500, "crops_per_page": 2, "skip_unanimous": True}
+              "read_all_up_to": 200, "retrieved_floor": 3, "max_located_share": 0.5, "max_read_pages": 6,
+              "answer_samples": 2, "page_tokens": 400, "answer_tokens": 500, "crops_per_page": 2,
+              "skip_unanimous": True}
