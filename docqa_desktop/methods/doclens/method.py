@@ -3,9 +3,9 @@ Navigator looks over every page and names the useful ones, the Element Localizer
 tables — then a Reasoning Module — the Answer Sampler answers T_a times over that evidence, the Adjudicator
 picks one answer from the (analysis, answer) pairs without seeing the document.
 
-What a local context changes, each recorded in the trace: the pages the navigator located must fit one
-answer prompt with their screenshots and crops; when they do not, the pages fewest navigator samples chose
-are left out first (the paper sends every located page to a 1M-token context).
+What a local context changes, each recorded in the trace: the pages chosen must fit one answer prompt with
+their screenshots and crops (and `max_read_pages`, 6 in the CPU preset); when they do not, the pages fewest
+navigator samples chose are left out first (the paper sends every located page to a 1M-token context).
 """
 from __future__ import annotations
 
@@ -35,11 +35,10 @@ def run(ctx: MethodContext) -> None:
         answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page to read in the documents asked about."
         answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
         return
-    options = Options(max_tokens=settings.answer_tokens, temperature=settings.navigator_temperature,
-                      schema=sampler_schema(list(range(1, len(located) + 1))))
     ctx.step("zooming in on figures and tables")
-    plan = _fit_evidence(ctx, located, navigation, options)
+    plan = _fit_evidence(ctx, located, navigation, _answer_options(settings, len(located)))
     pages = list(plan)
+    options = _answer_options(settings, len(pages))  # quotes may name only the pages read
     evidence = {ref: localize(ctx, ref, model.info.vision, elements) for ref, elements in plan.items()}
     answer.note_stage("read", pages)
     answer.pages_used = pages
@@ -59,6 +58,11 @@ def run(ctx: MethodContext) -> None:
     if record(answer, final):
         quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
         answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, pages)
+
+
+def _answer_options(settings, pages: int) -> Options:
+    return Options(max_tokens=settings.answer_tokens, temperature=settings.navigator_temperature,
+                   schema=sampler_schema(list(range(1, pages + 1))))
 
 
 def _fit_evidence(ctx: MethodContext, located: list[PageRef], navigation: Navigation,
