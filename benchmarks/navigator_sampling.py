@@ -21,11 +21,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS  # noqa: E402
 
+from docqa_desktop.methods.doclens.navigator import located_everything  # noqa: E402
+
 _SAMPLE = re.compile(r"^navigate(?: \d+/\d+)?(?: \[sample (\d+)/(\d+)\])?$")
 
 
-def samples_located(record: dict) -> list[set[int]]:
-    """The pages each navigator sample located (over all its batches), in sample order. Page ids are the
+def samples_located(record: dict, max_share: float = 1.0) -> list[set[int]]:
+    """The pages each navigator sample located (over all its batches), in sample order, leaving out what the
+    method ignored (a batch reply naming more than `max_share` of the batch's pages). Page ids are the
     document's page numbers (one document per question, as `docqa eval` scopes it)."""
     per_sample: dict[int, set[int]] = defaultdict(set)
     for call in record.get("calls", []):
@@ -36,14 +39,17 @@ def samples_located(record: dict) -> list[set[int]]:
             located = json.loads(call["output"])["located_pages"]
         except (json.JSONDecodeError, KeyError, TypeError):
             located = []  # a sample cut short counts as locating nothing
-        per_sample[int(match.group(1) or 1)].update(int(p) for p in located)
+        located = set(int(p) for p in located)
+        if located_everything(len(located), len(call["pages"]), max_share):
+            located = set()
+        per_sample[int(match.group(1) or 1)].update(located)
     return [per_sample[i] for i in sorted(per_sample)]
 
 
-def curve(records: list[dict]) -> list[dict]:
+def curve(records: list[dict], max_share: float = 1.0) -> list[dict]:
     """Per j: mean recall, all-hit and pages of the union of the first j samples, over questions with evidence."""
     rows = []
-    with_evidence = [(set(r["evidence_pages"]), samples_located(r)) for r in records
+    with_evidence = [(set(r["evidence_pages"]), samples_located(r, max_share)) for r in records
                      if r["method"] == "doclens" and r["evidence_pages"]]
     most = max((len(s) for _, s in with_evidence), default=0)
     for j in range(1, most + 1):
@@ -62,7 +68,9 @@ def main() -> int:
     args = parser.parse_args()
     records = [json.loads(line) for line in (args.run / "results.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
-    result = {"run": str(args.run), "curve": curve(records)}
+    run = json.loads((args.run / "run.json").read_text(encoding="utf-8"))
+    max_share = run.get("method_settings", {}).get("doclens", {}).get("max_located_share", 1.0)
+    result = {"run": str(args.run), "max_located_share": max_share, "curve": curve(records, max_share)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for row in result["curve"]:
