@@ -208,13 +208,14 @@ BENCHMARKS = [
     Benchmark("eval_real_default", _real_model_command("eval_real.py", "--budget", "default", "--every", "3",
                                                        "--first", "1"),
               BENCH / "eval-dev-1.5b/default", _eval_headline),
-    # DocLens (issue 16) on the same sample and budget, beside SimpleDoc and M3DocRAG
+    # DocLens (issue 16) on the same sample and budget; RESULTS.md reads the one report holding all three methods
+    # (combined-issue16: DocLens's two partial runs, doclens-issue16 and doclens-issue16-b, with the others)
     Benchmark("eval_real_doclens", _real_model_command("eval_real.py", "--budget", "quick", "--every", "3", "--first",
                                                        "1", "--method", "doclens", "--out",
                                                        str(BENCH / "eval-dev-1.5b/doclens-issue16")),
-              BENCH / "eval-dev-1.5b/doclens-issue16/quick", _eval_headline),
+              BENCH / "eval-dev-1.5b/combined-issue16/quick", _eval_headline),
     Benchmark("navigator_sampling", lambda a: [PYTHON, str(BENCH / "navigator_sampling.py"),
-                                               str(BENCH / "eval-dev-1.5b/doclens-issue16/quick")],
+                                               str(BENCH / "eval-dev-1.5b/combined-issue16/quick")],
               BENCH / "results/navigator_sampling.json", _navigator_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
               _prefix_headline),
