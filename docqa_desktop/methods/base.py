@@ -25,6 +25,7 @@ from .evidence import PageGone, PageSource
 from .toolkit import page_content
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
+from .toolkit.batches import multi_document
 from .toolkit.passages import fit_to_question
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
@@ -173,7 +174,7 @@ class MethodContext:
 
     @staticmethod
     def multi_document(refs: list[PageRef]) -> bool:
-        return len({r.doc_id for r in refs}) > 1
+        return multi_document(refs)
 
 
 @dataclass
