@@ -62,6 +62,7 @@ class LlmCall:
     seconds: float
     pages: list[str] = field(default_factory=list)  # "file.pdf p.4" the call saw
     output: str = ""  # what the model returned (truncated for the trace)
+    cached_tokens: int = 0  # prompt tokens reused from the previous call's KV cache (local text models)
 
 
 @dataclass
@@ -93,6 +94,10 @@ class Answer:
     @property
     def prompt_tokens(self) -> int:
         return sum(c.prompt_tokens for c in self.calls)
+
+    @property
+    def cached_tokens(self) -> int:
+        return sum(c.cached_tokens for c in self.calls)
 
     @property
     def output_tokens(self) -> int:

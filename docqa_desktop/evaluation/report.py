@@ -50,6 +50,9 @@ def method_figures(records: list[dict]) -> dict:
         "pages_per_question": _mean(len(r["pages_used"]) for r in records),
         "llm_calls": _mean(r["llm_calls"] for r in records),
         "prompt_tokens": _mean(r["prompt_tokens"] for r in records),
+        # share of prompt tokens llama.cpp took from its cache (older records did not count them)
+        "cached_share": _ratio(sum(r.get("cached_tokens", 0) for r in records),
+                               sum(r["prompt_tokens"] for r in records)),
         "output_tokens": _mean(r["output_tokens"] for r in records),
         "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
         "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
@@ -83,6 +86,10 @@ def _groups(records: list[dict], groups, member) -> dict[str, tuple[float | None
 def figures_by_method(records: list[dict]) -> dict[str, dict]:
     methods = sorted({r["method"] for r in records})
     return {m: method_figures([score_record(r) for r in records if r["method"] == m]) for m in methods}
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
 
 
 def _pct(value) -> str:
@@ -132,6 +139,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("pages per question", lambda f: _num(f["pages_per_question"], 2)),
         row("model calls per question", lambda f: _num(f["llm_calls"])),
         row("prompt tokens per question", lambda f: _num(f["prompt_tokens"], 0)),
+        row("prompt tokens from the cache %", lambda f: _pct(f["cached_share"])),
         row("output tokens per question", lambda f: _num(f["output_tokens"], 0)),
         row("latency p50 s", lambda f: _num(f["seconds_p50"])),
         row("latency p90 s", lambda f: _num(f["seconds_p90"])),

@@ -89,11 +89,13 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "error": answer.error, "pages_used": sorted({p.page for p in answer.pages_used}),
         "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
+        "cached_tokens": answer.cached_tokens,
         "output_tokens": answer.output_tokens, "seconds": round(answer.seconds, 2),
         "stage_pages": {stage: sorted({p.page for p in refs}) for stage, refs in answer.stage_pages.items()},
         "notes": list(answer.notes),
         "calls": [{"step": c.step, "model": c.model, "prompt_tokens": c.prompt_tokens,
-                   "output_tokens": c.output_tokens, "seconds": round(c.seconds, 2), "pages": c.pages,
+                   "output_tokens": c.output_tokens, "cached_tokens": c.cached_tokens,
+                   "seconds": round(c.seconds, 2), "pages": c.pages,
                    "output": c.output} for c in answer.calls]})
 
 

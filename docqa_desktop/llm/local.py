@@ -120,10 +120,10 @@ class LocalBackend(Backend):
                 llm.reset()  # a cached prefix changes numerics slightly: seeded calls start clean
             self._cancel = cancel
             try:
-                raw = self._generate(llm, messages, options, n, cancel)
+                raw, evaluated = self._generate(llm, messages, options, n, cancel)
             finally:
                 self._cancel = None
-        return _finish(raw, options, prompt_tokens)
+        return _finish(raw, options, evaluated.length or prompt_tokens, evaluated.cached)
 
     def _fit_images(self, messages: list[Message]) -> list[Message]:
         if any(m.images for m in messages) and not self.info.vision:
@@ -143,8 +143,8 @@ class LocalBackend(Backend):
         return tokens
 
     def _generate(self, llm, messages: list[Message], options: Options, n: int,
-                  cancel: threading.Event | None) -> list[tuple[dict, TokenObserver, float]]:
-        """Let the chat handler format (and for vision, encode) the prompt once, then sample n times.
+                  cancel: threading.Event | None) -> tuple[list[tuple[dict, TokenObserver, float]], "_Evaluated"]:
+        """(one raw completion per sample, the prompt's length and cached prefix). Let the chat handler format (and for vision, encode) the prompt once, then sample n times.
 
         The handler ends by calling llm.create_completion(prompt=tokens, ...); intercepting that call
         gives the evaluated prompt, and each further completion of the same tokens reuses its KV cache
@@ -155,12 +155,15 @@ class LocalBackend(Backend):
         grammar = LlamaGrammar.from_string(schema_grammar(options.schema), verbose=False) if options.schema else None
         seeds = _seeds(options.seed, n)
         results: list[tuple[dict, TokenObserver, float]] = []
+        evaluated = _Evaluated()
         complete = llm.create_completion
         last_end = time.perf_counter()  # the first sample's time includes formatting and the prompt
 
         def sample_all(**handler_args):
             nonlocal last_end
             handler_stops = list(handler_args.get("stopping_criteria") or [])
+            if not self.info.vision:  # a vision handler has evaluated the prompt itself by now
+                evaluated.measure(llm, handler_args["prompt"])
             for seed in seeds:
                 if cancel is not None and cancel.is_set():
                     break
@@ -184,13 +187,13 @@ class LocalBackend(Backend):
         except (ValueError, RuntimeError) as exc:  # decode errors, an image the encoder cannot fit, …
             llm.reset()  # the KV cache may hold half a batch
             if cancel is not None and cancel.is_set():
-                return results  # aborted mid-decode by Stop
+                return results, evaluated  # aborted mid-decode by Stop
             if "n_ctx" in str(exc) or ("exceed" in str(exc) and "context" in str(exc)):
                 raise PromptTooLong(f"{self.info.name}: {exc}") from exc
             raise ModelError(f"{self.info.name} failed: {exc}") from exc
         finally:
             del llm.create_completion
-        return results
+        return results, evaluated
 
 
 _EMPTY_COMPLETION = {"id": "cancelled", "object": "text_completion", "created": 0, "model": "",
@@ -205,14 +208,32 @@ def _seeds(seed: int | None, n: int) -> list[int | None]:
     return [base + i for i in range(n)]
 
 
-def _finish(raw: list[tuple[dict, TokenObserver, float]], options: Options, prompt_tokens: int) -> list[Completion]:
+@dataclass
+class _Evaluated:
+    """The formatted prompt of a text call: its exact length in tokens (0: not measured, e.g. a vision prompt)
+    and how many of its leading tokens llama.cpp takes from the KV cache the previous call left."""
+    length: int = 0
+    cached: int = 0
+
+    def measure(self, llm, prompt) -> None:
+        if not isinstance(prompt, list):
+            return
+        self.length = len(prompt)
+        if llm.n_tokens > 0:  # Llama.generate's own prefix match; a fully cached prompt replays its last token
+            shared = llm.longest_token_prefix(llm._input_ids.tolist(), prompt)
+            self.cached = shared - 1 if shared == len(prompt) else shared
+
+
+def _finish(raw: list[tuple[dict, TokenObserver, float]], options: Options, prompt_tokens: int,
+            cached_tokens: int = 0) -> list[Completion]:
     completions = []
     for i, (out, observer, seconds) in enumerate(raw):
         choice = out["choices"][0]
         completion = Completion(
             text=choice["text"],
             finish_reason="cancelled" if observer.cancelled else choice["finish_reason"] or "stop",
-            usage=Usage(prompt_tokens if i == 0 else 0, out["usage"]["completion_tokens"], seconds),
+            usage=Usage(prompt_tokens if i == 0 else 0, out["usage"]["completion_tokens"], seconds,
+                        cached_tokens if i == 0 else 0),
             token_logprobs=observer.logprobs, token_entropies=observer.entropies)
         completions.append(completion)
     if options.schema is not None:

@@ -27,6 +27,7 @@ class Usage:
     prompt_tokens: int = 0
     output_tokens: int = 0
     seconds: float = 0.0
+    cached_tokens: int = 0  # prompt tokens llama.cpp took from its cache (the prefix shared with the last call)
 
 
 @dataclass

@@ -233,7 +233,8 @@ def traced(answer: Answer, step: str, runtime: Runtime, completion: Completion, 
     """One model call in the answer's trace: its tokens, time, the pages it saw and what it returned."""
     answer.calls.append(LlmCall(step, runtime.info.name, completion.usage.prompt_tokens,
                                 completion.usage.output_tokens, round(completion.usage.seconds, 3),
-                                [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000]))
+                                [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000],
+                                completion.usage.cached_tokens))
 
 
 def page_label(number: int, ref: PageRef, with_document: bool) -> str:

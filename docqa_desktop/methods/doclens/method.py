@@ -44,7 +44,7 @@ def run(ctx: MethodContext) -> None:
     answer.pages_used = pages
     replies = _sample_answers(ctx, pages, evidence, options)
     finals = [FinalAnswer.from_reply(reply) for reply in replies]
-    candidates = [Candidate(_candidate_answer(final), reply["analysis"], f"sample {i}")
+    candidates = [Candidate(final.comparable, reply["analysis"], f"sample {i}")
                   for i, (reply, final) in enumerate(zip(replies, finals), 1)]
     ctx.step("adjudicating between the sampled answers")
     verdict = aggregate(ctx.question, candidates, ctx.text_model, ctx.call, step="adjudicate",
@@ -114,7 +114,3 @@ def _sample_answers(ctx: MethodContext, pages: list[PageRef], evidence: dict[Pag
     # a sample cut short or malformed is left out (the runtime fails the call only when none parses)
     return [completion.parsed for completion in completions if completion.parsed is not None]
 
-
-def _candidate_answer(final: FinalAnswer) -> str:
-    """What the adjudicator compares: the short answer (so "6" and "There are 6 figures." agree)."""
-    return (final.short_answer or final.answer) if final.answerable else NOT_ANSWERABLE

@@ -52,12 +52,8 @@ class _Group:
 
 # Prompt after DocLens appendix A "Prompt used for the Answer Adjudicator" (judge, not executor; faithfulness
 # towards "Not answerable"; common-sense reading of the question; analysis before the answer, the answer
-# copied verbatim from an agent) combined with MDocAgent appendix A.4 "Summarizing Agent" (analyse quality and
-# consistency, find commonalities and discrepancies, reflect the consensus if one exists or else the most
-# credible, well-supported answer). The two disagree on frequency — DocLens says ignore how often an answer
-# appears, MDocAgent says reflect the consensus — and the support counts are shown, so the prompt says both:
-# agreement is a hint, not proof, and breaks ties between equally sound reasoning.
-AGGREGATE = """You are an expert in answering questions about long documents with text, tables, charts and images. Several agents read pages of a document and each proposed an answer to the question below, with the reasoning behind it. Your role is to judge their answers and pick the correct one.
+# copied verbatim from an agent), with a rule on how to weigh the support counts shown (`frequency`).
+ADJUDICATOR = """You are an expert in answering questions about long documents with text, tables, charts and images. Several agents read pages of a document and each proposed an answer to the question below, with the reasoning behind it. Your role is to judge their answers and pick the correct one.
 
 Follow these instructions carefully:
 - Judge, do not execute: the document is shown only to the agents, not to you. Do not solve the question from scratch; examine the agents' reasoning and find the correct answer among theirs.
@@ -65,7 +61,20 @@ Follow these instructions carefully:
 {frequency_rule}
 - Be faithful: the question may not be answerable from the document. Some agents then invent an answer or bend the question to make it answerable (for instance they answer for the closest year when the pages only cover other years, or describe a different item than the one asked about). In such cases choose "Not answerable".
 - Use common sense: read the question as an ordinary user means it, not in an overly literal or technical way.
+"""
 
+# MDocAgent appendix A.4 "Summarizing Agent", verbatim but for the conclusion: it names one of the agents'
+# answers (the enum), so that the typed answer and the citations come from an agent that read the pages.
+SUMMARIZER = """You are tasked with summarizing and evaluating the collective responses provided by multiple agents. You have access to the following information:
+Answers: The individual answers from all agents.
+
+Your tasks:
+- Analyze: Evaluate the quality, consistency, and relevance of each answer. Identify commonalities, discrepancies, or gaps in reasoning.
+- Synthesize: Summarize the most accurate and reliable information based on the evidence provided by the agents and their discussions.
+- Conclude: Provide a final, well-reasoned answer to the question or task. Your conclusion should reflect the consensus (if one exists) or the most credible and well-supported answer.
+"""
+
+CANDIDATES = """
 <question>{question}</question>
 
 The agents' answers ({agents} agents, {distinct} distinct answers, with how many agents gave each):
@@ -73,8 +82,9 @@ The agents' answers ({agents} agents, {distinct} distinct answers, with how many
 
 Reply in JSON: first "reasoning" (a brief comparison of the candidate answers, two or three sentences), then "answer": exactly one of the candidate answers above, copied verbatim, or "Not answerable"."""
 
+ROLES = {"adjudicator": ADJUDICATOR, "summarizer": SUMMARIZER}
 
-# how the prompt tells the judge to treat support counts (the `frequency` argument of aggregate)
+# how the adjudicator weighs support counts (the `frequency` argument of aggregate)
 FREQUENCY_RULES = {
     "hint": "- Agreement is a hint, not proof: an answer is not correct because several agents repeat it, and one "
             "well-supported answer can beat a repeated one. Only when the reasoning behind two answers is "
@@ -114,6 +124,14 @@ def distinct_answers(candidates: list[Candidate]) -> tuple[list[_Group], list[in
     return list(groups.values()), declined
 
 
+def supporters(candidates: list[Candidate], answer: str) -> list[int]:
+    """The indices of the candidates that gave `answer` (after normalisation; "" counts as Not answerable)."""
+    key = normalise(answer)
+    key = "" if key in _NOT_ANSWERABLE_FORMS else key
+    return [i for i, c in enumerate(candidates)
+            if (normalise(c.answer) if normalise(c.answer) not in _NOT_ANSWERABLE_FORMS else "") == key]
+
+
 def aggregate_schema(answers: list[str]) -> dict:
     """The reply: the reasoning first (generated before the choice), then one of `answers` or Not answerable."""
     return {"type": "object",
@@ -124,13 +142,14 @@ def aggregate_schema(answers: list[str]) -> dict:
 
 def aggregate(question: str, candidates: list[Candidate], runtime: Runtime, call: CallFn,
               step: str = "aggregate", reasoning_tokens: int = 200, skip_unanimous: bool = True,
-              frequency: str = "hint") -> Aggregated:
+              frequency: str = "hint", role: str = "adjudicator") -> Aggregated:
     """The one answer the candidates support, chosen by `runtime` through `call` (ctx.call: traced and
     cancellable). No call when there is nothing to choose: no candidates, or every candidate answered
     "Not answerable" → Not answerable; every candidate giving the same answer (after normalisation) → that
     answer, unless `skip_unanimous` is False: then the judge still checks it and may choose "Not answerable"
-    (DocLens always runs its adjudicator). Each candidate's reasoning is shown trimmed to `reasoning_tokens`;
-    `frequency` ("hint" or "ignore", FREQUENCY_RULES) says how the judge weighs how many agents agree."""
+    (DocLens always runs its adjudicator). Each candidate's reasoning is shown trimmed to `reasoning_tokens`.
+    `role` is the judge's prompt: "adjudicator" (DocLens's, where `frequency`, "hint" or "ignore", says how
+    it weighs how many agents agree) or "summarizer" (MDocAgent's analyse / synthesise / conclude)."""
     groups, declined = distinct_answers(candidates)
     if not candidates:
         return Aggregated(NOT_ANSWERABLE, None, "no candidate answers")
@@ -139,10 +158,9 @@ def aggregate(question: str, candidates: list[Candidate], runtime: Runtime, call
     if len(groups) == 1 and not declined and skip_unanimous:
         return Aggregated(groups[0].answer, groups[0].members[0], "every candidate gave this answer")
 
-    prompt = AGGREGATE.format(question=question.strip(), agents=len(candidates),
-                              frequency_rule=FREQUENCY_RULES[frequency],
-                              distinct=len(groups) + bool(declined),
-                              candidates=_candidate_block(candidates, groups, declined, runtime, reasoning_tokens))
+    prompt = ROLES[role].format(frequency_rule=FREQUENCY_RULES[frequency]) + CANDIDATES.format(
+        question=question.strip(), agents=len(candidates), distinct=len(groups) + bool(declined),
+        candidates=_candidate_block(candidates, groups, declined, runtime, reasoning_tokens))
     schema = aggregate_schema([g.answer for g in groups])
     # a reply needs ~100 tokens of reasoning plus the answer; the backend raises this towards the schema's
     # bound when the context has room (jsonout.with_room_for_schema), so a long answer is not cut

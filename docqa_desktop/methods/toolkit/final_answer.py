@@ -38,6 +38,16 @@ def evidence_schema(page_numbers: list[int], quotes: int = 3) -> dict:
                       "required": ["page", "quote"], "additionalProperties": False}}
 
 
+def reasoned_answer_schema(page_numbers: list[int], analysis_chars: int = 600) -> dict:
+    """A reply that reasons first ("analysis"), quotes its evidence by page number, then gives the three parts."""
+    return {"type": "object",
+            "properties": {"analysis": {"type": "string", "maxLength": analysis_chars},
+                           "evidence": evidence_schema(page_numbers),
+                           **final_answer_properties()},
+            "required": ["analysis", "evidence", "answer", "short_answer", "answer_format"],
+            "additionalProperties": False}
+
+
 @dataclass(frozen=True)
 class FinalAnswer:
     answer: str
@@ -48,6 +58,12 @@ class FinalAnswer:
     def answerable(self) -> bool:
         return (self.answer_format != "None" and bool(self.answer.strip() or self.short_answer.strip())
                 and self.short_answer.strip().lower() != NOT_ANSWERABLE.lower())
+
+    @property
+    def comparable(self) -> str:
+        """What an aggregator compares: the short answer (so "6" and "There are 6 figures." agree), or
+        Not answerable."""
+        return (self.short_answer or self.answer) if self.answerable else NOT_ANSWERABLE
 
     @classmethod
     def from_reply(cls, reply: dict) -> "FinalAnswer":
