@@ -266,6 +266,14 @@ def tiny_vlm(tiny_vlm_files):
     backend.close()
 
 
+@pytest.fixture(scope="session")
+def tiny_embedder_folder(tmp_path_factory) -> Path:
+    """A tiny random ColQwen2.5 page embedder saved as a model folder (tests/tiny_colqwen.py)."""
+    import tiny_colqwen
+
+    return tiny_colqwen.save_tiny(tmp_path_factory.mktemp("models") / "tiny-colqwen2.5")
+
+
 def rendered_page(name: str, page: int = 0, dpi: int = 100) -> bytes:
     import pymupdf
 

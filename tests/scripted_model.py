@@ -45,14 +45,14 @@ class ScriptedModel:
 
 
 class FixedRuntimes:
-    def __init__(self, model):
-        self.model = model
+    def __init__(self, model, vision=None):
+        self.model, self.vision_model = model, vision
 
     def text(self):
         return self.model
 
     def vision(self):
-        return None
+        return self.vision_model
 
     def close(self):
         pass
@@ -121,6 +121,46 @@ class DocLensScript:
 
     def kinds(self) -> list[str]:
         return [s["kind"] for s in self.seen]
+
+    def close(self):
+        pass
+
+
+# -- MDocAgent ----------------------------------------------------------------------------------------
+
+AGENT_ROLES = {"You are a text analysis agent": "text agent", "You are an advanced image processing agent": "image agent",
+               "You are an advanced agent capable of analyzing": "general agent"}
+
+
+class MDocAgentScript:
+    """Plays one runtime for MDocAgent: each agent's reply by agent name ("general agent", "text agent", "image
+    agent", "critical agent", "summarize"); every call's agent, prompt, image count and schema is recorded."""
+
+    def __init__(self, replies: dict, vision=False, name="scripted"):
+        self.info = ModelInfo(name, "local", 8192, vision)
+        self.replies = replies
+        self.seen: list[dict] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def chat(self, messages, options, cancel=None):
+        properties = (options.schema or {}).get("properties", {})
+        prompt = messages[-1].text
+        agent = ("summarize" if "reasoning" in properties else "critical agent" if "evidence" not in properties
+                 else next(a for role, a in AGENT_ROLES.items() if role in prompt))
+        self.seen.append({"agent": agent, "prompt": prompt, "images": len(messages[-1].images),
+                          "schema": options.schema})
+        text = json.dumps(self.replies[agent])
+        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
+        completion.parsed = parse_json(text, options.schema)
+        return completion
+
+    def sample(self, messages, options, n=1, cancel=None):
+        return [self.chat(messages, options, cancel) for _ in range(n)]
+
+    def call(self, agent: str) -> dict:
+        return next(s for s in self.seen if s["agent"] == agent)
 
     def close(self):
         pass

@@ -262,3 +262,27 @@ def test_doclens_from_the_method_picker_answers_with_its_steps_and_trace(window,
     phases = [step.phase for step in steps]
     assert "navigating pages" in phases and "answering from 1 page (2 samples)" in phases
     assert [c.step for c in answer.calls][-1] == "adjudicate"
+
+
+def test_mdocagent_from_the_method_picker_answers_with_its_agents_steps(window, qtbot, paper):
+    """MDocAgent in the app: picked by name, each agent's step reaches the window, the answer cites a page the
+    agents read (a scripted model: this test is about the app's path, not the model)."""
+    from scripted_model import FixedRuntimes, MDocAgentScript, sample
+    window.add_paths([str(paper)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    window.service._runtimes = FixedRuntimes(MDocAgentScript({
+        "general agent": sample(), "text agent": sample(), "critical agent": {"text": "the pivot language"},
+        "summarize": {"reasoning": "Agreed.", "answer": "English"}}))
+    steps = []
+    show_step = window.ask_panel.show_step
+    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    window.ask_panel.method.setCurrentText("mdocagent")
+    window.ask_panel.question.setText("Which languages are used as pivot?")
+    window.ask_panel.ask_button.click()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
+    answer = window.answer_view.answer
+    assert answer.method == "mdocagent" and answer.status.value == "answered" and answer.short_answer == "English"
+    assert answer.citations and answer.citations[0].page in {p.page for p in answer.pages_used}
+    phases = [step.phase for step in steps]
+    assert [p.split(":")[0] for p in phases if ":" in p] == ["general agent", "critical agent", "text agent",
+                                                            "summarizing agent"]

@@ -13,7 +13,6 @@ import numpy as np
 import pymupdf
 import pytest
 
-import tiny_colqwen
 from conftest import REPORT_15 as SECOND, SMALL_PAPER, corpus_pdf, make_settings
 from docqa_desktop.cli import main
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
@@ -24,11 +23,6 @@ from docqa_desktop.visual.embedder import EmbedderError, PageEmbedder
 from docqa_desktop.visual.page_images import page_images
 
 
-
-
-@pytest.fixture(scope="session")
-def tiny_embedder_folder(tmp_path_factory):
-    return tiny_colqwen.save_tiny(tmp_path_factory.mktemp("models") / "tiny-colqwen2.5")
 
 
 def visual_service(home, tiny_embedder_folder, **index_changes) -> Service:
