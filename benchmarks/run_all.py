@@ -189,6 +189,16 @@ def _navigator_headline(path: Path) -> list[tuple[str, str]]:
              " → ".join(f"{100 * r['recall']:.1f} / {100 * r['all_hit']:.1f} / {r['pages']:.1f}" for r in curve))]
 
 
+def _segment_headline(path: Path) -> list[tuple[str, str]]:
+    r = _json(path)
+    units = r["units"]
+    return [(f"MDocAgent text unit, {r['questions']} dev questions with evidence: page recall % / all-hit % of the "
+             "top-1 / 4 / 8 passages' pages vs the top-1 / 4 / 8 pages",
+             " · ".join(f"{unit} " + " / ".join(f"{100 * units[f'{unit}@{k}']['recall']:.1f}"
+                                                  f"|{100 * units[f'{unit}@{k}']['all_hit']:.1f}" for k in (1, 4, 8))
+                        for unit in ("chunk", "page")))]
+
+
 def _real_model_command(script: str, *more: str):
     """A benchmark that needs the real 1.5B GGUF (DOCQA_BENCH_GGUF; see benchmarks/eval_real.py)."""
     return lambda a: [PYTHON, str(BENCH / script), "--model", os.environ.get("DOCQA_BENCH_GGUF", ""), *more]
@@ -217,6 +227,13 @@ BENCHMARKS = [
     Benchmark("navigator_sampling", lambda a: [PYTHON, str(BENCH / "navigator_sampling.py"),
                                                str(BENCH / "eval-dev-1.5b/combined-issue16/quick")],
               BENCH / "results/navigator_sampling.json", _navigator_headline),
+    # MDocAgent (issue 17) on the same sample and budget, in one report with the other methods (combined-issue17)
+    Benchmark("eval_real_mdocagent", _real_model_command("eval_real.py", "--budget", "quick", "--every", "3",
+                                                         "--first", "1", "--method", "mdocagent", "--out",
+                                                         str(BENCH / "eval-dev-1.5b/mdocagent-issue17")),
+              BENCH / "eval-dev-1.5b/combined-issue17/quick", _eval_headline),
+    Benchmark("segment_recall", lambda a: [PYTHON, str(BENCH / "segment_recall.py"), "--home", str(a.home)],
+              BENCH / "results/segment_recall.json", _segment_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
               _prefix_headline),
     Benchmark("index_throughput", lambda a: [PYTHON, str(BENCH / "index_throughput.py")] + (["--quick"] if a.quick else []),
