@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import json
 import os
 import shutil
 import socket
@@ -137,6 +138,20 @@ def make_settings(home: Path, **index_changes) -> Settings:
     """Settings under `home`; tests switch off stages they are not about to stay quick."""
     settings = Settings.load(home)
     return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes))
+
+
+def ask_from_the_cli(home: Path, settings: Settings, folder: Path, question: str, method: str, capsys):
+    """Index `folder`, ask through `docqa ask --method M --json` on the built-in model, and return the stored
+    answer with its full trace (the CLI's exit code and JSON checked on the way)."""
+    from docqa_desktop.cli import main
+
+    with Service(settings) as service:
+        service.index([str(folder)])
+    code = main(["ask", question, "--method", method, "--json", "--home", str(home)])
+    printed = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and printed["method"] == method
+    with Service(settings) as service:
+        return service.answer(printed["id"])
 
 
 @pytest.fixture

@@ -13,11 +13,10 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conftest import SMALL_PAPER, corpus_pdf, make_settings
+from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, make_settings
 from layout_pdf import PAGE_SIZE, write_layout_pdf
 from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
-from docqa_desktop.cli import main
 from docqa_desktop.methods.doclens.localizer import ZOOM_HEADER, zoom_elements
 from docqa_desktop.methods.doclens.navigator import named_pages
 from docqa_desktop.methods.evidence import PageSource
@@ -253,14 +252,8 @@ def test_the_builtin_model_answers_with_citations_of_pages_it_read(home, paper, 
     settings = dataclasses.replace(settings, tables={**settings.tables, "methods": {"doclens": dict(
         navigator_samples=2, navigator_page_tokens=40, page_tokens=150, answer_tokens=300, fallback_k=2)}},
         llm=dataclasses.replace(settings.llm, threads=1))
-    with Service(settings) as service:
-        service.index([str(paper)])
-    code = main(["ask", "Which pivot language is used for translation?", "--method", "doclens", "--json",
-                 "--home", str(home)])
-    printed = json.loads(capsys.readouterr().out)
-    assert code in (0, 1) and printed["method"] == "doclens"
-    with Service(settings) as service:
-        answer = service.answer(printed["id"])
+    answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "doclens",
+                              capsys)
     assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE), answer.error
     steps = [c.step for c in answer.calls]
     assert steps[0].startswith("navigate") and any(s.startswith("answer sample") for s in steps)

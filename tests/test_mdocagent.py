@@ -6,14 +6,12 @@ model fed by tiny ColQwen2.5 page-image search."""
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
 
-from conftest import SMALL_PAPER, make_settings
+from conftest import ask_from_the_cli, make_settings
 from scripted_model import FixedRuntimes, MDocAgentScript, sample
 from docqa_desktop.answers import AnswerStatus
-from docqa_desktop.cli import main
 from docqa_desktop.methods.mdocagent.prompts import PREAMBLE
 from docqa_desktop.methods.scope import ScopedSearch
 from docqa_desktop.service import Service
@@ -165,14 +163,8 @@ def test_page_segments_and_a_misspelt_setting(paper_service):
 def test_the_builtin_model_answers_with_citations_of_pages_it_read(home, paper, capsys):
     settings = make_settings(home, layout=False, dense=False)
     settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1))
-    with Service(settings) as service:
-        service.index([str(paper)])
-    code = main(["ask", "Which pivot language is used for translation?", "--method", "mdocagent", "--json",
-                 "--home", str(home)])
-    printed = json.loads(capsys.readouterr().out)
-    assert code in (0, 1) and printed["method"] == "mdocagent"
-    with Service(settings) as service:
-        answer = service.answer(printed["id"])
+    answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "mdocagent",
+                              capsys)
     assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE), answer.error
     assert steps(answer)[:3] == ["general agent", "critical agent", "text agent"]
     assert {c.model for c in answer.calls} == {"smollm2-135m-instruct"}
