@@ -97,6 +97,8 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
         # every call's output is kept, and what each stage of the method kept
         assert all(c["output"].strip() and c["pages"] for c in r["calls"]), r["calls"]
         assert r["stage_pages"]["read"] == r["pages_used"]
+        # llama.cpp's cached prompt prefix, counted per call (simpledoc's reasoner reuses its selection's prompt)
+        assert r["cached_tokens"] == sum(c["cached_tokens"] for c in r["calls"]) <= r["prompt_tokens"]
         assert set(r["stage_pages"]["retrieved"]) and list(r["stage_pages"])[0] == "retrieved"
         if r["evidence_pages"]:
             assert r["stage_metrics"]["read"] == r["page_metrics"]
@@ -105,6 +107,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
     assert "| generalized accuracy % |" in report
     assert "|  | m3docrag | simpledoc |" in report  # side by side
     assert "| judge agrees with rules % |" in report
+    assert "| prompt tokens from the cache % |" in report
     assert "| page recall / all-hit % by stage | retrieved " in report  # m3docrag: retrieved → read
     assert "→ selected " in report and "→ read " in report  # simpledoc's stages too
     for heading in ("Accuracy by evidence source", "Accuracy by evidence pages", "Accuracy by answer format"):

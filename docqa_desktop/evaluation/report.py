@@ -51,8 +51,8 @@ def method_figures(records: list[dict]) -> dict:
         "llm_calls": _mean(r["llm_calls"] for r in records),
         "prompt_tokens": _mean(r["prompt_tokens"] for r in records),
         # share of prompt tokens llama.cpp took from its cache (older records did not count them)
-        "cached_share": _ratio(sum(r.get("cached_tokens", 0) for r in records),
-                               sum(r["prompt_tokens"] for r in records)),
+        "cached_share": _ratio(sum(r["cached_tokens"] for r in records if "cached_tokens" in r),
+                               sum(r["prompt_tokens"] for r in records if "cached_tokens" in r)),
         "output_tokens": _mean(r["output_tokens"] for r in records),
         "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
         "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
