@@ -97,7 +97,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
         # every call's output is kept, and what each stage of the method kept
         assert all(c["output"].strip() and c["pages"] for c in r["calls"]), r["calls"]
         assert r["stage_pages"]["read"] == r["pages_used"]
-        # llama.cpp's cached prompt prefix, counted per call (simpledoc's reasoner reuses its selection's prompt)
+        # llama.cpp's cached prompt prefix, counted per call and per question
         assert r["cached_tokens"] == sum(c["cached_tokens"] for c in r["calls"]) <= r["prompt_tokens"]
         assert set(r["stage_pages"]["retrieved"]) and list(r["stage_pages"])[0] == "retrieved"
         if r["evidence_pages"]:
