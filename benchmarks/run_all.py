@@ -89,6 +89,8 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
         rows.append((f"{method}: pages, calls, tokens per question; p50 / p90 s",
                      f"{f['pages_per_question']:.1f}, {f['llm_calls']:.1f}, "
                      f"{f['prompt_tokens'] + f['output_tokens']:,.0f}; {f['seconds_p50']:.0f} / {f['seconds_p90']:.0f}"))
+        if f["cached_share"] is not None:
+            rows.append((f"{method}: prompt tokens taken from llama.cpp's cache %", f"{100 * f['cached_share']:.1f}"))
     return rows
 
 
@@ -194,8 +196,8 @@ def _segment_headline(path: Path) -> list[tuple[str, str]]:
     units = r["units"]
     return [(f"MDocAgent text unit, {r['questions']} dev questions with evidence: page recall % / all-hit % of the "
              "top-1 / 4 / 8 passages' pages vs the top-1 / 4 / 8 pages",
-             " · ".join(f"{unit} " + " / ".join(f"{100 * units[f'{unit}@{k}']['recall']:.1f}"
-                                                  f"|{100 * units[f'{unit}@{k}']['all_hit']:.1f}" for k in (1, 4, 8))
+             " · ".join(f"{unit} " + ", ".join(f"{100 * units[f'{unit}@{k}']['recall']:.1f} / "
+                                                  f"{100 * units[f'{unit}@{k}']['all_hit']:.1f}" for k in (1, 4, 8))
                         for unit in ("chunk", "page")))]
 
 
