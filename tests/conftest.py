@@ -140,6 +140,20 @@ def make_settings(home: Path, **index_changes) -> Settings:
     return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes))
 
 
+def count_images_sent(runtime) -> list[int]:
+    """Wrap `runtime`'s chat and sample so that the list returned grows by the number of images each call sends."""
+    counts: list[int] = []
+    original = runtime.sample
+
+    def recording(messages, options, n=1, cancel=None):
+        counts.append(len(messages[-1].images))
+        return original(messages, options, n, cancel=cancel)
+
+    runtime.sample = recording
+    runtime.chat = lambda messages, options, cancel=None: recording(messages, options, 1, cancel)[0]
+    return counts
+
+
 def ask_from_the_cli(home: Path, settings: Settings, folder: Path, question: str, method: str, capsys):
     """Index `folder`, ask through `docqa ask --method M --json` on the built-in model, and return the stored
     answer with its full trace (the CLI's exit code and JSON checked on the way)."""

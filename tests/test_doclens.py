@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, make_settings
+from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, count_images_sent, make_settings
 from layout_pdf import PAGE_SIZE, write_layout_pdf
 from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
@@ -274,16 +274,7 @@ def test_the_tiny_vision_model_gets_page_screenshots_and_crops(tmp_path, tiny_vl
     with Service(settings) as service:
         service.index([str(library)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
-        runtime = service.runtimes.vision()
-        seen_images: list[int] = []
-        original = runtime.sample
-
-        def recording(messages, options, n=1, cancel=None):
-            seen_images.append(len(messages[-1].images))
-            return original(messages, options, n, cancel=cancel)
-
-        runtime.sample = recording
-        runtime.chat = lambda messages, options, cancel=None: recording(messages, options, 1, cancel)[0]
+        seen_images = count_images_sent(service.runtimes.vision())
         answer = service.ask("What does the chart show?", method="doclens",
                              overrides=dict(navigator_samples=1, answer_samples=1, navigator_page_tokens=60,
                                             page_tokens=120, answer_tokens=120, crops_per_page=1,

@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from conftest import ask_from_the_cli, make_settings
+from conftest import ask_from_the_cli, count_images_sent, make_settings
 from scripted_model import FixedRuntimes, MDocAgentScript, sample
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.methods.mdocagent.prompts import PREAMBLE
@@ -186,16 +186,7 @@ def test_page_image_search_feeds_the_tiny_vision_models_image_agent(home, paper,
         assert service.index([str(paper)]).pages_embedded_visually == 8
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
         visual_top = [h.page for h in service.search(QUESTION, k=2, mode="visual")]
-        images_seen: list[int] = []
-        runtime = service.runtimes.vision()
-        original = runtime.sample
-
-        def recording(messages, options, n=1, cancel=None):
-            images_seen.append(len(messages[-1].images))
-            return original(messages, options, n, cancel=cancel)
-
-        runtime.sample = recording
-        runtime.chat = lambda messages, options, cancel=None: recording(messages, options, 1, cancel)[0]
+        images_seen = count_images_sent(service.runtimes.vision())
         answer = service.ask(QUESTION, method="mdocagent",
                              overrides=dict(text_k=1, image_k=2, agent_tokens=120, critical_tokens=60))
     assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE), answer.error
