@@ -144,7 +144,8 @@ class LocalBackend(Backend):
 
     def _generate(self, llm, messages: list[Message], options: Options, n: int,
                   cancel: threading.Event | None) -> tuple[list[tuple[dict, TokenObserver, float]], "_Evaluated"]:
-        """(one raw completion per sample, the prompt's length and cached prefix). Let the chat handler format (and for vision, encode) the prompt once, then sample n times.
+        """(one raw completion per sample, the prompt's length and cached prefix). Let the chat handler format
+        (and for vision, encode) the prompt once, then sample n times.
 
         The handler ends by calling llm.create_completion(prompt=tokens, ...); intercepting that call
         gives the evaluated prompt, and each further completion of the same tokens reuses its KV cache

@@ -16,7 +16,6 @@ from typing import Any, Callable, Protocol
 from ..answers import Answer, LlmCall, PageRef
 from ..domain import BBox, ChunkHit
 from ..llm import Completion, Message, Options
-from ..llm.budget import share_budget
 from ..llm.jsonout import output_token_bound
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
@@ -26,7 +25,7 @@ from .toolkit import page_content
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 from .toolkit.batches import multi_document
-from .toolkit.passages import fit_to_question
+from .toolkit.passages import fit_all_to_question
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
@@ -148,17 +147,13 @@ class MethodContext:
         order, `images_of(ref)` (default: the page rendered at image_side)."""
         labels = [page_label(i, ref, self.multi_document(refs)) for i, ref in enumerate(refs, 1)]
         text_of = text_of or self.pages.text
-
-        def fit(counter, text: str, limit: int) -> str:
-            return fit_to_question(counter, text, limit, query)
-
         texts = []
         for ref in refs:
             try:
-                texts.append(fit(runtime, text_of(ref), page_tokens))
+                texts.append(text_of(ref))
             except PageGone:
                 texts.append("")
-        texts = share_budget(runtime, texts, budget, fit)
+        texts = fit_all_to_question(runtime, texts, page_tokens, budget, query)
         body = "\n\n".join(f"[{label}]\n{text}" for label, text in zip(labels, texts))
         images: tuple[bytes, ...] = ()
         if runtime.info.vision:

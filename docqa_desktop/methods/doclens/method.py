@@ -15,12 +15,12 @@ from ...llm.jsonout import output_token_bound
 from ..base import IMAGE_TOKENS, PROMPT_RESERVE_TOKENS, MethodContext
 from ..citations import cite
 from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate
-from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
 from ..toolkit.page_content import PageElement
 from ..toolkit.prompt_layout import evidence_first
 from .localizer import PageEvidence, localize, zoom_elements
 from .navigator import Navigation, navigate
-from .prompts import SAMPLER_IMAGE_NOTE, SAMPLER_INSTRUCTIONS, SAMPLER_PAGES, SAMPLER_REQUEST, sampler_schema
+from .prompts import SAMPLER_IMAGE_NOTE, SAMPLER_INSTRUCTIONS, SAMPLER_PAGES, SAMPLER_REQUEST
 
 MIN_PAGE_TEXT_TOKENS = 150  # the least text a page keeps in the answer prompt: below this it is left out
 
@@ -62,7 +62,7 @@ def run(ctx: MethodContext) -> None:
 
 def _answer_options(settings, pages: int) -> Options:
     return Options(max_tokens=settings.answer_tokens, temperature=settings.navigator_temperature,
-                   schema=sampler_schema(list(range(1, pages + 1))))
+                   schema=reasoned_answer_schema(list(range(1, pages + 1))))
 
 
 def _fit_evidence(ctx: MethodContext, located: list[PageRef], navigation: Navigation,

@@ -11,7 +11,7 @@ Adaptations, each for a reason:
 """
 from __future__ import annotations
 
-from ..toolkit.final_answer import FINAL_PARTS, reasoned_answer_schema
+from ..toolkit.final_answer import FINAL_PARTS
 
 NUMERICAL_RULES = """- Rules of numerical answers:
  - If the user asks for an absolute number (e.g., with questions like "How many...?"), you must first attempt to locate the number directly. If it cannot be found, {find} the relevant percentage and total count (or other necessary data) to calculate the absolute number. If the calculated absolute number for discrete entities (e.g., people, companies, objects) is a decimal, you must round it to the nearest whole number.
@@ -75,7 +75,3 @@ def navigator_schema(page_ids: list[int], analysis_chars: int = 400) -> dict:
                                              "maxItems": len(page_ids)},
                            "prediction": {"type": "string", "maxLength": 200}},
             "required": ["analysis", "located_pages", "prediction"], "additionalProperties": False}
-
-
-def sampler_schema(page_numbers: list[int]) -> dict:
-    return reasoned_answer_schema(page_numbers)

@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...answers import PageRef
-from ...llm.budget import share_budget
 from ...llm.runtime import Runtime
 from ...retrieval.page_retriever import VisualUnavailable
 from ..base import MethodContext, page_label
 from ..evidence import PageGone
-from ..toolkit.passages import fit_to_question
+from ..toolkit.passages import fit_all_to_question
 from .prompts import IMAGE_EVIDENCE, TEXT_EVIDENCE
 
 
@@ -33,7 +32,7 @@ class Retrieved:
     a page both found is one PageRef, so the agents' page lists compare by identity."""
     segments: list[Segment]  # T_q, best first
     images: list[PageRef]  # I_q, best first (empty when no agent can read images)
-    pages: list[PageRef] = field(default_factory=list)
+    pages: list[PageRef] = field(init=False)
 
     def __post_init__(self):
         by_key: dict = {}
@@ -85,10 +84,7 @@ def retrieve_images(ctx: MethodContext) -> list[PageRef]:
 def text_evidence(retrieved: Retrieved, runtime: Runtime, budget: int, segment_tokens: int, question: str) -> str:
     """The segments, each labelled with its page, within `budget` tokens (a long one keeps the passages that
     match the question)."""
-    def fit(counter, text: str, limit: int) -> str:
-        return fit_to_question(counter, text, limit, question)
-
-    texts = share_budget(runtime, [fit(runtime, s.text, segment_tokens) for s in retrieved.segments], budget, fit)
+    texts = fit_all_to_question(runtime, [s.text for s in retrieved.segments], segment_tokens, budget, question)
     blocks = [f"[Segment {i}, {retrieved.label(s.page)}]\n{text}"
               for i, (s, text) in enumerate(zip(retrieved.segments, texts), 1)]
     return TEXT_EVIDENCE.format(segments="\n\n".join(blocks))

@@ -114,8 +114,8 @@ def distinct_answers(candidates: list[Candidate]) -> tuple[list[_Group], list[in
     groups: dict[str, _Group] = {}
     declined: list[int] = []
     for i, candidate in enumerate(candidates):
-        key = normalise(candidate.answer)
-        if key in _NOT_ANSWERABLE_FORMS:
+        key = _answer_key(candidate.answer)
+        if not key:
             declined.append(i)
         elif key in groups:
             groups[key].members.append(i)
@@ -126,10 +126,14 @@ def distinct_answers(candidates: list[Candidate]) -> tuple[list[_Group], list[in
 
 def supporters(candidates: list[Candidate], answer: str) -> list[int]:
     """The indices of the candidates that gave `answer` (after normalisation; "" counts as Not answerable)."""
+    key = _answer_key(answer)
+    return [i for i, c in enumerate(candidates) if _answer_key(c.answer) == key]
+
+
+def _answer_key(answer: str) -> str:
+    """The normalised answer, "" for Not answerable or no answer."""
     key = normalise(answer)
-    key = "" if key in _NOT_ANSWERABLE_FORMS else key
-    return [i for i, c in enumerate(candidates)
-            if (normalise(c.answer) if normalise(c.answer) not in _NOT_ANSWERABLE_FORMS else "") == key]
+    return "" if key in _NOT_ANSWERABLE_FORMS else key
 
 
 def aggregate_schema(answers: list[str]) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...llm.budget import TRIM_MARK, TokenCounter, trim_to_tokens
+from ...llm.budget import TRIM_MARK, TokenCounter, share_budget, trim_to_tokens
 from ...retrieval.chunks import lexical_scores
 
 WORDS_PER_PASSAGE = 60
@@ -89,6 +89,14 @@ def fit_to_question(counter: TokenCounter, text: str, limit: int, question: str)
     for i in range(len(parts)):  # what room is left goes to the rest, in page order
         keep(i)
     return _join(parts, sorted(kept))
+
+
+def fit_all_to_question(counter: TokenCounter, texts: list[str], each: int, budget: int, question: str) -> list[str]:
+    """Each text within `each` tokens and all of them within `budget`, every cut keeping what matches `question`."""
+    def fit(counter_: TokenCounter, text: str, limit: int) -> str:
+        return fit_to_question(counter_, text, limit, question)
+
+    return share_budget(counter, [fit(counter, text, each) for text in texts], budget, fit)
 
 
 def _join(parts: list[Passage], kept: list[int]) -> str:
