@@ -164,3 +164,58 @@ class MDocAgentScript:
 
     def close(self):
         pass
+
+
+# -- MMRAG-DocQA --------------------------------------------------------------------------------------
+
+
+class MMRAGScript:
+    """Plays the text model for MMRAG-DocQA: summaries for the tree ("summary N" unless `fail_after` summaries
+    were written, then it raises, like a crash mid-build), re-ranking scores by page from `scores` (default
+    0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
+
+    def __init__(self, scores: dict[int, float] | None = None, answer: dict | None = None,
+                 fail_after: int | None = None, context: int = 8192):
+        self.info = ModelInfo("scripted", "local", context, False)
+        self.scores, self.answer, self.fail_after = scores or {}, answer, fail_after
+        self.seen: list[tuple[str, str]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def calls(self, kind: str) -> list[str]:
+        return [prompt for k, prompt in self.seen if k == kind]
+
+    def chat(self, messages, options, cancel=None):
+        prompt = messages[-1].text
+        properties = (options.schema or {}).get("properties", {})
+        if "verdicts" in properties:
+            kind = "rerank"
+            pages = properties["verdicts"]["items"]["properties"]["page"]["enum"]
+            reply = {"verdicts": [{"page": p, "reasoning": f"page {p} looked at",
+                                   "relevance_score": self.scores.get(p, 0.5)} for p in pages]}
+        elif "step_by_step_analysis" in properties:
+            kind = "answer"
+            reply = self.answer or mmrag_answer()
+        else:
+            kind = "summary"
+            if self.fail_after is not None and len(self.calls("summary")) >= self.fail_after:
+                raise RuntimeError("the process was killed")
+            reply = f"summary {len(self.calls('summary')) + 1} of the pivot translation paper"
+        self.seen.append((kind, prompt))
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
+        if options.schema:
+            completion.parsed = parse_json(text, options.schema)
+        return completion
+
+    def close(self):
+        pass
+
+
+def mmrag_answer(answer="English", relevant=(1,), fmt="Str"):
+    answerable = fmt != "None"
+    return {"step_by_step_analysis": "1. The question asks for the pivot. 2. Page 1 names English.",
+            "reasoning_summary": "Page 1 says English is the pivot.", "relevant_pages": list(relevant),
+            "answer": f"The pivot language is {answer}." if answerable else "", "short_answer":
+            answer if answerable else "Not answerable", "answer_format": fmt}

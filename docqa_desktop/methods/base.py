@@ -13,6 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+import numpy as np
+
 from ..answers import Answer, LlmCall, PageRef
 from ..domain import BBox, ChunkHit
 from ..llm import Completion, Message, Options
@@ -41,6 +43,10 @@ class Search(Protocol):
     def chunks(self, query: str, k: int) -> list[ChunkHit]: ...
 
     def all_pages(self) -> list[PageRef]: ...
+
+    def documents(self) -> list[int]: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass
@@ -107,6 +113,15 @@ class MethodContext:
         self.check_cancel()
         return self.search.all_pages()
 
+    def scope_documents(self) -> list[int]:
+        """The ids of the documents the question is about (every live document when none were named)."""
+        return self.search.documents()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
+        self.check_cancel()
+        return self.search.embed(texts)
+
     def page_of(self, chunk: ChunkHit) -> PageRef | None:
         refs = self.pages.refs_for([(chunk.doc_id, chunk.page)])
         return refs[0] if refs else None
@@ -127,6 +142,19 @@ class MethodContext:
         """The page as Markdown in reading order (its plain text when layout found nothing); each picture's
         placeholder is followed by its entry in `descriptions` ({element seq: text}) when there is one."""
         return page_content.page_markdown(self.db, ref, descriptions)
+
+    def described_markdown(self, ref: PageRef, pictures: list[PageElement] | None = None) -> str:
+        """The page's Markdown with each of `pictures` (default: all its pictures) described after its
+        placeholder (describe()); every description is noted in the trace."""
+        descriptions = {}
+        for element in self.elements(ref, {"picture"}) if pictures is None else pictures:
+            if element.kind == "picture":
+                description = self.describe(ref, element)
+                descriptions[element.seq] = description.text
+                self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
+                                         f"{description.source}"
+                                         + (f" ({description.model})" if description.model else ""))
+        return self.markdown(ref, descriptions)
 
     def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
         """PNG of a region of the page, rendered as sharp as `max_pixels` allows."""
@@ -185,6 +213,13 @@ class PrepareContext:
     progress: ProgressFn = lambda progress: None
     cancel: threading.Event | None = None
     trace: Answer = field(default_factory=lambda: Answer(id="", question="", method="prepare"))
+    embedder: Any = None  # the chunks' sentence embedder (None: the built-in one, loaded when first needed)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self.embedder is None:
+            from ..index.embedder import default_embedder
+            self.embedder = default_embedder()
+        return self.embedder.embed(texts)
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
              pages: list[PageRef] = ()) -> Completion:

@@ -11,11 +11,11 @@ from ..answers import AnswerStatus
 from ..llm import ModelError
 from ..progress import Cancelled
 from ..settings import Settings, SettingsError, merge_section
-from . import doclens, m3docrag, mdocagent, simpledoc
+from . import doclens, m3docrag, mdocagent, mmrag, simpledoc
 from .base import MethodContext, MethodSpec
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
-                                                                 mdocagent.SPEC)}
+                                                                 mdocagent.SPEC, mmrag.SPEC)}
 
 
 class UnknownMethod(ValueError):

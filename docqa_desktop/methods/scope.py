@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..answers import PageRef
 from ..domain import ChunkHit
 from ..retrieval.page_retriever import PageRetriever
-from ..store import content
+from ..store import catalog, content
 from .evidence import PageSource
 
 
@@ -22,3 +22,12 @@ class ScopedSearch:
     def all_pages(self) -> list[PageRef]:
         """Every page in scope (the named documents, else the whole library), in document and page order."""
         return self.source.refs_for(content.pages_in_scope(self.source.db.cursor(), self.doc_ids))
+
+    def documents(self) -> list[int]:
+        """The documents in scope: the named ones, else every live document."""
+        if self.doc_ids is not None:
+            return list(self.doc_ids)
+        return sorted(catalog.live_documents(self.source.db.cursor()))
+
+    def embed(self, texts: list[str]):
+        return self.retriever.text.embedder.embed(texts)

@@ -70,7 +70,8 @@ def drop_orphan_documents(cur) -> int:
     orphans = [r[0] for r in cur.execute(
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
-    for table in ("pages", "words", "elements", "chunks", "page_vectors", "artifacts"):
+    for table in ("pages", "words", "elements", "chunks", "page_vectors", "artifacts", "tree_nodes",
+                  "tree_builds"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     cur.execute("DELETE FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     return len(orphans)

@@ -137,11 +137,41 @@ DROP TABLE page_summaries;
 CREATE INDEX artifacts_page ON artifacts(kind, doc_id, page);
 """
 
+# Summary trees (MMRAG-DocQA's topological cross-page index, built RAPTOR-style): per document and summarising
+# model, layers of LLM summaries of clustered chunks. Layer 1 summarises chunks (children = chunk ids), layer
+# n > 1 summarises layer n-1 (children = node ids). A layer is planned in one transaction (its nodes with text
+# NULL), then each summary is written on its own, so a killed build resumes where it stopped; tree_builds
+# marks a document's tree as finished. Nodes go with their document; `docqa repair` does not carry them over
+# (their children are chunk ids of the old file) and the prepare step builds them again.
+SCHEMA_V4 = """
+CREATE SEQUENCE tree_node_ids;
+CREATE TABLE tree_nodes (
+    id BIGINT PRIMARY KEY DEFAULT nextval('tree_node_ids'),
+    doc_id BIGINT NOT NULL,
+    model VARCHAR NOT NULL,          -- the model that wrote the summaries
+    layer INTEGER NOT NULL,          -- 1: summaries of chunks; n: summaries of layer n-1
+    seq INTEGER NOT NULL,            -- the cluster's number within its layer
+    children BIGINT[] NOT NULL,      -- chunk ids (layer 1) or node ids (layer n-1)
+    pages INTEGER[] NOT NULL,        -- the pages the node's leaves lie on
+    text VARCHAR,                    -- NULL until summarised
+    embedding FLOAT[384],            -- all-MiniLM-L6-v2 of the text, like the chunks
+    created_at TIMESTAMP DEFAULT current_timestamp
+);
+CREATE INDEX tree_nodes_doc ON tree_nodes(doc_id, model, layer);
+CREATE TABLE tree_builds (
+    doc_id BIGINT NOT NULL,
+    model VARCHAR NOT NULL,
+    layers INTEGER NOT NULL,         -- summary layers built
+    finished_at TIMESTAMP DEFAULT current_timestamp
+);
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
     (2, SCHEMA_V2),
     (3, SCHEMA_V3),
+    (4, SCHEMA_V4),
 ]
 LATEST = MIGRATIONS[-1][0]
 

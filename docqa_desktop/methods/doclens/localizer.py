@@ -32,14 +32,7 @@ def localize(ctx: MethodContext, ref: PageRef, vision: bool, elements: list[Page
     """The page's evidence for the Answer Sampler, zooming into `elements` (zoom_elements): crops for a vision
     model, descriptions of the pictures among them for a text model."""
     if not vision:
-        descriptions = {}
-        for element in elements:
-            if element.kind == "picture":
-                description = ctx.describe(ref, element)
-                descriptions[element.seq] = description.text
-                ctx.answer.notes.append(f"describe {_name(ref, element)}: {description.source}"
-                                        + (f" ({description.model})" if description.model else ""))
-        return PageEvidence(ref, ctx.markdown(ref, descriptions), ())
+        return PageEvidence(ref, ctx.described_markdown(ref, elements), ())
     images = [ctx.pages.image(ref, ctx.image_side)]
     listed = []
     for element in elements:

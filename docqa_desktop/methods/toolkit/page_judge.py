@@ -36,8 +36,12 @@ CallFn = Callable[..., Completion]  # ctx.call(step, runtime, messages, options,
 @dataclass(frozen=True)
 class PageVerdict:
     ref: PageRef
-    relevant: bool
+    score: float  # 1.0 / 0.0 for a yes/no rubric; the rubric's scale otherwise
     reason: str
+
+    @property
+    def relevant(self) -> bool:
+        return self.score >= 0.5
 
 
 # Instructions after DocLens appendix A "Prompt used for the Page Navigator" (recall is the main objective,
@@ -68,12 +72,32 @@ JUDGE_REPLY = """
 Reply in JSON: "verdicts", one for each of the pages {pages}, in that order, each with "page" (the number after "Page"), "reason" (a few words on what the page holds that matters, or why it does not) and "relevant" (true or false)."""
 
 
-def judge_schema(page_ids: list[int]) -> dict:
+@dataclass(frozen=True)
+class Rubric:
+    """What the judge asks about each page: instructions (first, cached across batches), the question's block,
+    the reply line ({pages}), and the verdict's reason and value keys with the value's JSON schema."""
+    instructions: str
+    question: str
+    reply: str
+    value_key: str
+    value_schema: dict
+    reason_key: str = "reason"
+    reason_chars: int = REASON_CHARS
+
+    @property
+    def reply_tokens_per_page(self) -> int:
+        return REPLY_TOKENS_PER_PAGE + max(0, self.reason_chars - REASON_CHARS) // 3
+
+
+RELEVANT = Rubric(JUDGE_INSTRUCTIONS, JUDGE_QUESTION, JUDGE_REPLY, "relevant", {"type": "boolean"})
+
+
+def judge_schema(page_ids: list[int], rubric: Rubric = RELEVANT) -> dict:
     verdict = {"type": "object",
                "properties": {"page": {"type": "integer", "enum": page_ids},
-                              "reason": {"type": "string", "maxLength": REASON_CHARS},
-                              "relevant": {"type": "boolean"}},
-               "required": ["page", "reason", "relevant"], "additionalProperties": False}
+                              rubric.reason_key: {"type": "string", "maxLength": rubric.reason_chars},
+                              rubric.value_key: rubric.value_schema},
+               "required": ["page", rubric.reason_key, rubric.value_key], "additionalProperties": False}
     return {"type": "object",
             "properties": {"verdicts": {"type": "array", "items": verdict, "maxItems": len(page_ids)}},
             "required": ["verdicts"], "additionalProperties": False}
@@ -81,7 +105,7 @@ def judge_schema(page_ids: list[int]) -> dict:
 
 def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRef], str], runtime: Runtime,
                 call: CallFn, budget_tokens: int, per_page_tokens: int, step: str = "judge pages",
-                max_batch_pages: int | None = None) -> list[PageVerdict]:
+                max_batch_pages: int | None = None, rubric: Rubric = RELEVANT) -> list[PageVerdict]:
     """A verdict for every page of `pages`, in their order.
 
     Each page's text is trimmed to `per_page_tokens`; pages are then packed greedily in order into batches
@@ -90,14 +114,15 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     tokens (8 a message locally) and the reply (REPLY_TOKENS_PER_PAGE a page asked for, raised by the
     backend towards the schema's bound when the context has room) are the caller's margin. A page too long to fit even
     alone is trimmed further until it does. `max_batch_pages` (DocLens's K) also caps a batch's size.
-    One `call` per batch; a page the model gives no verdict for counts as not relevant ("no verdict"); if
-    it gives two, the first counts. `page_text` should return "" for a page that cannot be read."""
+    One `call` per batch; a page the model gives no verdict for counts as not relevant (score 0, "no
+    verdict"); if it gives two, the first counts. `page_text` should return "" for a page that cannot be read.
+    `rubric` says what is asked (default: relevant or not; MMRAG-DocQA's re-ranker: a 0–1 score)."""
     if not pages:
         return []
     ids = page_ids(pages)
     texts = [trim_to_tokens(runtime, page_text(ref), per_page_tokens) for ref in pages]
     labels = [page_name(ids[i], ref, ids[i] != ref.page or multi_document(pages)) for i, ref in enumerate(pages)]
-    head = JUDGE_INSTRUCTIONS + JUDGE_QUESTION.format(question=question.strip())
+    head = rubric.instructions + rubric.question.format(question=question.strip())
 
     def prompt(batch: list[int], override: tuple[int, str] | None = None) -> str:
         blocks = []
@@ -105,7 +130,7 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
             text = override[1] if override and override[0] == i else texts[i]
             blocks.append(f"[{labels[i]}]\n{text}".rstrip())
         listed = ", ".join(str(ids[i]) for i in batch)
-        return head + "\n\n".join(blocks) + "\n" + JUDGE_REPLY.format(pages=listed)
+        return head + "\n\n".join(blocks) + "\n" + rubric.reply.format(pages=listed)
 
     def fits(batch: list[int]) -> bool:
         return runtime.count_tokens(prompt(batch)) <= budget_tokens
@@ -118,13 +143,13 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     verdicts: dict[int, PageVerdict] = {}
     for batch in batches:
         batch_ids = [ids[i] for i in batch]
-        schema = judge_schema(batch_ids)
-        options = Options(max_tokens=16 + REPLY_TOKENS_PER_PAGE * len(batch), temperature=0.0, schema=schema)
+        schema = judge_schema(batch_ids, rubric)
+        options = Options(max_tokens=16 + rubric.reply_tokens_per_page * len(batch), temperature=0.0, schema=schema)
         completion = call(step, runtime, [Message("user", prompt(batch))], options, [pages[i] for i in batch])
         reply = completion.parsed if completion.parsed is not None else parse_json(completion.text, schema)
         by_id = {ids[i]: i for i in batch}
         for item in reply["verdicts"]:
             i = by_id.get(item["page"])
             if i is not None and i not in verdicts:
-                verdicts[i] = PageVerdict(pages[i], bool(item["relevant"]), item["reason"].strip())
-    return [verdicts.get(i) or PageVerdict(ref, False, NO_VERDICT) for i, ref in enumerate(pages)]
+                verdicts[i] = PageVerdict(pages[i], float(item[rubric.value_key]), item[rubric.reason_key].strip())
+    return [verdicts.get(i) or PageVerdict(ref, 0.0, NO_VERDICT) for i, ref in enumerate(pages)]

@@ -1,0 +1,118 @@
+"""MMRAG-DocQA (Gong et al., 2026; ../shared/papers/mmrag-docqa.txt): parent pages of the best in-page chunks,
+re-ranked by the LLM, with the summary-tree nodes nearest the question, answered with the paper's
+chain-of-thought and structured output.
+
+Steps: retrieve `chunk_k` chunks → their parent pages ("retrieved") → the LLM scores each page 0–1 ("rerank"
+calls) → the top `pages` by the blended score ("selected") → the top `tree_nodes` summary-tree nodes → one
+answer call ("answer") over the pages' text and tables, each picture's description (a vision model's, else the
+words inside it), the page images when the reader is a vision model, and the nodes. The reply's relevant pages
+are the citations, located on the page by the answer's words. Without a summary tree by the text model (built
+by `docqa prepare --method mmrag`), the answer is made without tree nodes and the trace says so.
+"""
+from __future__ import annotations
+
+from ...answers import AnswerStatus
+from ...llm import Options
+from ...llm.budget import trim_to_tokens
+from ...settings import SettingsError
+from ...store import catalog, summary_tree
+from ..base import MethodContext
+from ..citations import cite
+from ..toolkit.final_answer import NOT_ANSWERABLE, FinalAnswer, record
+from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
+from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
+from .retrieval import TreeHit, parent_pages, rerank, tree_hits
+
+INSTRUCTIONS = f"{GUIDELINES}\n\n{RESPONSE_FORMAT}\n\n{EXAMPLES}"
+
+
+def run(ctx: MethodContext) -> None:
+    settings, answer = ctx.settings, ctx.answer
+    _check(settings)
+    answer.iterations = 1
+    ctx.step(f"retrieving the {settings.chunk_k} best passages and their pages")
+    candidates = parent_pages(ctx)
+    answer.note_stage("retrieved", [ref for ref, _ in candidates])
+    if not candidates:
+        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
+        answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+        return
+    ctx.step(f"re-ranking {len(candidates)} pages")
+    ranked = rerank(ctx, candidates)
+    selected = [page.ref for page in ranked[:settings.pages]]
+    answer.notes.extend(f"rerank: {page.ref.doc} p.{page.ref.page} llm {page.llm:.1f}, retrieval "
+                        f"{page.retrieval:.3f} → {page.combined:.3f}" for page in ranked)
+    answer.note_stage("selected", selected)
+    nodes = _tree_nodes(ctx)
+    _answer(ctx, selected, nodes)
+
+
+def _tree_nodes(ctx: MethodContext) -> list[TreeHit]:
+    """The nearest tree nodes, with a note on the documents that have no finished tree yet."""
+    if ctx.settings.tree_nodes <= 0:
+        ctx.answer.notes.append("tree: summary retrieval is off (tree_nodes = 0)")
+        return []
+    doc_ids = ctx.scope_documents()
+    model = ctx.text_model.info.name
+    finished = summary_tree.finished(ctx.db.cursor(), doc_ids, model)
+    unfinished = [d for d in doc_ids if d not in finished]
+    if unfinished:
+        names = catalog.doc_paths(ctx.db.cursor())
+        listed = ", ".join(names.get(d, str(d)).rsplit("/", 1)[-1] for d in unfinished[:5])
+        more = f" and {len(unfinished) - 5} more" if len(unfinished) > 5 else ""
+        ctx.answer.notes.append(f"tree: no finished summary tree by {model} for {listed}{more}; answering with "
+                                f"the nodes written so far (docqa prepare --method mmrag builds them)")
+    hits = tree_hits(ctx, doc_ids, ctx.settings.tree_nodes)
+    summaries = sum(hit.layer > 0 for hit in hits)
+    ctx.answer.notes.append(f"tree: {len(hits)} nodes retrieved ({summaries} summaries, {len(hits) - summaries} "
+                            f"leaves)")
+    return hits
+
+
+def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
+    settings, answer = ctx.settings, ctx.answer
+    model = ctx.reader
+    numbers = list(range(1, len(pages) + 1))
+    options = Options(max_tokens=settings.answer_tokens,
+                      schema=answer_schema(numbers, analysis_chars=settings.answer_tokens * 2))
+    node_block = _node_block(ctx, nodes, pages)
+    images = len(pages) if model.info.vision else 0
+    budget = ctx.text_budget(model, options, images) - model.count_tokens(node_block)
+    ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
+    _, page_text, images = ctx.page_block(pages, model, budget, settings.page_tokens, ctx.question,
+                                          text_of=ctx.described_markdown)
+    context = CONTEXT.format(pages=page_text, summaries=SUMMARIES.format(nodes=node_block) if node_block else "")
+    if images:
+        context += "\n" + PAGE_IMAGES_NOTE
+    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, context, REQUEST.format(
+        question=QUESTION.format(question=ctx.question)), images), options, pages).parsed
+    answer.pages_used = list(pages)
+    answer.note_stage("read", pages)
+    final = FinalAnswer.from_reply(reply)
+    if record(answer, final):
+        relevant = [pages[n - 1] for n in dict.fromkeys(reply["relevant_pages"])]
+        answer.citations = cite(ctx.pages, [(ref, "") for ref in relevant], final.answer or final.short_answer,
+                                relevant or pages)
+
+
+def _node_block(ctx: MethodContext, nodes: list[TreeHit], pages) -> str:
+    """The tree nodes, each with the pages it covers, cut to node_tokens each."""
+    several = len({hit.doc_id for hit in nodes} | {ref.doc_id for ref in pages}) > 1
+    names = catalog.doc_paths(ctx.db.cursor()) if several else {}
+    lines = []
+    for hit in nodes:
+        covered = ", ".join(str(p) for p in hit.pages[:12]) + (" …" if len(hit.pages) > 12 else "")
+        where = f"{names.get(hit.doc_id, '').rsplit('/', 1)[-1]}, " if several else ""
+        kind = "summary" if hit.layer else "passage"
+        text = trim_to_tokens(ctx.text_model, hit.text, ctx.settings.node_tokens)
+        lines.append(f"[{kind} of {where}page{'s' if len(hit.pages) > 1 else ''} {covered}]\n{text}")
+    return "\n\n".join(lines)
+
+
+def _check(settings) -> None:
+    if not 0.0 <= settings.llm_weight <= 1.0:
+        raise SettingsError(f"mmrag: llm_weight must be between 0 and 1, not {settings.llm_weight}")
+    for name in ("chunk_k", "pages", "rerank_batch_pages", "tree_layers"):
+        if getattr(settings, name) < 1:
+            raise SettingsError(f"mmrag: {name} must be at least 1, not {getattr(settings, name)}")
+

@@ -1,0 +1,97 @@
+"""MMRAG-DocQA's multi-granularity retrieval (eq. 10-16): parent pages of the best chunks, re-ranked by the LLM,
+and the summary-tree nodes nearest the question.
+
+Parent-page retrieval: the top `chunk_k` chunks (the in-page index: passages ranked by fused from BM25 and dense
+scores) lead to their pages; each page's retrieval score is its best chunk's. The LLM scores every candidate
+page 0–1 (toolkit page judge with the paper's re-ranking prompt and scale), and pages are ranked by
+llm_weight × LLM score + (1 − llm_weight) × retrieval score (the authors' code: 0.7; eq. 12 is 1.0).
+
+Summary retrieval: cosine similarity between the question and every written node of the documents' trees by the
+text model — all layers, plus the leaves (the documents' chunks) as in RAPTOR's collapsed tree when
+`tree_leaves` — best first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...answers import PageRef
+from ...store import summary_tree
+from ..base import MethodContext
+from ..evidence import PageGone
+from ..toolkit.page_judge import judge_pages
+from .prompts import rerank_rubric
+
+
+@dataclass(frozen=True)
+class RankedPage:
+    ref: PageRef
+    retrieval: float  # its best chunk's fused score
+    llm: float  # the re-ranker's 0–1 score
+    combined: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class TreeHit:
+    layer: int  # 0: a leaf (a chunk)
+    doc_id: int
+    pages: list[int]
+    text: str
+    score: float
+
+
+def parent_pages(ctx: MethodContext) -> list[tuple[PageRef, float]]:
+    """The pages of the top chunk_k chunks with their best chunk's score, best first."""
+    best: dict[tuple[int, int], float] = {}
+    for hit in ctx.retrieve_chunks(ctx.question, ctx.settings.chunk_k):
+        key = (hit.doc_id, hit.page)
+        best[key] = max(best.get(key, 0.0), hit.score)
+    refs = ctx.readable(ctx.pages.refs_for(list(best)))
+    return sorted(((ref, best[ref.key()]) for ref in refs), key=lambda pair: -pair[1])
+
+
+def rerank(ctx: MethodContext, candidates: list[tuple[PageRef, float]]) -> list[RankedPage]:
+    """Every candidate scored by the LLM and ranked by the blend, best first (ties keep retrieval order)."""
+    settings = ctx.settings
+    refs = [ref for ref, _ in candidates]
+    rubric = rerank_rubric(settings.rerank_reason_chars)
+    # the prompt's budget: the context less the longest reply a full batch may need and the chat template
+    budget = ctx.text_model.info.context - rubric.reply_tokens_per_page * settings.rerank_batch_pages - 64
+    verdicts = judge_pages(ctx.question, refs, _text_or_empty(ctx), ctx.text_model, ctx.call, budget,
+                           settings.rerank_page_tokens, step="rerank", max_batch_pages=settings.rerank_batch_pages,
+                           rubric=rubric)
+    weight = settings.llm_weight
+    ranked = [RankedPage(ref, retrieval, verdict.score, weight * verdict.score + (1 - weight) * retrieval,
+                         verdict.reason) for (ref, retrieval), verdict in zip(candidates, verdicts)]
+    return sorted(ranked, key=lambda page: -page.combined)
+
+
+def tree_hits(ctx: MethodContext, doc_ids: list[int], k: int) -> list[TreeHit]:
+    """The k tree nodes (and, with tree_leaves, chunks) most similar to the question, best first."""
+    cur = ctx.db.cursor()
+    nodes = summary_tree.written_nodes(cur, doc_ids, ctx.text_model.info.name)
+    candidates = [TreeHit(layer, doc_id, pages, text, 0.0) for _, doc_id, layer, pages, text in nodes]
+    vectors = [summary_tree.node_vectors(cur, [node[0] for node in nodes])]
+    if ctx.settings.tree_leaves and nodes:
+        for doc_id in sorted({node[1] for node in nodes}):
+            ids, pages, texts, embedded = summary_tree.leaves(cur, doc_id)
+            kept = [i for i, vector in enumerate(embedded) if vector is not None]
+            candidates += [TreeHit(0, doc_id, [pages[i]], texts[i], 0.0) for i in kept]
+            vectors.append(np.stack([embedded[i] for i in kept]) if kept else np.zeros((0, 384), np.float32))
+    if not candidates:
+        return []
+    scores = np.concatenate(vectors) @ ctx.embed([ctx.question])[0].astype(np.float32)
+    best = np.argsort(-scores, kind="stable")[:k]
+    return [TreeHit(candidates[i].layer, candidates[i].doc_id, candidates[i].pages, candidates[i].text,
+                    round(float(scores[i]), 4)) for i in best]
+
+
+def _text_or_empty(ctx: MethodContext):
+    def text(ref: PageRef) -> str:
+        try:
+            return ctx.pages.text(ref)
+        except PageGone:
+            return ""
+    return text

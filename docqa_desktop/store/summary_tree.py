@@ -1,0 +1,99 @@
+"""Summary trees in DuckDB: per document and summarising model, layers of summary nodes over the chunks.
+
+A layer is planned whole (plan_layer: its nodes, children and pages, text NULL) and then filled one summary at a
+time (fill_node), so a build killed in the middle resumes with the unwritten nodes of the planned layer and
+never writes a node twice; finish() marks the tree complete.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    id: int
+    doc_id: int
+    layer: int
+    seq: int
+    children: list[int]
+    pages: list[int]
+    text: str | None
+
+
+def nodes(cur, doc_id: int, model: str, layer: int | None = None) -> list[TreeNode]:
+    """The document's nodes by `model` (one layer, or all), by layer then seq."""
+    sql = "SELECT id, doc_id, layer, seq, children, pages, text FROM tree_nodes WHERE doc_id = ? AND model = ?"
+    params: list = [doc_id, model]
+    if layer is not None:
+        sql += " AND layer = ?"
+        params.append(layer)
+    rows = cur.execute(sql + " ORDER BY layer, seq", params).fetchall()
+    return [TreeNode(i, d, l, s, list(c), list(p), t) for i, d, l, s, c, p, t in rows]
+
+
+def node_vectors(cur, node_ids: list[int]) -> np.ndarray:
+    """The embeddings of written nodes, in the order of `node_ids`."""
+    if not node_ids:
+        return np.zeros((0, 384), np.float32)
+    table = cur.execute("SELECT id, embedding FROM tree_nodes WHERE id IN (SELECT unnest(?::BIGINT[]))",
+                        [list(node_ids)]).fetch_arrow_table()
+    flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
+    by_id = dict(zip(table.column("id").to_pylist(), flat.reshape(table.num_rows, -1)))
+    return np.stack([by_id[i] for i in node_ids]).astype(np.float32)
+
+
+def plan_layer(db, cur, doc_id: int, model: str, layer: int, clusters: list[tuple[list[int], list[int]]]) -> None:
+    """Insert a layer's nodes unwritten: one (children, pages) per cluster, numbered in order."""
+    db.insert_arrow(cur, "tree_nodes", pa.table({
+        "doc_id": pa.array([doc_id] * len(clusters), pa.int64()),
+        "model": [model] * len(clusters),
+        "layer": pa.array([layer] * len(clusters), pa.int32()),
+        "seq": pa.array(list(range(len(clusters))), pa.int32()),
+        "children": pa.array([children for children, _ in clusters], pa.list_(pa.int64())),
+        "pages": pa.array([sorted(set(pages)) for _, pages in clusters], pa.list_(pa.int32())),
+    }))
+
+
+def fill_node(cur, node_id: int, text: str, embedding: np.ndarray) -> None:
+    cur.execute("UPDATE tree_nodes SET text = ?, embedding = ?::FLOAT[384] WHERE id = ?",
+                [text, embedding.astype(np.float32).tolist(), node_id])
+
+
+def finish(cur, doc_id: int, model: str, layers: int) -> None:
+    cur.execute("DELETE FROM tree_builds WHERE doc_id = ? AND model = ?", [doc_id, model])
+    cur.execute("INSERT INTO tree_builds (doc_id, model, layers) VALUES (?, ?, ?)", [doc_id, model, layers])
+
+
+def finished(cur, doc_ids: list[int], model: str) -> set[int]:
+    """The documents among `doc_ids` whose tree by `model` is complete."""
+    if not doc_ids:
+        return set()
+    return {d for (d,) in cur.execute(
+        "SELECT doc_id FROM tree_builds WHERE model = ? AND doc_id IN (SELECT unnest(?::BIGINT[]))",
+        [model, list(doc_ids)]).fetchall()}
+
+
+def written_nodes(cur, doc_ids: list[int], model: str) -> list[tuple[int, int, int, list[int], str]]:
+    """(node id, doc_id, layer, pages, text) of every written node of the documents by `model`."""
+    if not doc_ids:
+        return []
+    return [(i, d, l, list(p), t) for i, d, l, p, t in cur.execute(
+        "SELECT id, doc_id, layer, pages, text FROM tree_nodes WHERE model = ? AND text IS NOT NULL "
+        "AND doc_id IN (SELECT unnest(?::BIGINT[])) ORDER BY doc_id, layer, seq", [model, list(doc_ids)]).fetchall()]
+
+
+def leaves(cur, doc_id: int) -> tuple[list[int], list[int], list[str], list[np.ndarray | None]]:
+    """The document's chunks: (ids, pages, texts, embeddings or None where not embedded yet), in order."""
+    table = cur.execute("SELECT id, page, text, embedding FROM chunks WHERE doc_id = ? ORDER BY page, seq, id",
+                        [doc_id]).fetch_arrow_table()
+    embeddings = table.column("embedding").combine_chunks()
+    flat = embeddings.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, 384)
+    present = np.flatnonzero(embeddings.is_valid().to_numpy(zero_copy_only=False))
+    vectors: list[np.ndarray | None] = [None] * table.num_rows
+    for row, i in enumerate(present):
+        vectors[i] = flat[row]
+    return (table.column("id").to_pylist(), table.column("page").to_pylist(), table.column("text").to_pylist(),
+            vectors)

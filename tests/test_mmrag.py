@@ -1,0 +1,254 @@
+"""MMRAG-DocQA: RAPTOR clustering on embeddings with known clusters, the summary tree's shape, resumption and
+rebuilds on real indexed PDFs (a scripted summariser), the re-ranking blend, the answer's context and
+citations; then end to end with the real SmolLM2 from the CLI, tree included."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import ask_from_the_cli, make_settings, write_pdf
+from scripted_model import FixedRuntimes, MMRAGScript, mmrag_answer
+from docqa_desktop.answers import AnswerStatus
+from docqa_desktop.cli import main
+from docqa_desktop.methods.mmrag.clustering import (ClusterSettings, best_component_count, cluster,
+                                                    clusters_within, reduce)
+from docqa_desktop.service import Service
+from docqa_desktop.settings import SettingsError
+from docqa_desktop.store import summary_tree
+
+QUESTION = "Which languages are used as pivot?"
+CLUSTERING = ClusterSettings(reduction_dims=10, threshold=0.1, max_clusters=50)
+
+
+def blobs(sizes: list[int], seed: int = 7, spread: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors in 384 dimensions around len(sizes) random centres; (vectors, true labels)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(len(sizes), 384))
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    vectors = centres[labels] / np.linalg.norm(centres[labels], axis=1, keepdims=True)
+    vectors = vectors + rng.normal(scale=spread, size=vectors.shape) / np.sqrt(384) * 4
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32), labels
+
+
+@pytest.mark.parametrize("sizes", [[40], [30, 25, 35], [20, 20, 20, 20, 20]])
+def test_bic_picks_the_number_of_clusters_and_the_clusters_are_the_true_groups(sizes):
+    vectors, labels = blobs(sizes)
+    assert best_component_count(reduce(vectors, 10), 50) == len(sizes)
+    clusters = cluster(vectors, CLUSTERING)  # global clusters, each clustered again locally (RAPTOR)
+    assert all(len(set(labels[members])) == 1 for members in clusters)  # local clusters never mix groups
+    assert set(np.concatenate(clusters)) == set(range(len(vectors)))
+
+
+def test_a_cluster_too_long_to_summarise_is_clustered_again_or_cut():
+    vectors, _ = blobs([30, 30])
+    tokens = np.full(len(vectors), 100)
+    clusters = clusters_within(vectors, tokens, 1000, CLUSTERING)
+    assert all(tokens[members].sum() <= 1000 for members in clusters)
+    assert set(np.concatenate(clusters)) == set(range(len(vectors)))  # every node is in some cluster
+
+
+# -- the tree on indexed PDFs --------------------------------------------------------------------------
+
+@pytest.fixture
+def paper_service(fast_service, paper):
+    fast_service.index([str(paper)])
+    return fast_service
+
+
+def prepare(service: Service, model, docs=None):
+    service._runtimes = FixedRuntimes(model)
+    return service.prepare("mmrag", docs)
+
+
+def tree(service: Service, doc_id: int) -> list[summary_tree.TreeNode]:
+    return summary_tree.nodes(service.db.cursor(), doc_id, "scripted")
+
+
+def only_document(service: Service) -> int:
+    return service.db.cursor().execute("SELECT doc_id FROM files WHERE doc_id IS NOT NULL").fetchone()[0]
+
+
+def chunks_of(service: Service, doc_id: int) -> dict[int, int]:
+    return dict(service.db.cursor().execute("SELECT id, page FROM chunks WHERE doc_id = ?", [doc_id]).fetchall())
+
+
+@pytest.mark.slow
+def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_service):
+    model = MMRAGScript()
+    report = prepare(paper_service, model)
+    doc_id = only_document(paper_service)
+    nodes, chunks = tree(paper_service, doc_id), chunks_of(paper_service, doc_id)
+    layers = sorted({n.layer for n in nodes})
+    assert report.done == len(nodes) == len(model.calls("summary")) and report.what == "summary-tree nodes"
+    assert layers == list(range(1, len(layers) + 1)) and len(layers) >= 2
+    counts = [sum(n.layer == layer for n in nodes) for layer in layers]
+    assert counts == sorted(counts, reverse=True) and counts[-1] == 1  # fewer each layer, one root
+    assert {c for n in nodes if n.layer == 1 for c in n.children} == set(chunks)  # every chunk is summarised
+    by_id = {n.id: n for n in nodes}
+    for node in nodes:
+        assert node.text and node.text.startswith("summary ")
+        below = [chunks[c] for c in node.children] if node.layer == 1 else \
+            [p for c in node.children for p in by_id[c].pages]
+        assert node.pages == sorted(set(below))
+        assert node.layer == 1 or all(by_id[c].layer == node.layer - 1 for c in node.children)
+    assert len(summary_tree.node_vectors(paper_service.db.cursor(), list(by_id))) == len(nodes)
+    assert summary_tree.finished(paper_service.db.cursor(), [doc_id], "scripted") == {doc_id}
+    # the summarising prompt is RAPTOR's, over the cluster's chunk texts
+    assert all(p.startswith("You are a Summarizing Assistant.") and "including as many key details" in p
+               for p in model.calls("summary"))
+    assert prepare(paper_service, MMRAGScript()).done == 0  # finished trees are not built again
+
+
+@pytest.mark.slow
+def test_a_build_killed_in_the_middle_resumes_without_writing_a_node_twice(paper_service, home):
+    with pytest.raises(RuntimeError):
+        prepare(paper_service, MMRAGScript(fail_after=3))
+    doc_id = only_document(paper_service)
+    assert sum(n.text is not None for n in tree(paper_service, doc_id)) == 3
+    assert not summary_tree.finished(paper_service.db.cursor(), [doc_id], "scripted")
+    resumed = MMRAGScript()
+    report = prepare(paper_service, resumed)
+    nodes = tree(paper_service, doc_id)
+    assert report.done == len(resumed.calls("summary")) == len(nodes) - 3
+    assert len({(n.layer, n.seq) for n in nodes}) == len(nodes) and all(n.text for n in nodes)
+    # the same tree as a build that was never interrupted (the clustering is deterministic)
+    with Service(make_settings(home.parent / "clean", layout=False, dense=False)) as clean:
+        clean.index([str(p) for p in (home.parent / "paper").iterdir()])
+        prepare(clean, MMRAGScript())
+        clean_nodes = tree(clean, only_document(clean))
+    assert [(n.layer, n.seq, n.pages) for n in clean_nodes] == [(n.layer, n.seq, n.pages) for n in nodes]
+
+
+@pytest.mark.slow
+def test_a_changed_document_gets_a_new_tree_and_an_unchanged_one_keeps_its_own(fast_service, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    lines = [f"Section {i}: herons, egrets and storks feed in wetland number {i} during spring and autumn "
+             f"migrations, counted by volunteers every {i + 2} weeks." for i in range(12)]
+    write_pdf(folder / "birds.pdf", [" ".join(lines[:6]), " ".join(lines[6:])])
+    write_pdf(folder / "rivers.pdf", ["The Rhine carries barges past Cologne. " * 20,
+                                      "The Danube flows through four capitals. " * 20])
+    fast_service.index([str(folder)])
+    prepare(fast_service, MMRAGScript())
+    ids = {e.name: e.doc_id for e in fast_service.status()}
+    kept = [n.id for n in tree(fast_service, ids["birds.pdf"])]
+    assert kept and tree(fast_service, ids["rivers.pdf"])
+
+    write_pdf(folder / "rivers.pdf", ["The Elbe reaches the sea at Hamburg. " * 20, "The Oder marks a border. " * 20])
+    fast_service.index([str(folder)])
+    rebuilt = MMRAGScript()
+    prepare(fast_service, rebuilt)
+    new_ids = {e.name: e.doc_id for e in fast_service.status()}
+    assert new_ids["birds.pdf"] == ids["birds.pdf"] and new_ids["rivers.pdf"] != ids["rivers.pdf"]
+    assert [n.id for n in tree(fast_service, ids["birds.pdf"])] == kept  # unchanged: same nodes, no calls
+    assert len(rebuilt.calls("summary")) == len(tree(fast_service, new_ids["rivers.pdf"])) > 0
+    assert all("Elbe" in p or "Oder" in p or p.count("summary") for p in rebuilt.calls("summary"))
+    assert tree(fast_service, ids["rivers.pdf"]) == []  # the old version's tree went with it
+
+
+# -- answering -----------------------------------------------------------------------------------------
+
+def ask(service: Service, model, **overrides):
+    service._runtimes = FixedRuntimes(model)
+    return service.ask(QUESTION, method="mmrag", overrides=overrides)
+
+
+def reranked(answer) -> list[tuple[int, float, float]]:
+    """(page, llm score, retrieval score) from the trace's rerank notes, in the final order."""
+    out = []
+    for note in answer.notes:
+        if note.startswith("rerank: "):
+            page = int(note.split(" p.")[1].split()[0])
+            llm = float(note.split(" llm ")[1].split(",")[0])
+            retrieval = float(note.split(" retrieval ")[1].split()[0])
+            out.append((page, llm, retrieval))
+    return out
+
+
+def test_pages_are_ranked_by_the_blend_of_llm_and_retrieval_scores(paper_service):
+    first = ask(paper_service, MMRAGScript(), chunk_k=12, pages=8)
+    retrieved = [ref.page for ref in first.stage_pages["retrieved"]]
+    assert len(retrieved) >= 3
+    # the re-ranker prefers the retriever's last pages: the blend and the LLM alone order them differently
+    scores = {page: round(0.1 * i, 1) for i, page in enumerate(retrieved[:11])}
+    blended = ask(paper_service, MMRAGScript(scores), chunk_k=12, pages=2)
+    ranks = reranked(blended)
+    assert [p for p, _, _ in ranks] == [p for p, _, _ in sorted(ranks, key=lambda r: -(0.7 * r[1] + 0.3 * r[2]))]
+    assert {p: llm for p, llm, _ in ranks} == {p: scores[p] for p in retrieved}
+    assert [r.page for r in blended.stage_pages["selected"]] == [p for p, _, _ in ranks[:2]]
+    alone = ask(paper_service, MMRAGScript(scores), chunk_k=12, pages=2, llm_weight=1.0)
+    assert [r.page for r in alone.stage_pages["selected"]] == sorted(retrieved, key=lambda p: -scores[p])[:2]
+    assert [c.step for c in alone.calls][-1] == "answer" and all(c.step == "rerank" for c in alone.calls[:-1])
+
+
+def test_the_reranker_scores_batches_with_the_papers_prompt(paper_service):
+    model = MMRAGScript()
+    answer = ask(paper_service, model, chunk_k=12, rerank_batch_pages=2)
+    candidates = len(answer.stage_pages["retrieved"])
+    assert len(model.calls("rerank")) == -(-candidates // 2)  # two pages a call
+    prompt = model.calls("rerank")[0]
+    assert "You are a RAG (Retrieval-Augmented Generation) retrievals ranker" in prompt
+    assert "0.7 = Relevant: Clearly relates to the query" in prompt and f"Here is the query: {QUESTION}" in prompt
+
+
+@pytest.mark.slow
+def test_without_a_tree_the_answer_says_so_and_with_one_it_reads_the_nearest_summaries(paper_service):
+    before = MMRAGScript()
+    answer = ask(paper_service, before)
+    assert any(n.startswith("tree: no finished summary tree by scripted for") for n in answer.notes)
+    assert "Summaries of related parts" not in before.calls("answer")[0]
+
+    prepare(paper_service, MMRAGScript())
+    after = MMRAGScript()
+    answer = ask(paper_service, after, tree_nodes=3, tree_leaves=False)
+    assert not any("no finished summary tree" in n for n in answer.notes)
+    assert "tree: 3 nodes retrieved (3 summaries, 0 leaves)" in answer.notes
+    prompt = after.calls("answer")[0]
+    assert prompt.count("[summary of page") == 3
+    assert prompt.index("Here is the context:") < prompt.index("Summaries of related parts") < \
+        prompt.index(f"Here is the question: {QUESTION}")
+    off = ask(paper_service, MMRAGScript(), tree_nodes=0)
+    assert "tree: summary retrieval is off (tree_nodes = 0)" in off.notes
+
+
+def test_the_answer_follows_the_papers_format_and_cites_its_relevant_pages(paper_service):
+    model = MMRAGScript(answer=mmrag_answer("English", relevant=[2]))
+    answer = ask(paper_service, model, pages=3)
+    prompt = model.calls("answer")[0]
+    for part in ("You are a RAG (Retrieval-Augmented Generation) answering system", "Final Answer [Integer]",
+                 "at least 5 steps and at least 150 words", "relevant_pages: [45]"):
+        assert part in prompt
+    read = answer.stage_pages["read"]
+    assert answer.status is AnswerStatus.ANSWERED and answer.short_answer == "English"
+    assert len(read) == 3 and [(c.doc, c.page) for c in answer.citations] == [(read[1].doc, read[1].page)]
+
+    declined = ask(paper_service, MMRAGScript(answer=mmrag_answer(relevant=[], fmt="None")))
+    assert declined.status is AnswerStatus.NOT_ANSWERABLE and not declined.citations
+
+
+def test_a_bad_setting_names_itself(paper_service):
+    with pytest.raises(SettingsError, match="llm_weight"):
+        ask(paper_service, MMRAGScript(), llm_weight=1.5)
+
+
+# -- the real model --------------------------------------------------------------------------------------
+
+@pytest.mark.model
+def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, capsys):
+    settings = make_settings(home, layout=False, ocr=False)
+    with Service(settings) as service:
+        service.index([str(paper)])
+    assert main(["prepare", "--method", "mmrag", "--home", str(home)]) == 0
+    assert "summary-tree nodes" in capsys.readouterr().out
+    with Service(settings) as service:
+        doc_id = only_document(service)
+        nodes = summary_tree.nodes(service.db.cursor(), doc_id, "smollm2-135m-instruct")
+        assert nodes and all(n.text for n in nodes) and max(n.layer for n in nodes) >= 2
+    answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "mmrag",
+                              capsys)
+    assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE), answer.error
+    steps = [c.step for c in answer.calls]
+    assert steps[-1] == "answer" and steps[:-1] and all(s == "rerank" for s in steps[:-1])
+    assert any(n.startswith("tree: ") and "summaries" in n and not n.startswith("tree: 0 ") for n in answer.notes)
+    read = {(p.doc, p.page) for p in answer.pages_used}
+    assert read and all((c.doc, c.page) in read for c in answer.citations)
