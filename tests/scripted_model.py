@@ -215,7 +215,8 @@ class MMRAGScript:
 
 def mmrag_answer(answer="English", relevant=(1,), fmt="Str"):
     answerable = fmt != "None"
-    return {"step_by_step_analysis": "1. The question asks for the pivot. 2. Page 1 names English.",
+    return {"step_by_step_analysis": ["The question asks for the pivot.", "Page 1 names English.", "It is a language.",
+                                      "No other page disagrees.", "So the answer is English."],
             "reasoning_summary": "Page 1 says English is the pivot.", "relevant_pages": list(relevant),
             "answer": f"The pivot language is {answer}." if answerable else "", "short_answer":
             answer if answerable else "Not answerable", "answer_format": fmt}

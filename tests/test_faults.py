@@ -201,8 +201,10 @@ def test_repair_of_a_damaged_write_ahead_log_keeps_the_last_checkpoint(home, cap
 # -- migrations: a backup first, and a kill or a failing step leaves a database that opens -------------
 
 def downgrade_to_v2(db: Path) -> None:
-    """The file as schema v2 left it (before the artifacts step), with its indexed data and page summary."""
+    """The file as schema v2 left it (before the artifacts and summary-tree steps), with its indexed data and
+    page summary."""
     with duckdb.connect(str(db)) as con:
+        con.execute("DROP TABLE tree_nodes; DROP TABLE tree_builds; DROP SEQUENCE tree_node_ids")
         con.execute("CREATE TABLE page_summaries (doc_id BIGINT, page INTEGER, model VARCHAR, summary VARCHAR, "
                     "created_at TIMESTAMP DEFAULT current_timestamp)")
         con.execute("INSERT INTO page_summaries SELECT doc_id, page, model, value, created_at FROM artifacts "
@@ -212,7 +214,7 @@ def downgrade_to_v2(db: Path) -> None:
 
 
 def schema_version(db: Path) -> int:
-    with duckdb.connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(db)) as con:  # read-write: replays what a killed process left in the WAL
         return migrations.current_version(con)
 
 
@@ -244,10 +246,14 @@ def test_a_kill_during_a_migration_leaves_a_database_that_opens(home):
     assert child.returncode == -signal.SIGKILL, child.stderr
     backup = db.with_name(f"{DB_NAME}.before-v2.bak")
     assert backup.exists() and schema_version(backup) == 2  # written before the step started
-    assert schema_version(db) == 2  # the killed step left nothing behind: DuckDB rolled it back
+    # the steps before the last committed; the killed one left nothing behind: DuckDB rolled it back
+    assert schema_version(db) == migrations.LATEST - 1
+    with duckdb.connect(str(db)) as con:
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'tree_nodes'").fetchone()[0] == 0
     assert_earlier_document_searchable(home)  # opening again runs the migration to the end
     assert schema_version(db) == migrations.LATEST
-    assert backup.exists()  # the last backup is kept after a successful upgrade
+    backup = db.with_name(f"{DB_NAME}.before-v{migrations.LATEST - 1}.bak")
+    assert backup.exists()  # the last backup (from the reopening) is kept after a successful upgrade
     with open_service(home) as service:  # the page summary moved into the new table
         doc_id = service.status()[0].doc_id
         assert artifacts.get_many(service.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {

@@ -74,7 +74,7 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
     model = ctx.reader
     numbers = list(range(1, len(pages) + 1))
     options = Options(max_tokens=settings.answer_tokens,
-                      schema=answer_schema(numbers, analysis_chars=settings.answer_tokens * 2))
+                      schema=answer_schema(numbers, settings.analysis_steps, settings.step_chars))
     node_block = _node_block(ctx, nodes, pages)
     images = len(pages) if model.info.vision else 0
     budget = ctx.text_budget(model, options, images) - model.count_tokens(node_block)

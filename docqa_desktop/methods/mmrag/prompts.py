@@ -149,13 +149,21 @@ final_answer: 53.6"""
 
 REQUEST = """{question}
 
-Reply in JSON with "step_by_step_analysis", "reasoning_summary", "relevant_pages" (the numbers after "Page" in the context), "answer", "short_answer" and "answer_format"."""
+Reply in JSON with "step_by_step_analysis" (a list of the steps), "reasoning_summary", "relevant_pages" (the numbers after "Page" in the context), "answer", "short_answer" and "answer_format"."""
 
 
-def answer_schema(page_numbers: list[int], analysis_chars: int) -> dict:
+MIN_STEPS = 5  # "at least 5 steps"
+
+
+def answer_schema(page_numbers: list[int], steps: int, step_chars: int) -> dict:
+    """The paper's four parts. The analysis is a list of 5 to `steps` steps of at most `step_chars` each: the
+    paper's "at least 5 steps", and a grammar llama.cpp can hold (one string of ~1,000 characters or more
+    nests too deep for its grammar sampler and crashes it)."""
     return {"type": "object",
-            "properties": {"step_by_step_analysis": {"type": "string", "maxLength": analysis_chars},
-                           "reasoning_summary": {"type": "string", "maxLength": 400},
+            "properties": {"step_by_step_analysis": {"type": "array", "minItems": MIN_STEPS,
+                                                     "maxItems": max(steps, MIN_STEPS),
+                                                     "items": {"type": "string", "maxLength": step_chars}},
+                           "reasoning_summary": {"type": "string", "maxLength": 300},
                            "relevant_pages": {"type": "array", "maxItems": len(page_numbers),
                                               "items": {"type": "integer", "enum": page_numbers}},
                            **final_answer_properties()},

@@ -29,11 +29,14 @@ class MMRAGSettings:
     # Answer (appendix "Prompt for Answer Generation")
     page_tokens: int = 1200  # most text tokens of one page read by the answering model
     node_tokens: int = 200  # most tokens of one tree node in the answer prompt
-    answer_tokens: int = 900  # the reply: ≥150-word analysis, summary, pages, typed answer
+    analysis_steps: int = 8  # most steps of the step-by-step analysis (the paper: at least 5)
+    step_chars: int = 250  # most characters of one step (5 steps of 250: the paper's "at least 150 words")
+    answer_tokens: int = 900  # the reply: analysis, summary, pages, typed answer
 
 
 # ask.preset = "cpu" (the 1.5B bench's quick budget): the paper's page=4 row, fewer candidates to score, short
 # page texts, and a summary cluster cut to what a 4k context summarises in one call.
 CPU_PRESET = {"chunk_k": 12, "pages": 4, "rerank_page_tokens": 300, "rerank_reason_chars": 160,
               "tree_nodes": 5, "cluster_tokens": 1500, "summary_tokens": 80, "page_tokens": 400,
-              "node_tokens": 120, "answer_tokens": 700}
+              "node_tokens": 120, "analysis_steps": 6, "step_chars": 160,
+              "answer_tokens": 700}
