@@ -201,6 +201,23 @@ def _segment_headline(path: Path) -> list[tuple[str, str]]:
                         for unit in ("chunk", "page")))]
 
 
+def _tree_headline(path: Path) -> list[tuple[str, str]]:
+    r = _json(path)
+    return [(f"MMRAG summary tree with {r['model']}: {d['doc'][:32]} ({d['pages']} pages, {d['chunks']} chunks)",
+             f"{d['seconds']:.0f} s, {d['seconds_per_page']:.1f} s/page, {d['nodes']} nodes "
+             f"({'/'.join(map(str, d['per_layer']))} by layer), {d['seconds_per_summary']:.1f} s/summary")
+            for d in r["documents"]]
+
+
+TREE_DOCS = ["germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf",
+             "PIP_Seniors-and-Tech-Use_040314.pdf", "2023.acl-long.386.pdf"]
+
+
+def _tree_command():
+    return lambda a: [PYTHON, str(BENCH / "tree_build.py"), "--home", str(a.home),
+                      *[x for doc in TREE_DOCS for x in ("--doc", doc)]]
+
+
 def _real_model_command(script: str, *more: str):
     """A benchmark that needs the real 1.5B GGUF (DOCQA_BENCH_GGUF; see benchmarks/eval_real.py)."""
     return lambda a: [PYTHON, str(BENCH / script), "--model", os.environ.get("DOCQA_BENCH_GGUF", ""), *more]
@@ -234,6 +251,15 @@ BENCHMARKS = [
                                                          "--first", "1", "--method", "mdocagent", "--out",
                                                          str(BENCH / "eval-dev-1.5b/mdocagent-issue17")),
               BENCH / "eval-dev-1.5b/combined-issue17/quick", _eval_headline),
+    # MMRAG-DocQA (issue 18): the summary tree's build time with both models, and the 1.5B dev rows with and without
+    # the tree on the questions over the documents whose 1.5B tree was built (combined-issue18)
+    Benchmark("tree_build_smollm2", _tree_command(), BENCH / "results/tree_build-smollm2-135m-instruct.json",
+              _tree_headline),
+    Benchmark("tree_build_1.5b", _tree_command(), BENCH / "results/tree_build-qwen2.5-coder-1.5b.json",
+              _tree_headline, {"DOCQA_LLM_TEXT_MODEL": "qwen2.5-coder-1.5b", "DOCQA_ASK_PRESET": "cpu"}),
+    Benchmark("eval_real_mmrag", _real_model_command("eval_real.py", "--budget", "quick", "--method", "mmrag",
+                                                     "--out", str(BENCH / "eval-dev-1.5b/mmrag-issue18")),
+              BENCH / "eval-dev-1.5b/combined-issue18/quick", _eval_headline),
     Benchmark("segment_recall", lambda a: [PYTHON, str(BENCH / "segment_recall.py"), "--home", str(a.home)],
               BENCH / "results/segment_recall.json", _segment_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",

@@ -8,6 +8,16 @@ from docqa_desktop.llm import Completion, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
 
 
+def scripted_completion(prompt: str, reply, options) -> Completion:
+    """A reply (text, or JSON as a dict) as the backend returns it: usage counted in words, parsed against the
+    call's schema when it has one."""
+    text = reply if isinstance(reply, str) else json.dumps(reply)
+    completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
+    if options.schema:
+        completion.parsed = parse_json(text, options.schema)
+    return completion
+
+
 class ScriptedModel:
     """Plays the runtime: replies come from `reason` (a list used in order) and fixed select/summary
     replies; every reply is parsed against the call's schema, like a backend without a grammar."""
@@ -34,11 +44,7 @@ class ScriptedModel:
         else:
             kind, reply = "summary", "A page of a machine translation paper."
         self.prompts.append((kind, prompt))
-        text = reply if isinstance(reply, str) else json.dumps(reply)
-        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
-        if options.schema:
-            completion.parsed = parse_json(text, options.schema)
-        return completion
+        return scripted_completion(prompt, reply, options)
 
     def close(self):
         pass
@@ -110,10 +116,7 @@ class DocLensScript:
                 reply = navigation(*[page for page in shown if page in self.locate])
             else:
                 reply = self.replies[kind].pop(0) if self.replies[kind] else navigation()
-            text = json.dumps(reply)
-            completion = Completion(text, "stop", Usage(len(messages[-1].text.split()), len(text.split()), 0.01))
-            completion.parsed = parse_json(text, options.schema)
-            out.append(completion)
+            out.append(scripted_completion(messages[-1].text, reply, options))
         return out
 
     def chat(self, messages, options, cancel=None):
@@ -151,10 +154,7 @@ class MDocAgentScript:
                  else next(a for role, a in AGENT_ROLES.items() if role in prompt))
         self.seen.append({"agent": agent, "prompt": prompt, "images": len(messages[-1].images),
                           "schema": options.schema})
-        text = json.dumps(self.replies[agent])
-        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
-        completion.parsed = parse_json(text, options.schema)
-        return completion
+        return scripted_completion(prompt, self.replies[agent], options)
 
     def sample(self, messages, options, n=1, cancel=None):
         return [self.chat(messages, options, cancel) for _ in range(n)]
@@ -203,11 +203,7 @@ class MMRAGScript:
                 raise RuntimeError("the process was killed")
             reply = f"summary {len(self.calls('summary')) + 1} of the pivot translation paper"
         self.seen.append((kind, prompt))
-        text = reply if isinstance(reply, str) else json.dumps(reply)
-        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
-        if options.schema:
-            completion.parsed = parse_json(text, options.schema)
-        return completion
+        return scripted_completion(prompt, reply, options)
 
     def close(self):
         pass

@@ -13,7 +13,7 @@ from scripted_model import FixedRuntimes, ScriptedModel
 from docqa_desktop.cli import main
 from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
 from docqa_desktop.service import Service
-from docqa_desktop.store import artifacts
+from docqa_desktop.store import artifacts, summary_tree
 
 
 def summarised_pages(settings) -> int:
@@ -68,4 +68,39 @@ def test_the_app_prepares_documents_in_the_background(window, qtbot, paper):
     assert window.cancel_button.isVisible() or "prepared" in window.status_text.text()
     qtbot.waitUntil(lambda: "page summaries prepared" in window.status_text.text(), timeout=180_000)
     assert "simpledoc: 8 page summaries prepared" in window.status_text.text()  # the paper's 8 pages
+    assert not window.cancel_button.isVisible()
+
+
+@pytest.mark.gui
+def test_the_app_builds_mmrag_summary_trees_with_progress_and_cancel_keeps_what_is_written(window, qtbot, paper):
+    from scripted_model import MMRAGScript
+
+    window.add_paths([str(paper)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    shown = []
+    set_text = window.status_text.setText
+    window.status_text.setText = lambda text: (shown.append(text), set_text(text))
+    window.ask_panel.method.setCurrentText("mmrag")
+
+    class CancelledMidway(MMRAGScript):  # the user presses Cancel while the third summary is written
+        def chat(self, messages, options, cancel=None):
+            if len(self.calls("summary")) == 2:
+                window.prepare_task.cancel.set()
+            return super().chat(messages, options, cancel)
+
+    window.service._runtimes = FixedRuntimes(CancelledMidway())
+    window.prepare_documents()
+    qtbot.waitUntil(lambda: "prepared" in window.status_text.text(), timeout=180_000)
+    assert "mmrag: 3 summary-tree nodes prepared (cancelled; run again to resume)" in window.status_text.text()
+    assert any(t.startswith("Preparing summary tree, layer 1 for mmrag — 1/") for t in shown)
+
+    window.service._runtimes = FixedRuntimes(MMRAGScript())
+    window.prepare_documents()
+    qtbot.waitUntil(lambda: "prepared" in window.status_text.text() and "cancelled" not in
+                    window.status_text.text(), timeout=180_000)
+    written = int(window.status_text.text().split(": ")[1].split()[0])
+    with Service(window.service.settings) as reader:
+        doc_id = reader.status()[0].doc_id
+        nodes = summary_tree.nodes(reader.db.cursor(), doc_id, "scripted")
+    assert written == len(nodes) - 3 and all(n.text for n in nodes)  # resumed: the first three were kept
     assert not window.cancel_button.isVisible()

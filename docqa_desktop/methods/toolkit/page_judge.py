@@ -44,14 +44,13 @@ class PageVerdict:
         return self.score >= 0.5
 
 
-# Instructions after DocLens appendix A "Prompt used for the Page Navigator" (recall is the main objective,
-# be over-inclusive because a later agent checks the pages in detail; pages that hold the numbers needed to
-# compute an asked-for number or percentage count; a page the question names must be included, and a user's
-# "page X" means the printed page number) and MMRAG-DocQA's appendix "Prompt for LLM-Based Re-Ranking"
-# (judge the block by whether it gives direct answers, partial insights or only background; reason first,
-# referencing specific elements of the block; objectivity: only the content shown). MMRAG's 0–1 score is
-# collapsed to a yes/no verdict, with MMRAG's "only background / tangential" as the line for not relevant.
-# The reason is asked before the verdict for the same reason MMRAG asks for reasoning before its score.
+# The default rubric's instructions follow DocLens appendix A "Prompt used for the Page Navigator" (recall is
+# the main objective, be over-inclusive because a later agent checks the pages in detail; pages that hold the
+# numbers needed to compute an asked-for number or percentage count; a page the question names must be
+# included, and a user's "page X" means the printed page number) and MMRAG-DocQA's re-ranking guidelines (judge
+# the block by whether it gives direct answers, partial insights or only background; reason first). The reason
+# is asked before the verdict for the same reason MMRAG asks for reasoning before its score. MMRAG-DocQA's own
+# re-ranker is a Rubric with the paper's prompt and its 0–1 scale (methods/mmrag/prompts.py).
 JUDGE_INSTRUCTIONS = """You are screening the pages of a document for a question. For each page shown, decide whether it is relevant: whether a reader answering the question should look at this page.
 
 Follow these instructions carefully:
