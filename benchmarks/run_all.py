@@ -204,7 +204,8 @@ def _segment_headline(path: Path) -> list[tuple[str, str]]:
 def _tree_headline(path: Path) -> list[tuple[str, str]]:
     r = _json(path)
     return [(f"MMRAG summary tree with {r['model']}: {d['doc'][:32]} ({d['pages']} pages, {d['chunks']} chunks)",
-             f"{d['seconds']:.0f} s, {d['seconds_per_page']:.1f} s/page, {d['nodes']} nodes "
+             f"{d['seconds']:.0f} s{' (resumed: the rest estimated)' if d.get('resumed') else ''}, "
+             f"{d['seconds_per_page']:.1f} s/page, {d['nodes']} nodes "
              f"({'/'.join(map(str, d['per_layer']))} by layer), {d['seconds_per_summary']:.1f} s/summary")
             for d in r["documents"]]
 

@@ -55,10 +55,14 @@ def main() -> None:
             started = time.perf_counter()
             report = service.prepare("mmrag", [name])
             seconds = time.perf_counter() - started
+            tree = shape(service, doc_id, model)
+            per_summary = seconds / max(report.done, 1)
+            # a resumed build wrote only part of the tree now: its whole build time is estimated from this part
+            whole = seconds if report.done == tree["nodes"] else per_summary * tree["nodes"]
             rows[name] = {"doc": name, "pages": pages, "chunks": chunks, "summaries_now": report.done,
-                          "seconds": round(seconds, 1), "seconds_per_page": round(seconds / pages, 2),
-                          "seconds_per_summary": round(seconds / max(report.done, 1), 2),
-                          **shape(service, doc_id, model)}
+                          "resumed": report.done != tree["nodes"], "seconds": round(seconds, 1),
+                          "seconds_per_summary": round(per_summary, 2),
+                          "seconds_per_page": round(whole / pages, 2), **tree}
             print(json.dumps(rows[name]), flush=True)
             write_json({"model": model, "environment": environment(), "documents": list(rows.values())},
                        str(out), "")

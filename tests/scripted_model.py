@@ -175,10 +175,11 @@ class MMRAGScript:
     0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
 
     def __init__(self, scores: dict[int, float] | None = None, answer: dict | None = None,
-                 fail_after: int | None = None, context: int = 8192):
-        self.info = ModelInfo("scripted", "local", context, False)
+                 fail_after: int | None = None, vision: bool = False, name: str = "scripted"):
+        self.info = ModelInfo(name, "local", 8192, vision)
         self.scores, self.answer, self.fail_after = scores or {}, answer, fail_after
         self.seen: list[tuple[str, str]] = []
+        self.images: list[int] = []  # images sent with each call
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
@@ -203,6 +204,7 @@ class MMRAGScript:
                 raise RuntimeError("the process was killed")
             reply = f"summary {len(self.calls('summary')) + 1} of the pivot translation paper"
         self.seen.append((kind, prompt))
+        self.images.append(len(messages[-1].images))
         return scripted_completion(prompt, reply, options)
 
     def close(self):

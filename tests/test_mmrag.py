@@ -3,6 +3,8 @@ rebuilds on real indexed PDFs (a scripted summariser), the re-ranking blend, the
 citations; then end to end with the real SmolLM2 from the CLI, tree included."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -10,11 +12,12 @@ from conftest import ask_from_the_cli, make_settings, write_pdf
 from scripted_model import FixedRuntimes, MMRAGScript, mmrag_answer
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
+from docqa_desktop.methods.mmrag.settings import MMRAGSettings, check_settings
 from docqa_desktop.methods.mmrag.clustering import (ClusterSettings, best_component_count, cluster,
-                                                    clusters_within, reduce)
+                                                    clusters_within, consecutive_runs, reduce)
 from docqa_desktop.service import Service
 from docqa_desktop.settings import SettingsError
-from docqa_desktop.store import summary_tree
+from docqa_desktop.store import content, summary_tree
 
 QUESTION = "Which languages are used as pivot?"
 CLUSTERING = ClusterSettings(reduction_dims=10, threshold=0.1, max_clusters=50)
@@ -45,6 +48,12 @@ def test_a_cluster_too_long_to_summarise_is_clustered_again_or_cut():
     clusters = clusters_within(vectors, tokens, 1000, CLUSTERING)
     assert all(tokens[members].sum() <= 1000 for members in clusters)
     assert set(np.concatenate(clusters)) == set(range(len(vectors)))  # every node is in some cluster
+
+
+def test_consecutive_runs_keep_order_and_the_token_limit():
+    tokens = np.array([400, 300, 500, 900, 100, 100])
+    runs = consecutive_runs(np.arange(6), tokens, 800)
+    assert [list(r) for r in runs] == [[0, 1], [2], [3], [4, 5]]  # a member over the limit is a run of its own
 
 
 # -- the tree on indexed PDFs --------------------------------------------------------------------------
@@ -100,23 +109,53 @@ def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_ser
 
 
 @pytest.mark.slow
-def test_a_build_killed_in_the_middle_resumes_without_writing_a_node_twice(paper_service, home):
-    with pytest.raises(RuntimeError):
-        prepare(paper_service, MMRAGScript(fail_after=3))
-    doc_id = only_document(paper_service)
-    assert sum(n.text is not None for n in tree(paper_service, doc_id)) == 3
-    assert not summary_tree.finished(paper_service.db.cursor(), [doc_id], "scripted")
-    resumed = MMRAGScript()
-    report = prepare(paper_service, resumed)
-    nodes = tree(paper_service, doc_id)
-    assert report.done == len(resumed.calls("summary")) == len(nodes) - 3
-    assert len({(n.layer, n.seq) for n in nodes}) == len(nodes) and all(n.text for n in nodes)
-    # the same tree as a build that was never interrupted (the clustering is deterministic)
+@pytest.mark.parametrize("where", ["in the middle of layer 1", "at the end of layer 1"])
+def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_build(fast_service, paper, home,
+                                                                                   where):
     with Service(make_settings(home.parent / "clean", layout=False, dense=False)) as clean:
-        clean.index([str(p) for p in (home.parent / "paper").iterdir()])
+        clean.index([str(paper)])
         prepare(clean, MMRAGScript())
         clean_nodes = tree(clean, only_document(clean))
-    assert [(n.layer, n.seq, n.pages) for n in clean_nodes] == [(n.layer, n.seq, n.pages) for n in nodes]
+    first_layer = sum(n.layer == 1 for n in clean_nodes)
+    killed_after = 3 if where == "in the middle of layer 1" else first_layer  # the next layer is not planned yet
+
+    fast_service.index([str(paper)])
+    with pytest.raises(RuntimeError):
+        prepare(fast_service, MMRAGScript(fail_after=killed_after))
+    doc_id = only_document(fast_service)
+    assert sum(n.text is not None for n in tree(fast_service, doc_id)) == killed_after
+    assert not summary_tree.finished(fast_service.db.cursor(), [doc_id], "scripted")
+    resumed = MMRAGScript()
+    report = prepare(fast_service, resumed)
+    nodes = tree(fast_service, doc_id)
+    assert report.done == len(resumed.calls("summary")) == len(nodes) - killed_after
+    assert len({(n.layer, n.seq) for n in nodes}) == len(nodes) and all(n.text for n in nodes)
+    # the same tree as the build that was never interrupted (clustering is deterministic); chunk ids are the
+    # same in both databases (one document indexed the same way), node ids differ by nothing either
+    assert [(n.layer, n.seq, n.pages, n.children) for n in clean_nodes] == \
+        [(n.layer, n.seq, n.pages, n.children) for n in nodes]
+
+
+@pytest.mark.slow
+def test_a_cancel_reports_every_summary_written_in_the_run_not_just_the_current_layers(paper_service, tmp_path):
+    write_pdf(tmp_path / "rivers.pdf", ["The Rhine carries barges past Cologne. " * 40,
+                                        "The Danube flows through four capitals. " * 40])
+    paper_service.index([str(tmp_path / "rivers.pdf")])
+    stop = threading.Event()
+
+    class CancelInTheSecondTree(MMRAGScript):
+        def chat(self, messages, options, cancel=None):
+            if "summary 1 of" in messages[-1].text:
+                stop.set()  # the user cancels while the first tree's layer-2 summary is written
+            return super().chat(messages, options, cancel)
+
+    paper_service._runtimes = FixedRuntimes(CancelInTheSecondTree())
+    report = paper_service.prepare("mmrag", None, cancel=stop)
+    ids = {e.name: e.doc_id for e in paper_service.status()}
+    first = [n for n in tree(paper_service, ids[next(n for n in ids if n != "rivers.pdf")]) if n.text]
+    second = [n for n in tree(paper_service, ids["rivers.pdf"]) if n.text]
+    assert report.cancelled and max(n.layer for n in first) == 2 and second == []
+    assert report.done == len(first)  # both layers' summaries, not the last layer's count
 
 
 @pytest.mark.slow
@@ -167,17 +206,20 @@ def reranked(answer) -> list[tuple[int, float, float]]:
 
 def test_pages_are_ranked_by_the_blend_of_llm_and_retrieval_scores(paper_service):
     first = ask(paper_service, MMRAGScript(), chunk_k=12, pages=8)
-    retrieved = [ref.page for ref in first.stage_pages["retrieved"]]
-    assert len(retrieved) >= 3
-    # the re-ranker prefers the retriever's last pages: the blend and the LLM alone order them differently
-    scores = {page: round(0.1 * i, 1) for i, page in enumerate(retrieved[:11])}
+    retrieved = reranked(first)  # (page, llm, retrieval); all llm scores 0.5, so retrieval order
+    by_retrieval = sorted(retrieved, key=lambda r: -r[2])
+    top, last = by_retrieval[0], by_retrieval[-1]
+    assert len(retrieved) >= 3 and top[2] - last[2] > 0.15
+    # the model slightly prefers the retriever's last page to its first: the blend keeps the first on top,
+    # the model's score alone (the paper's eq. 12) puts the last first
+    scores = {top[0]: 0.6, last[0]: 0.7}
     blended = ask(paper_service, MMRAGScript(scores), chunk_k=12, pages=2)
     ranks = reranked(blended)
     assert [p for p, _, _ in ranks] == [p for p, _, _ in sorted(ranks, key=lambda r: -(0.7 * r[1] + 0.3 * r[2]))]
-    assert {p: llm for p, llm, _ in ranks} == {p: scores[p] for p in retrieved}
-    assert [r.page for r in blended.stage_pages["selected"]] == [p for p, _, _ in ranks[:2]]
+    assert {p: llm for p, llm, _ in ranks} == {p: scores.get(p, 0.5) for p, _, _ in retrieved}
+    assert [r.page for r in blended.stage_pages["selected"]] == [top[0], last[0]]
     alone = ask(paper_service, MMRAGScript(scores), chunk_k=12, pages=2, llm_weight=1.0)
-    assert [r.page for r in alone.stage_pages["selected"]] == sorted(retrieved, key=lambda p: -scores[p])[:2]
+    assert [r.page for r in alone.stage_pages["selected"]] == [last[0], top[0]]
     assert [c.step for c in alone.calls][-1] == "answer" and all(c.step == "rerank" for c in alone.calls[:-1])
 
 
@@ -204,7 +246,7 @@ def test_without_a_tree_the_answer_says_so_and_with_one_it_reads_the_nearest_sum
     assert not any("no finished summary tree" in n for n in answer.notes)
     assert "tree: 3 nodes retrieved (3 summaries, 0 leaves)" in answer.notes
     prompt = after.calls("answer")[0]
-    assert prompt.count("[summary of page") == 3
+    assert prompt.count("[summary of document page") == 3
     assert prompt.index("Here is the context:") < prompt.index("Summaries of related parts") < \
         prompt.index(f"Here is the question: {QUESTION}")
     off = ask(paper_service, MMRAGScript(), tree_nodes=0)
@@ -226,9 +268,36 @@ def test_the_answer_follows_the_papers_format_and_cites_its_relevant_pages(paper
     assert declined.status is AnswerStatus.NOT_ANSWERABLE and not declined.citations
 
 
+def test_a_vision_model_reads_the_selected_pages_images(paper_service):
+    vision = MMRAGScript(vision=True, name="vision")
+    text = MMRAGScript()
+    paper_service._runtimes = FixedRuntimes(text, vision)
+    answer = paper_service.ask(QUESTION, method="mmrag", overrides={"pages": 3})
+    assert len(vision.calls("answer")) == 1 and vision.images == [3]  # the answer call, with the 3 pages' images
+    assert text.calls("rerank") and not vision.calls("rerank") and set(text.images) == {0}  # scores: text model
+    assert "Images of the retrieved pages are attached" in vision.calls("answer")[0]
+    assert len(answer.stage_pages["read"]) == 3
+
+
+def test_leaves_keep_their_embeddings_and_mark_the_missing_ones(paper_service):
+    doc_id = only_document(paper_service)
+    ids, _, texts, vectors = summary_tree.leaves(paper_service.db.cursor(), doc_id)
+    assert ids and all(v is None for v in vectors)  # dense embeddings off in this service
+    embedded = np.eye(len(ids), summary_tree.DIMENSION, dtype=np.float32)[::2]
+    with paper_service.db.transaction() as cur:
+        content.set_embeddings(paper_service.db, cur, ids[::2], embedded)
+    _, _, _, vectors = summary_tree.leaves(paper_service.db.cursor(), doc_id)
+    assert all(v is None for v in vectors[1::2])
+    assert np.array_equal(np.stack(vectors[::2]), embedded)
+
+
 def test_a_bad_setting_names_itself(paper_service):
-    with pytest.raises(SettingsError, match="llm_weight"):
+    with pytest.raises(SettingsError, match="llm_weight must be between 0.0 and 1.0, not 1.5"):
         ask(paper_service, MMRAGScript(), llm_weight=1.5)
+    for bad, message in ({"tree_layers": 0}, "tree_layers must be at least 1"), \
+            ({"cluster_threshold": 1.5}, "cluster_threshold must be between"):
+        with pytest.raises(SettingsError, match=message):  # checked before a tree is built, too
+            check_settings(MMRAGSettings(**bad))
 
 
 # -- the real model --------------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ class Search(Protocol):
 
     def documents(self) -> list[int]: ...
 
+    def similar_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]: ...
+
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
@@ -121,6 +123,11 @@ class MethodContext:
         """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
         self.check_cancel()
         return self.search.embed(texts)
+
+    def similar_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]:
+        """The k passages whose embeddings are nearest `vector` (cosine similarity as score), best first."""
+        self.check_cancel()
+        return self.search.similar_chunks(vector, k)
 
     def page_of(self, chunk: ChunkHit) -> PageRef | None:
         refs = self.pages.refs_for([(chunk.doc_id, chunk.page)])

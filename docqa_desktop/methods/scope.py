@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
+from ..retrieval import dense
 from ..retrieval.page_retriever import PageRetriever
 from ..store import catalog, content
 from .evidence import PageSource
@@ -28,6 +29,11 @@ class ScopedSearch:
         if self.doc_ids is not None:
             return list(self.doc_ids)
         return sorted(catalog.live_documents(self.source.db.cursor()))
+
+    def similar_chunks(self, vector, k: int) -> list[ChunkHit]:
+        found = dense.search_chunks(self.source.db, vector, self.doc_ids, k)
+        chunks = content.chunks_by_id(self.source.db.cursor(), [i for i, _ in found])
+        return [ChunkHit(i, *chunks[i], round(score, 6)) for i, score in found if i in chunks]
 
     def embed(self, texts: list[str]):
         return self.retriever.text.embedder.embed(texts)

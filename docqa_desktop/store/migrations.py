@@ -155,14 +155,16 @@ CREATE TABLE tree_nodes (
     pages INTEGER[] NOT NULL,        -- the pages the node's leaves lie on
     text VARCHAR,                    -- NULL until summarised
     embedding FLOAT[384],            -- all-MiniLM-L6-v2 of the text, like the chunks
-    created_at TIMESTAMP DEFAULT current_timestamp
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    UNIQUE (doc_id, model, layer, seq)  -- two builders planning one layer: the second fails, nothing doubles
 );
 CREATE INDEX tree_nodes_doc ON tree_nodes(doc_id, model, layer);
 CREATE TABLE tree_builds (
     doc_id BIGINT NOT NULL,
     model VARCHAR NOT NULL,
     layers INTEGER NOT NULL,         -- summary layers built
-    finished_at TIMESTAMP DEFAULT current_timestamp
+    finished_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (doc_id, model)
 );
 """
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+DIMENSION = 384  # all-MiniLM-L6-v2, the chunks' embedder (the chunks table's FLOAT[384])
+
 
 @dataclass(frozen=True)
 class TreeNode:
@@ -30,19 +32,31 @@ def nodes(cur, doc_id: int, model: str, layer: int | None = None) -> list[TreeNo
     if layer is not None:
         sql += " AND layer = ?"
         params.append(layer)
-    rows = cur.execute(sql + " ORDER BY layer, seq", params).fetchall()
+    return _nodes(cur.execute(sql + " ORDER BY layer, seq", params).fetchall())
+
+
+def _nodes(rows) -> list[TreeNode]:
     return [TreeNode(i, d, l, s, list(c), list(p), t) for i, d, l, s, c, p, t in rows]
 
 
+def embedding_rows(column) -> list[np.ndarray | None]:
+    """An Arrow FLOAT[384] column as one vector per row, None where the row has no embedding."""
+    column = column.combine_chunks()
+    flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, DIMENSION)
+    rows: list[np.ndarray | None] = [None] * len(column)
+    for vector, i in zip(flat, np.flatnonzero(column.is_valid().to_numpy(zero_copy_only=False))):
+        rows[i] = vector
+    return rows
+
+
 def node_vectors(cur, node_ids: list[int]) -> np.ndarray:
-    """The embeddings of written nodes, in the order of `node_ids`."""
+    """The embeddings of written nodes, in the order of `node_ids` (a node without one is an error)."""
     if not node_ids:
-        return np.zeros((0, 384), np.float32)
+        return np.zeros((0, DIMENSION), np.float32)
     table = cur.execute("SELECT id, embedding FROM tree_nodes WHERE id IN (SELECT unnest(?::BIGINT[]))",
                         [list(node_ids)]).fetch_arrow_table()
-    flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
-    by_id = dict(zip(table.column("id").to_pylist(), flat.reshape(table.num_rows, -1)))
-    return np.stack([by_id[i] for i in node_ids]).astype(np.float32)
+    by_id = dict(zip(table.column("id").to_pylist(), embedding_rows(table.column("embedding"))))
+    return np.stack([by_id[i] for i in node_ids])
 
 
 def plan_layer(db, cur, doc_id: int, model: str, layer: int, clusters: list[tuple[list[int], list[int]]]) -> None:
@@ -63,8 +77,8 @@ def fill_node(cur, node_id: int, text: str, embedding: np.ndarray) -> None:
 
 
 def finish(cur, doc_id: int, model: str, layers: int) -> None:
-    cur.execute("DELETE FROM tree_builds WHERE doc_id = ? AND model = ?", [doc_id, model])
-    cur.execute("INSERT INTO tree_builds (doc_id, model, layers) VALUES (?, ?, ?)", [doc_id, model, layers])
+    cur.execute("INSERT OR REPLACE INTO tree_builds (doc_id, model, layers) VALUES (?, ?, ?)",
+                [doc_id, model, layers])
 
 
 def finished(cur, doc_ids: list[int], model: str) -> set[int]:
@@ -76,24 +90,18 @@ def finished(cur, doc_ids: list[int], model: str) -> set[int]:
         [model, list(doc_ids)]).fetchall()}
 
 
-def written_nodes(cur, doc_ids: list[int], model: str) -> list[tuple[int, int, int, list[int], str]]:
-    """(node id, doc_id, layer, pages, text) of every written node of the documents by `model`."""
+def written_nodes(cur, doc_ids: list[int], model: str) -> list[TreeNode]:
+    """Every written node of the documents' trees by `model`, by document, layer and seq."""
     if not doc_ids:
         return []
-    return [(i, d, l, list(p), t) for i, d, l, p, t in cur.execute(
-        "SELECT id, doc_id, layer, pages, text FROM tree_nodes WHERE model = ? AND text IS NOT NULL "
-        "AND doc_id IN (SELECT unnest(?::BIGINT[])) ORDER BY doc_id, layer, seq", [model, list(doc_ids)]).fetchall()]
+    return _nodes(cur.execute(
+        "SELECT id, doc_id, layer, seq, children, pages, text FROM tree_nodes WHERE model = ? AND text IS NOT NULL "
+        "AND doc_id IN (SELECT unnest(?::BIGINT[])) ORDER BY doc_id, layer, seq", [model, list(doc_ids)]).fetchall())
 
 
 def leaves(cur, doc_id: int) -> tuple[list[int], list[int], list[str], list[np.ndarray | None]]:
     """The document's chunks: (ids, pages, texts, embeddings or None where not embedded yet), in order."""
     table = cur.execute("SELECT id, page, text, embedding FROM chunks WHERE doc_id = ? ORDER BY page, seq, id",
                         [doc_id]).fetch_arrow_table()
-    embeddings = table.column("embedding").combine_chunks()
-    flat = embeddings.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(-1, 384)
-    present = np.flatnonzero(embeddings.is_valid().to_numpy(zero_copy_only=False))
-    vectors: list[np.ndarray | None] = [None] * table.num_rows
-    for row, i in enumerate(present):
-        vectors[i] = flat[row]
     return (table.column("id").to_pylist(), table.column("page").to_pylist(), table.column("text").to_pylist(),
-            vectors)
+            embedding_rows(table.column("embedding")))

@@ -8,27 +8,33 @@ answer call ("answer") over the pages' text and tables, each picture's descripti
 words inside it), the page images when the reader is a vision model, and the nodes. The reply's relevant pages
 are the citations, located on the page by the answer's words. Without a summary tree by the text model (built
 by `docqa prepare --method mmrag`), the answer is made without tree nodes and the trace says so.
+
+The paper's V_q^final = LVLM(Q, V_q) (eq. 14) describes the pages' pictures for the question; here a picture's
+description is the toolkit's, written once per picture by a vision model and cached (else the words inside the
+picture), and a vision model also gets the page images with the answer prompt.
 """
 from __future__ import annotations
+
+import os
 
 from ...answers import AnswerStatus
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
-from ...settings import SettingsError
 from ...store import catalog, summary_tree
-from ..base import MethodContext
+from ..base import PROMPT_RESERVE_TOKENS, MethodContext
 from ..citations import cite
 from ..toolkit.final_answer import NOT_ANSWERABLE, FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
 from .retrieval import TreeHit, parent_pages, rerank, tree_hits
+from .settings import check_settings
 
 INSTRUCTIONS = f"{GUIDELINES}\n\n{RESPONSE_FORMAT}\n\n{EXAMPLES}"
 
 
 def run(ctx: MethodContext) -> None:
     settings, answer = ctx.settings, ctx.answer
-    _check(settings)
+    check_settings(settings)
     answer.iterations = 1
     ctx.step(f"retrieving the {settings.chunk_k} best passages and their pages")
     candidates = parent_pages(ctx)
@@ -58,7 +64,7 @@ def _tree_nodes(ctx: MethodContext) -> list[TreeHit]:
     unfinished = [d for d in doc_ids if d not in finished]
     if unfinished:
         names = catalog.doc_paths(ctx.db.cursor())
-        listed = ", ".join(names.get(d, str(d)).rsplit("/", 1)[-1] for d in unfinished[:5])
+        listed = ", ".join(os.path.basename(names.get(d, str(d))) for d in unfinished[:5])
         more = f" and {len(unfinished) - 5} more" if len(unfinished) > 5 else ""
         ctx.answer.notes.append(f"tree: no finished summary tree by {model} for {listed}{more}; answering with "
                                 f"the nodes written so far (docqa prepare --method mmrag builds them)")
@@ -76,16 +82,18 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
     options = Options(max_tokens=settings.answer_tokens,
                       schema=answer_schema(numbers, settings.analysis_steps, settings.step_chars))
     node_block = _node_block(ctx, nodes, pages)
-    images = len(pages) if model.info.vision else 0
-    budget = ctx.text_budget(model, options, images) - model.count_tokens(node_block)
+    request = REQUEST.format(question=QUESTION.format(question=ctx.question))
+    # text_budget keeps PROMPT_RESERVE_TOKENS for the instructions; the paper's, with its four examples, are longer
+    around = model.count_tokens(INSTRUCTIONS + request + CONTEXT + SUMMARIES) - PROMPT_RESERVE_TOKENS
+    budget = ctx.text_budget(model, options, len(pages) if model.info.vision else 0) - max(0, around)
+    node_block = trim_to_tokens(model, node_block, budget // 3)  # the pages come first
     ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
-    _, page_text, images = ctx.page_block(pages, model, budget, settings.page_tokens, ctx.question,
-                                          text_of=ctx.described_markdown)
+    _, page_text, images = ctx.page_block(pages, model, max(100, budget - model.count_tokens(node_block)),
+                                          settings.page_tokens, ctx.question, text_of=ctx.described_markdown)
     context = CONTEXT.format(pages=page_text, summaries=SUMMARIES.format(nodes=node_block) if node_block else "")
     if images:
         context += "\n" + PAGE_IMAGES_NOTE
-    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, context, REQUEST.format(
-        question=QUESTION.format(question=ctx.question)), images), options, pages).parsed
+    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, context, request, images), options, pages).parsed
     answer.pages_used = list(pages)
     answer.note_stage("read", pages)
     final = FinalAnswer.from_reply(reply)
@@ -102,17 +110,8 @@ def _node_block(ctx: MethodContext, nodes: list[TreeHit], pages) -> str:
     lines = []
     for hit in nodes:
         covered = ", ".join(str(p) for p in hit.pages[:12]) + (" …" if len(hit.pages) > 12 else "")
-        where = f"{names.get(hit.doc_id, '').rsplit('/', 1)[-1]}, " if several else ""
+        where = f"{os.path.basename(names.get(hit.doc_id, ''))}, " if several else ""
         kind = "summary" if hit.layer else "passage"
         text = trim_to_tokens(ctx.text_model, hit.text, ctx.settings.node_tokens)
-        lines.append(f"[{kind} of {where}page{'s' if len(hit.pages) > 1 else ''} {covered}]\n{text}")
+        lines.append(f"[{kind} of {where}document page{'s' if len(hit.pages) > 1 else ''} {covered}]\n{text}")
     return "\n\n".join(lines)
-
-
-def _check(settings) -> None:
-    if not 0.0 <= settings.llm_weight <= 1.0:
-        raise SettingsError(f"mmrag: llm_weight must be between 0 and 1, not {settings.llm_weight}")
-    for name in ("chunk_k", "pages", "rerank_batch_pages", "tree_layers"):
-        if getattr(settings, name) < 1:
-            raise SettingsError(f"mmrag: {name} must be at least 1, not {getattr(settings, name)}")
-

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...answers import PageRef
 from ...store import summary_tree
 from ..base import MethodContext
@@ -69,23 +67,20 @@ def rerank(ctx: MethodContext, candidates: list[tuple[PageRef, float]]) -> list[
 
 
 def tree_hits(ctx: MethodContext, doc_ids: list[int], k: int) -> list[TreeHit]:
-    """The k tree nodes (and, with tree_leaves, chunks) most similar to the question, best first."""
+    """The k tree nodes of the documents' trees by the text model (with tree_leaves, passages too) most similar
+    to the question, best first; none when no tree node is written yet."""
     cur = ctx.db.cursor()
     nodes = summary_tree.written_nodes(cur, doc_ids, ctx.text_model.info.name)
-    candidates = [TreeHit(layer, doc_id, pages, text, 0.0) for _, doc_id, layer, pages, text in nodes]
-    vectors = [summary_tree.node_vectors(cur, [node[0] for node in nodes])]
-    if ctx.settings.tree_leaves and nodes:
-        for doc_id in sorted({node[1] for node in nodes}):
-            ids, pages, texts, embedded = summary_tree.leaves(cur, doc_id)
-            kept = [i for i, vector in enumerate(embedded) if vector is not None]
-            candidates += [TreeHit(0, doc_id, [pages[i]], texts[i], 0.0) for i in kept]
-            vectors.append(np.stack([embedded[i] for i in kept]) if kept else np.zeros((0, 384), np.float32))
-    if not candidates:
+    if not nodes:
         return []
-    scores = np.concatenate(vectors) @ ctx.embed([ctx.question])[0].astype(np.float32)
-    best = np.argsort(-scores, kind="stable")[:k]
-    return [TreeHit(candidates[i].layer, candidates[i].doc_id, candidates[i].pages, candidates[i].text,
-                    round(float(scores[i]), 4)) for i in best]
+    query = ctx.embed([ctx.question])[0]
+    scores = summary_tree.node_vectors(cur, [node.id for node in nodes]) @ query
+    hits = [TreeHit(node.layer, node.doc_id, node.pages, node.text or "", float(score))
+            for node, score in zip(nodes, scores)]
+    if ctx.settings.tree_leaves:
+        hits += [TreeHit(0, chunk.doc_id, [chunk.page], chunk.text, chunk.score)
+                 for chunk in ctx.similar_chunks(query, k)]
+    return sorted(hits, key=lambda hit: -hit.score)[:k]
 
 
 def _text_or_empty(ctx: MethodContext):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...settings import SettingsError
+
 
 @dataclass(frozen=True)
 class MMRAGSettings:
@@ -40,3 +42,15 @@ CPU_PRESET = {"chunk_k": 12, "pages": 4, "rerank_page_tokens": 300, "rerank_reas
               "tree_nodes": 5, "cluster_tokens": 1500, "summary_tokens": 80, "page_tokens": 400,
               "node_tokens": 120, "analysis_steps": 6, "step_chars": 160,
               "answer_tokens": 700}
+
+
+def check_settings(settings: MMRAGSettings) -> None:
+    """A SettingsError naming the first setting out of range."""
+    ranges = {"chunk_k": (1, None), "pages": (1, None), "rerank_batch_pages": (1, None), "tree_layers": (1, None),
+              "reduction_dims": (1, None), "max_clusters": (1, None), "tree_nodes": (0, None),
+              "llm_weight": (0.0, 1.0), "cluster_threshold": (0.0, 1.0)}
+    for name, (low, high) in ranges.items():
+        value = getattr(settings, name)
+        if value < low or (high is not None and value > high):
+            where = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise SettingsError(f"mmrag: {name} must be {where}, not {value}")

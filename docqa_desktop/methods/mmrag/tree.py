@@ -12,6 +12,8 @@ by that model: a changed document is a new document and gets its own tree.
 """
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,6 +27,7 @@ from ...store import catalog, summary_tree
 from ...store.database import Database
 from ..base import PrepareContext
 from .clustering import ClusterSettings, clusters_within, consecutive_runs
+from .settings import check_settings
 
 SUMMARY_STEP = "tree summary"
 SUMMARIZE = "You are a Summarizing Assistant.\n\nWrite a summary of the following, including as many key details " \
@@ -46,6 +49,7 @@ class TreeBuilder:
                  call, progress: Callable[[Progress], None] = lambda p: None, cancel=None):
         self.db, self.runtime, self.embed, self.settings = db, runtime, embed, settings
         self.call, self.progress, self.cancel = call, progress, cancel
+        self.written = 0  # summaries written by this builder, over every document (what a cancel reports)
         self.clustering = ClusterSettings(settings.reduction_dims, settings.cluster_threshold, settings.max_clusters)
         # a cluster's texts must fit one summarising prompt, whatever cluster_tokens says
         self.max_cluster_tokens = max(1, min(settings.cluster_tokens,
@@ -55,10 +59,11 @@ class TreeBuilder:
     def model(self) -> str:
         return self.runtime.info.name
 
-    def build(self, doc_id: int, name: str) -> int:
-        """The document's tree, finished (resuming a killed build); returns the summaries written now."""
+    def build(self, doc_id: int, name: str) -> None:
+        """The document's tree, finished (resuming a killed build). Progress counts the summaries written by
+        this builder against those plus the current layer's unwritten ones."""
         below = self._leaves(doc_id)
-        written, layers = 0, 0
+        layers = 0
         for layer in range(1, self.settings.tree_layers + 1):
             if len(below.ids) < 2:
                 break
@@ -73,18 +78,16 @@ class TreeBuilder:
                         for members in clusters])
                 planned = summary_tree.nodes(self.db.cursor(), doc_id, self.model, layer)
             texts = dict(zip(below.ids, below.texts))
-            done = sum(node.text is not None for node in planned)
-            for node in planned:
-                if node.text is None:
-                    self._summarize(node, [texts[c] for c in node.children if c in texts], name)
-                    written, done = written + 1, done + 1
-                    self.progress(Progress("prepare", f"summary tree, layer {layer}", done, len(planned),
-                                           "summaries", name))
+            unwritten = [node for node in planned if node.text is None]
+            for left, node in enumerate(unwritten, 1):
+                self._summarize(node, [texts[c] for c in node.children], name)
+                self.written += 1
+                self.progress(Progress("prepare", f"summary tree, layer {layer}", self.written,
+                                       self.written + len(unwritten) - left, "summaries", name))
             layers = layer
             below = self._layer(doc_id, layer)
         with self.db.transaction() as cur:
             summary_tree.finish(cur, doc_id, self.model, layers)
-        return written
 
     def _leaves(self, doc_id: int) -> Layer:
         ids, pages, texts, vectors = summary_tree.leaves(self.db.cursor(), doc_id)
@@ -92,7 +95,7 @@ class TreeBuilder:
         if missing:  # chunks the indexer has not embedded yet
             for i, vector in zip(missing, self.embed([texts[i] for i in missing])):
                 vectors[i] = vector
-        matrix = np.stack(vectors) if vectors else np.zeros((0, 384), np.float32)
+        matrix = np.stack(vectors) if vectors else np.zeros((0, summary_tree.DIMENSION), np.float32)
         return Layer(ids, [[p] for p in pages], texts, matrix)
 
     def _layer(self, doc_id: int, layer: int) -> Layer:
@@ -114,20 +117,21 @@ class TreeBuilder:
         completion = self.call(f"{SUMMARY_STEP} {name} layer {node.layer} #{node.seq + 1}", self.runtime,
                                [Message("user", SUMMARIZE.format(context=context))],
                                Options(max_tokens=self.settings.summary_tokens, temperature=0.0))
-        text = completion.text.strip() or context[:500]
+        text = completion.text.strip() or context[:500]  # an empty reply: the cluster's own opening words
         with self.db.transaction() as cur:
             summary_tree.fill_node(cur, node.id, text, self.embed([text])[0])
 
 
 def prepare_trees(ctx: PrepareContext) -> int:
-    """Every document without a finished tree by the text model gets one; returns the summaries written."""
+    """Every document without a finished tree by the text model gets one; returns the summaries written. Trees
+    are kept per document and model: changing the tree settings later does not rebuild finished trees."""
+    check_settings(ctx.settings)
     cur = ctx.db.cursor()
     doc_ids = sorted(ctx.doc_ids if ctx.doc_ids is not None else catalog.live_documents(cur))
     builder = TreeBuilder(ctx.db, ctx.text_model, ctx.embed, ctx.settings, ctx.call, ctx.progress, ctx.cancel)
     done = summary_tree.finished(cur, doc_ids, builder.model)
-    names = {doc_id: path.rsplit("/", 1)[-1] for doc_id, path in catalog.doc_paths(cur).items()}
-    written = 0
+    names = {doc_id: os.path.basename(path) for doc_id, path in catalog.doc_paths(cur).items()}
     for doc_id in doc_ids:
         if doc_id not in done:
-            written += builder.build(doc_id, names.get(doc_id, f"document {doc_id}"))
-    return written
+            builder.build(doc_id, names.get(doc_id, f"document {doc_id}"))
+    return builder.written
