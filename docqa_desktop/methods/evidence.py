@@ -50,6 +50,13 @@ class PageSource:
         tables = content.page_tables(cur, ref.doc_id, ref.page) if with_tables else []
         return text + ("\n\nTables on this page:\n" + "\n\n".join(tables) if tables else "")
 
+    def text_or_empty(self, ref: PageRef) -> str:
+        """text(), or "" for a page whose document is gone (a judge or navigator then sees an empty page)."""
+        try:
+            return self.text(ref)
+        except PageGone:
+            return ""
+
     def size(self, ref: PageRef) -> tuple[float, float]:
         """The page's width and height in PDF points."""
         size = content.page_size(self.db.cursor(), ref.doc_id, ref.page)

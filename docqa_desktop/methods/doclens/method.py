@@ -9,7 +9,7 @@ navigator samples chose are left out first (the paper sends every located page t
 """
 from __future__ import annotations
 
-from ...answers import AnswerStatus, PageRef
+from ...answers import PageRef
 from ...llm import Options
 from ...llm.jsonout import output_token_bound
 from ..base import IMAGE_TOKENS, PROMPT_RESERVE_TOKENS, MethodContext
@@ -32,8 +32,7 @@ def run(ctx: MethodContext) -> None:
     model = ctx.reader
     located = ctx.readable(navigation.evidence)
     if not located:
-        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page to read in the documents asked about."
-        answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+        record(answer, FinalAnswer.declined(), "No indexed page to read in the documents asked about.")
         return
     ctx.step("zooming in on figures and tables")
     plan = _fit_evidence(ctx, located, navigation, _answer_options(settings, len(located)))

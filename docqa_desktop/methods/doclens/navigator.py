@@ -26,7 +26,6 @@ from ...llm import Message, Options
 from ...llm.jsonout import output_token_bound
 from ...settings import SettingsError
 from ..base import IMAGE_TOKENS, MethodContext
-from ..evidence import PageGone
 from ..simpledoc.summaries import Summarizer
 from ..toolkit.batches import multi_document, pack_in_order, page_ids, page_name, shrink_to_fit
 from ..toolkit.passages import fit_to_question
@@ -166,16 +165,9 @@ def _page_inputs(ctx: MethodContext, shown: list[PageRef], runtime) -> list[str]
         if missing:
             ctx.answer.notes.append(f"navigate: {missing} of {len(shown)} pages have no stored summary and show "
                                     "their text (`docqa prepare --method doclens` writes them)")
-    texts = []
-    for ref in shown:
-        if ref.key() in summaries:
-            texts.append(summaries[ref.key()])
-            continue
-        try:
-            texts.append(fit_to_question(runtime, ctx.pages.text(ref), settings.navigator_page_tokens, ctx.question))
-        except PageGone:
-            texts.append("")
-    return texts
+    return [summaries[ref.key()] if ref.key() in summaries else
+            fit_to_question(runtime, ctx.pages.text_or_empty(ref), settings.navigator_page_tokens, ctx.question)
+            for ref in shown]
 
 
 def named_pages(question: str, pages: list[PageRef]) -> list[PageRef]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...answers import AnswerStatus
 from ...llm import Options
 from ..base import MethodContext
 from ..citations import cite
@@ -29,8 +28,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(ctx.question, ctx.settings.k))
     answer.note_stage("retrieved", pages)
     if not pages:
-        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
-        answer.short_answer, answer.answer_format = "Not answerable", "None"
+        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
         return
     model = ctx.reader
     ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))

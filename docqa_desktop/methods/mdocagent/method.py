@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...answers import AnswerStatus, PageRef
+from ...answers import PageRef
 from ...llm import Options
 from ...llm.runtime import Runtime
 from ...settings import SettingsError
@@ -61,8 +61,7 @@ def run(ctx: MethodContext) -> None:
         answer.note_stage("image retrieved", retrieved.images)
     answer.note_stage("retrieved", retrieved.pages)
     if not retrieved.pages:
-        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
-        answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
         return
     evidence = _render(ctx, retrieved)
     image_agent = _image_agent_runs(ctx, evidence)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..toolkit.batches import pack_in_order
+
 SEED = 224  # RAPTOR's random_state for the BIC search
 
 
@@ -35,32 +37,35 @@ def reduce(vectors: np.ndarray, dims: int) -> np.ndarray:
     return PCA(n_components=n_components, random_state=SEED).fit_transform(vectors)
 
 
-def best_component_count(points: np.ndarray, max_clusters: int) -> int:
-    """The number of Gaussian components with the lowest BIC, from 1 to max_clusters."""
+def best_mixture(points: np.ndarray, max_clusters: int):
+    """The Gaussian mixture with the lowest BIC over 1 to max_clusters components, fitted to `points`."""
     from sklearn.mixture import GaussianMixture
 
-    best, best_bic = 1, np.inf
+    best, best_bic = None, np.inf
     for n in range(1, min(max_clusters, len(points)) + 1):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence warnings on tiny clusters change nothing here
-            bic = GaussianMixture(n_components=n, random_state=SEED).fit(points).bic(points)
+            mixture = GaussianMixture(n_components=n, random_state=SEED).fit(points)
+        bic = mixture.bic(points)
         if bic < best_bic:
-            best, best_bic = n, bic
+            best, best_bic = mixture, bic
     return best
+
+
+def best_component_count(points: np.ndarray, max_clusters: int) -> int:
+    """The number of Gaussian components with the lowest BIC, from 1 to max_clusters."""
+    return best_mixture(points, max_clusters).n_components
 
 
 def soft_clusters(points: np.ndarray, settings: ClusterSettings) -> list[np.ndarray]:
     """Members (row indices) of each Gaussian component: every point whose probability of belonging to it is
     above the threshold. A point above the threshold nowhere joins its most likely component (RAPTOR would
     drop it from the layer)."""
-    from sklearn.mixture import GaussianMixture
-
     if len(points) <= 2:
         return [np.arange(len(points))]
-    n = best_component_count(points, settings.max_clusters)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        probabilities = GaussianMixture(n_components=n, random_state=SEED).fit(points).predict_proba(points)
+    mixture = best_mixture(points, settings.max_clusters)  # fitted once: the BIC search's winner
+    n = mixture.n_components
+    probabilities = mixture.predict_proba(points)
     member = probabilities > settings.threshold
     member[np.arange(len(points)), probabilities.argmax(axis=1)] = True
     return [np.flatnonzero(member[:, j]) for j in range(n) if member[:, j].any()]
@@ -97,16 +102,8 @@ def clusters_within(vectors: np.ndarray, tokens: np.ndarray, max_tokens: int,
 
 def consecutive_runs(members: np.ndarray, tokens: np.ndarray, max_tokens: int) -> list[np.ndarray]:
     """`members` in order, cut into runs of at most `max_tokens` (a single longer member is a run of its own)."""
-    runs, current, size = [], [], 0
-    for i in members:
-        if current and size + tokens[i] > max_tokens:
-            runs.append(np.array(current))
-            current, size = [], 0
-        current.append(i)
-        size += tokens[i]
-    if current:
-        runs.append(np.array(current))
-    return runs
+    runs = pack_in_order(len(members), lambda run: tokens[members[run]].sum() <= max_tokens)
+    return [members[run] for run in runs]
 
 
 def _distinct(clusters: list[np.ndarray]) -> list[np.ndarray]:

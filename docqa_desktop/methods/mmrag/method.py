@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import os
 
-from ...answers import AnswerStatus
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
 from ...store import catalog, summary_tree
 from ..base import PROMPT_RESERVE_TOKENS, MethodContext
 from ..citations import cite
-from ..toolkit.final_answer import NOT_ANSWERABLE, FinalAnswer, record
+from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
 from .retrieval import TreeHit, parent_pages, rerank, tree_hits
@@ -40,8 +39,7 @@ def run(ctx: MethodContext) -> None:
     candidates = parent_pages(ctx)
     answer.note_stage("retrieved", [ref for ref, _ in candidates])
     if not candidates:
-        answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, "No indexed page matches the question."
-        answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
         return
     ctx.step(f"re-ranking {len(candidates)} pages")
     ranked = rerank(ctx, candidates)

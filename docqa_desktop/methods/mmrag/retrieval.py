@@ -1,8 +1,8 @@
 """MMRAG-DocQA's multi-granularity retrieval (eq. 10-16): parent pages of the best chunks, re-ranked by the LLM,
 and the summary-tree nodes nearest the question.
 
-Parent-page retrieval: the top `chunk_k` chunks (the in-page index: passages ranked by fused from BM25 and dense
-scores) lead to their pages; each page's retrieval score is its best chunk's. The LLM scores every candidate
+Parent-page retrieval: the top `chunk_k` chunks (the in-page index: passages ranked by BM25 and dense scores,
+fused) lead to their pages; each page's retrieval score is its best chunk's. The LLM scores every candidate
 page 0–1 (toolkit page judge with the paper's re-ranking prompt and scale), and pages are ranked by
 llm_weight × LLM score + (1 − llm_weight) × retrieval score (the authors' code: 0.7; eq. 12 is 1.0).
 
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from ...answers import PageRef
 from ...store import summary_tree
 from ..base import MethodContext
-from ..evidence import PageGone
 from ..toolkit.page_judge import judge_pages
 from .prompts import rerank_rubric
 
@@ -57,7 +56,7 @@ def rerank(ctx: MethodContext, candidates: list[tuple[PageRef, float]]) -> list[
     rubric = rerank_rubric(settings.rerank_reason_chars)
     # the prompt's budget: the context less the longest reply a full batch may need and the chat template
     budget = ctx.text_model.info.context - rubric.reply_tokens_per_page * settings.rerank_batch_pages - 64
-    verdicts = judge_pages(ctx.question, refs, _text_or_empty(ctx), ctx.text_model, ctx.call, budget,
+    verdicts = judge_pages(ctx.question, refs, ctx.pages.text_or_empty, ctx.text_model, ctx.call, budget,
                            settings.rerank_page_tokens, step="rerank", max_batch_pages=settings.rerank_batch_pages,
                            rubric=rubric)
     weight = settings.llm_weight
@@ -81,12 +80,3 @@ def tree_hits(ctx: MethodContext, doc_ids: list[int], k: int) -> list[TreeHit]:
         hits += [TreeHit(0, chunk.doc_id, [chunk.page], chunk.text, chunk.score)
                  for chunk in ctx.similar_chunks(query, k)]
     return sorted(hits, key=lambda hit: -hit.score)[:k]
-
-
-def _text_or_empty(ctx: MethodContext):
-    def text(ref: PageRef) -> str:
-        try:
-            return ctx.pages.text(ref)
-        except PageGone:
-            return ""
-    return text
