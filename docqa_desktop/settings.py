@@ -252,6 +252,16 @@ def _toml_value(value) -> str:
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def check_ranges(owner: str, settings, ranges: dict[str, tuple[float, float | None]]) -> None:
+    """A SettingsError naming the first of `settings`' fields outside its (low, high) range (high None: no
+    upper bound), e.g. "mmrag: pages must be at least 1, not 0"."""
+    for name, (low, high) in ranges.items():
+        value = getattr(settings, name)
+        if value < low or (high is not None and value > high):
+            where = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise SettingsError(f"{owner}: {name} must be {where}, not {value}")
+
+
 def merge_section(base, values: dict, env_prefix: str, source: Path):
     """A settings dataclass with a TOML table then DOCQA_<PREFIX>_<FIELD> variables applied (for the
     methods' own settings, which this module does not know)."""

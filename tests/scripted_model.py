@@ -3,6 +3,7 @@ rather than about a model: replies are given in advance and parsed against each 
 from __future__ import annotations
 
 import json
+import re
 
 from docqa_desktop.llm import Completion, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
@@ -218,3 +219,49 @@ def mmrag_answer(answer="English", relevant=(1,), fmt="Str"):
             "reasoning_summary": "Page 1 says English is the pivot.", "relevant_pages": list(relevant),
             "answer": f"The pivot language is {answer}." if answerable else "", "short_answer":
             answer if answerable else "Not answerable", "answer_format": fmt}
+
+
+# -- Doc-React ------------------------------------------------------------------------------------------
+
+
+class DocReactScript:
+    """Plays the model for Doc-React: each Thought/Action reply is the next of `steps` ((action, argument)); an
+    extraction replies by the page it reads from `extracts` ({page: (text, mean token entropy)}, default "Page N
+    shows other things." at entropy 1.0); the final answer is `answer`. Calls are kept in `seen` (kind, prompt),
+    the actions each Thought was offered in `offered`."""
+
+    def __init__(self, steps, extracts: dict[int, tuple[str, float]] | None = None, answer: dict | None = None,
+                 vision: bool = False):
+        self.info = ModelInfo("scripted", "local", 8192, vision)
+        self.steps, self.extracts, self.answer = list(steps), extracts or {}, answer
+        self.seen: list[tuple[str, str]] = []
+        self.offered: list[list[str]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def calls(self, kind: str) -> list[str]:
+        return [prompt for k, prompt in self.seen if k == kind]
+
+    def chat(self, messages, options, cancel=None):
+        prompt = messages[-1].text
+        properties = (options.schema or {}).get("properties", {})
+        if "thought" in properties:
+            kind = "thought"
+            self.offered.append(properties["action"]["enum"])
+            action, argument = self.steps.pop(0)
+            completion = scripted_completion(prompt, {"thought": f"Next: {action}.", "action": action,
+                                                      "argument": argument}, options)
+        elif "short_answer" in properties:
+            kind, completion = "answer", scripted_completion(prompt, self.answer or sample(), options)
+        else:
+            kind = "extract"
+            page = int(re.search(r"\[Page 1: page (\d+)", prompt).group(1))
+            text, entropy = self.extracts.get(page, (f"Page {page} shows other things.", 1.0))
+            completion = scripted_completion(prompt, text, options)
+            completion.token_entropies = [entropy] * len(text.split())
+        self.seen.append((kind, prompt))
+        return completion
+
+    def close(self):
+        pass

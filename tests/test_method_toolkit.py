@@ -177,7 +177,7 @@ class FixedPages:
 def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert main(["methods", "--json", "--home", str(home)]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
-    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens", "mdocagent", "mmrag"}
+    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens", "mdocagent", "mmrag", "docreact"}
     simpledoc = listed["simpledoc"]
     assert simpledoc["settings"]["k"] == 10 and simpledoc["settings"]["iterations"] == 3
     assert simpledoc["prepare"] == "page summaries" and "simpledoc.txt" in simpledoc["paper"]
@@ -224,7 +224,7 @@ def test_method_settings_from_the_settings_file_survive_a_save(home):
 
 
 def test_an_unknown_method_is_a_clear_error(fast_service):
-    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, m3docrag, mdocagent, mmrag, simpledoc"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, docreact, m3docrag, mdocagent, mmrag, simpledoc"):
         fast_service.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
 

@@ -11,11 +11,11 @@ from ..answers import AnswerStatus
 from ..llm import ModelError
 from ..progress import Cancelled
 from ..settings import Settings, SettingsError, merge_section
-from . import doclens, m3docrag, mdocagent, mmrag, simpledoc
+from . import doclens, docreact, m3docrag, mdocagent, mmrag, simpledoc
 from .base import MethodContext, MethodSpec
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
-                                                                 mdocagent.SPEC, mmrag.SPEC)}
+                                                                 mdocagent.SPEC, mmrag.SPEC, docreact.SPEC)}
 
 
 class UnknownMethod(ValueError):

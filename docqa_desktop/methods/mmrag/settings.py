@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import SettingsError
+from ...settings import check_ranges
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,4 @@ def check_settings(settings: MMRAGSettings) -> None:
     ranges = {"chunk_k": (1, None), "pages": (1, None), "rerank_batch_pages": (1, None), "tree_layers": (1, None),
               "reduction_dims": (1, None), "max_clusters": (1, None), "tree_nodes": (0, None),
               "llm_weight": (0.0, 1.0), "cluster_threshold": (0.0, 1.0)}
-    for name, (low, high) in ranges.items():
-        value = getattr(settings, name)
-        if value < low or (high is not None and value > high):
-            where = f"between {low} and {high}" if high is not None else f"at least {low}"
-            raise SettingsError(f"mmrag: {name} must be {where}, not {value}")
+    check_ranges("mmrag", settings, ranges)
