@@ -170,23 +170,33 @@ class MDocAgentScript:
 # -- MMRAG-DocQA --------------------------------------------------------------------------------------
 
 
-class MMRAGScript:
-    """Plays the text model for MMRAG-DocQA: summaries for the tree ("summary N" unless `fail_after` summaries
-    were written, then it raises, like a crash mid-build), re-ranking scores by page from `scores` (default
-    0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
+class RecordingScript:
+    """What a scripted model keeps: every call as (kind, prompt) in `seen`; words count as tokens."""
 
-    def __init__(self, scores: dict[int, float] | None = None, answer: dict | None = None,
-                 fail_after: int | None = None, vision: bool = False, name: str = "scripted"):
-        self.info = ModelInfo(name, "local", 8192, vision)
-        self.scores, self.answer, self.fail_after = scores or {}, answer, fail_after
+    def __init__(self, name: str = "scripted", backend: str = "local", vision: bool = False):
+        self.info = ModelInfo(name, backend, 8192, vision)
         self.seen: list[tuple[str, str]] = []
-        self.images: list[int] = []  # images sent with each call
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
     def calls(self, kind: str) -> list[str]:
         return [prompt for k, prompt in self.seen if k == kind]
+
+    def close(self):
+        pass
+
+
+class MMRAGScript(RecordingScript):
+    """Plays the text model for MMRAG-DocQA: summaries for the tree ("summary N" unless `fail_after` summaries
+    were written, then it raises, like a crash mid-build), re-ranking scores by page from `scores` (default
+    0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
+
+    def __init__(self, scores: dict[int, float] | None = None, answer: dict | None = None,
+                 fail_after: int | None = None, vision: bool = False, name: str = "scripted"):
+        super().__init__(name, vision=vision)
+        self.scores, self.answer, self.fail_after = scores or {}, answer, fail_after
+        self.images: list[int] = []  # images sent with each call
 
     def chat(self, messages, options, cancel=None):
         prompt = messages[-1].text
@@ -208,9 +218,6 @@ class MMRAGScript:
         self.images.append(len(messages[-1].images))
         return scripted_completion(prompt, reply, options)
 
-    def close(self):
-        pass
-
 
 def mmrag_answer(answer="English", relevant=(1,), fmt="Str"):
     answerable = fmt != "None"
@@ -224,24 +231,17 @@ def mmrag_answer(answer="English", relevant=(1,), fmt="Str"):
 # -- Doc-React ------------------------------------------------------------------------------------------
 
 
-class DocReactScript:
+class DocReactScript(RecordingScript):
     """Plays the model for Doc-React: each Thought/Action reply is the next of `steps` ((action, argument)); an
     extraction replies by the page it reads from `extracts` ({page: (text, mean token entropy)}, default "Page N
     shows other things." at entropy 1.0); the final answer is `answer`. Calls are kept in `seen` (kind, prompt),
     the actions each Thought was offered in `offered`."""
 
     def __init__(self, steps, extracts: dict[int, tuple[str, float]] | None = None, answer: dict | None = None,
-                 vision: bool = False):
-        self.info = ModelInfo("scripted", "local", 8192, vision)
+                 backend: str = "local"):
+        super().__init__(backend=backend)
         self.steps, self.extracts, self.answer = list(steps), extracts or {}, answer
-        self.seen: list[tuple[str, str]] = []
         self.offered: list[list[str]] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def calls(self, kind: str) -> list[str]:
-        return [prompt for k, prompt in self.seen if k == kind]
 
     def chat(self, messages, options, cancel=None):
         prompt = messages[-1].text
@@ -262,6 +262,3 @@ class DocReactScript:
             completion.token_entropies = [entropy] * len(text.split())
         self.seen.append((kind, prompt))
         return completion
-
-    def close(self):
-        pass

@@ -8,13 +8,14 @@ import math
 
 import pytest
 
-from conftest import ask_from_the_cli, make_settings, write_pdf
+from conftest import ask_from_the_cli, count_images_sent, make_settings, write_pdf
 from scripted_model import DocReactScript, FixedRuntimes, sample
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.llm import Message, Options
 from docqa_desktop.methods.docreact.prompts import EXTRACT, EXTRACT_REQUEST
 from docqa_desktop.methods.docreact.selection import best, best_by_gain, information_gains, score_sets
 from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.service import Service
 from docqa_desktop.settings import SettingsError
 
 QUESTION = "When does the last ferry to Gull Island leave?"
@@ -146,6 +147,12 @@ def test_an_empty_extraction_never_wins(ferry_service):
     assert [p.page for p in answer.pages_used] == [2]
 
 
+def test_a_remote_models_entropy_is_said_to_be_the_top_5_estimate(ferry_service):
+    answer = ask(ferry_service, DocReactScript([("Search", "timetable"), ("Finish", "18:40")], backend="remote"),
+                 candidate_sets=2)
+    assert "entropy: estimated from the server's top-5 log-probabilities of each token (remote model)" in answer.notes
+
+
 def test_a_bad_setting_names_itself(ferry_service):
     for bad, message in [({"gain_numerator": "ratio"}, "gain_numerator must be one of probability, gain"),
                          ({"score_temperature": 0}, "score_temperature must be above 0"),
@@ -186,3 +193,26 @@ def test_smollm2_answers_with_citations_from_the_cli(home, tmp_path, capsys):
     assert scored and all(math.isfinite(float(n.split(" Δ ")[1].split()[0])) for n in scored)
     read = {(p.doc, p.page) for p in answer.pages_used}
     assert read and all((c.doc, c.page) in read for c in answer.citations)
+
+
+@pytest.mark.model
+def test_the_tiny_vision_model_reads_each_candidates_page_image_and_its_entropies_score_them(tmp_path, tiny_vlm_files):
+    folder = tmp_path / "memo"
+    folder.mkdir()
+    write_pdf(folder / "ferry.pdf", PAGES)
+    settings = make_settings(tmp_path / "home", layout=False, dense=False, ocr=False)
+    settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
+    with Service(settings) as service:
+        service.index([str(folder)])
+        service.models.import_file(*tiny_vlm_files, name="tiny-vl")
+        seen_images = count_images_sent(service.runtimes.vision())
+        answer = service.ask(QUESTION, method="docreact",
+                             overrides=dict(rounds=1, candidate_sets=2, extract_tokens=12, page_tokens=100,
+                                            answer_tokens=120))
+    assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE), answer.error
+    extracts = [c for c in answer.calls if c.step.startswith("extract")]
+    assert len(extracts) == 2 and {c.model for c in extracts} == {"tiny-vl"}
+    assert seen_images.count(1) >= 2  # each candidate's extraction saw its page image
+    scored = [n for n in answer.notes if " Δ " in n]
+    entropies = [float(n.split(" H ")[1].split()[0]) for n in scored]
+    assert len(entropies) == 2 and any(math.isfinite(h) and h > 0 for h in entropies)  # measured via the vision handler

@@ -286,3 +286,25 @@ def test_mdocagent_from_the_method_picker_answers_with_its_agents_steps(window, 
     phases = [step.phase for step in steps]
     assert [p.split(":")[0] for p in phases if ":" in p] == ["general agent", "critical agent", "text agent",
                                                             "summarizing agent"]
+
+
+def test_docreact_from_the_method_picker_answers_with_its_rounds(window, qtbot, paper):
+    """Doc-React in the app: picked by name, its rounds and candidate readings reach the window, the answer cites
+    the page it chose (a scripted model: this test is about the app's path, not the model)."""
+    from scripted_model import DocReactScript, FixedRuntimes, sample
+    window.add_paths([str(paper)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    window.service._runtimes = FixedRuntimes(DocReactScript([("Search", "the pivot languages"), ("Finish", "English")]))
+    steps = []
+    show_step = window.ask_panel.show_step
+    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    window.ask_panel.method.setCurrentText("docreact")
+    window.ask_panel.question.setText("Which languages are used as pivot?")
+    window.ask_panel.ask_button.click()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
+    answer = window.answer_view.answer
+    assert answer.method == "docreact" and answer.status.value == "answered" and answer.short_answer == "English"
+    assert len(answer.pages_used) == 1 and answer.citations[0].page == answer.pages_used[0].page
+    phases = [step.phase for step in steps]
+    assert phases[0] == "round 1: thinking" and phases[-1] == "answering from the observations"
+    assert sum(p.startswith("round 1: reading candidate") for p in phases) == 4
