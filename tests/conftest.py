@@ -140,6 +140,12 @@ def make_settings(home: Path, **index_changes) -> Settings:
     return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes))
 
 
+def tiny_vlm_settings(home: Path, **index_changes) -> Settings:
+    """make_settings with one llama.cpp thread and small page images: the tiny VLM's tests stay quick."""
+    settings = make_settings(home, **index_changes)
+    return dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
+
+
 def count_images_sent(runtime) -> list[int]:
     """Wrap `runtime`'s chat and sample so that the list returned grows by the number of images each call sends."""
     counts: list[int] = []

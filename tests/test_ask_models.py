@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import make_settings
+from conftest import tiny_vlm_settings
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.service import Service
@@ -20,9 +20,8 @@ SMALL_BUDGET = dict(k=2, max_pages=1, page_tokens=150, summary_tokens=24, iterat
 
 @pytest.fixture
 def small_service(home, paper):
-    settings = make_settings(home, layout=False, dense=False)
-    settings = dataclasses.replace(settings, tables={**settings.tables, "ask": SMALL_BUDGET},
-                                   llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
+    settings = tiny_vlm_settings(home, layout=False, dense=False)
+    settings = dataclasses.replace(settings, tables={**settings.tables, "ask": SMALL_BUDGET})
     with Service(settings) as service:
         service.index([str(paper)])
         yield service

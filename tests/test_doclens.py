@@ -13,8 +13,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, count_images_sent, make_settings
-from layout_pdf import PAGE_SIZE, write_layout_pdf
+from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, count_images_sent, make_settings, tiny_vlm_settings
+from layout_pdf import write_layout_pdf
 from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.methods.doclens.localizer import ZOOM_HEADER, zoom_elements
@@ -269,9 +269,7 @@ def test_the_tiny_vision_model_gets_page_screenshots_and_crops(tmp_path, tiny_vl
     library = tmp_path / "library"
     library.mkdir()
     write_layout_pdf(library / "report.pdf")
-    settings = make_settings(tmp_path / "home", layout=True, dense=False, ocr=False)
-    settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
-    with Service(settings) as service:
+    with Service(tiny_vlm_settings(tmp_path / "home", layout=True, dense=False, ocr=False)) as service:
         service.index([str(library)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
         seen_images = count_images_sent(service.runtimes.vision())

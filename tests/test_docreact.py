@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from conftest import ask_from_the_cli, count_images_sent, make_settings, write_pdf
+from conftest import ask_from_the_cli, count_images_sent, make_settings, tiny_vlm_settings, write_pdf
 from scripted_model import DocReactScript, FixedRuntimes, sample
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.llm import Message, Options
@@ -200,9 +200,7 @@ def test_the_tiny_vision_model_reads_each_candidates_page_image_and_its_entropie
     folder = tmp_path / "memo"
     folder.mkdir()
     write_pdf(folder / "ferry.pdf", PAGES)
-    settings = make_settings(tmp_path / "home", layout=False, dense=False, ocr=False)
-    settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1, image_max_pixels=120_000))
-    with Service(settings) as service:
+    with Service(tiny_vlm_settings(tmp_path / "home", layout=False, dense=False, ocr=False)) as service:
         service.index([str(folder)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
         seen_images = count_images_sent(service.runtimes.vision())

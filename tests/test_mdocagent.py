@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from conftest import ask_from_the_cli, count_images_sent, make_settings
+from conftest import ask_from_the_cli, count_images_sent, make_settings, tiny_vlm_settings
 from scripted_model import FixedRuntimes, MDocAgentScript, sample
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.methods.mdocagent.prompts import PREAMBLE
@@ -178,9 +178,7 @@ def test_the_builtin_model_answers_with_citations_of_pages_it_read(home, paper, 
 @pytest.mark.model
 def test_page_image_search_feeds_the_tiny_vision_models_image_agent(home, paper, tiny_embedder_folder,
                                                                      tiny_vlm_files):
-    settings = make_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256)
-    settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, threads=1,
-                                                                     image_max_pixels=120_000))
+    settings = tiny_vlm_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256)
     with Service(settings) as service:
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
         assert service.index([str(paper)]).pages_embedded_visually == 8
