@@ -122,9 +122,12 @@ def test_the_rounds_are_bounded_by_t_and_later_searches_skip_chosen_pages(ferry_
     model = DocReactScript([("Search", "timetable")] * 3, {2: TIMETABLE})
     answer = ask(ferry_service, model, rounds=3, candidate_sets=2)
     assert len(model.calls("thought")) == 3 and answer.iterations == 3  # then the answer is forced
-    # rounds keep 2 (p 0.27 / H 0.2 beats 0.73 / 1.0), then 1, then 3; a chosen page is no candidate again
-    assert candidate_pages(model.calls("extract")) == [1, 2, 1, 3, 3, 4]
+    # the candidates are {1, 2}, {1, 3}, {3, 4}: the rounds keep 2 (p 0.27 / H 0.2 beats 0.73 / 1.0), then 1, then
+    # 3; a chosen page is no candidate again, and a page read for the same sub-query before is not read again
     assert [p.page for p in answer.pages_used] == [2, 1, 3]
+    assert candidate_pages(model.calls("extract")) == [1, 2, 3, 4]
+    assert [n.split(":")[0] for n in answer.notes if n.endswith("its extraction is reused")] == [
+        "extract 2 [candidate 1/2]", "extract 3 [candidate 1/2]"]
     assert [c.step for c in answer.calls][-1] == "answer"
     trajectory = model.calls("answer")[0]
     assert all(f"Observation {n}" in trajectory for n in (1, 2, 3))

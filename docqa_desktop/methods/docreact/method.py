@@ -9,6 +9,8 @@ Choices where the paper is silent, each visible in the trace:
   answer always rests on evidence; in all of appendix E's examples the first action is a Search;
 - a Search's candidates leave out pages an earlier round chose (Lookup is the way back to them);
 - an extraction that comes back empty never wins (its entropy counts as infinite);
+- decoding is greedy (appendix C.3: temperature 0), so a page read again for the same request in a later round
+  (a small model often repeats its sub-query) reuses the earlier extraction instead of running it again;
 - the answer after Finish is written from all observations like the forced one (appendix B), with the Finish
   argument in the trajectory it reads, so that it is typed and cited.
 """
@@ -53,6 +55,7 @@ def run(ctx: MethodContext) -> None:
     answer.notes.append(_entropy_source(ctx))
     trajectory: list[Round] = []
     chosen: list[PageRef] = []  # π: the pages of every chosen set, in the order chosen
+    extractor = Extractor(ctx)
     for number in range(1, settings.rounds + 1):
         answer.iterations = number
         ctx.step(f"round {number}: thinking", number, settings.rounds)
@@ -62,11 +65,11 @@ def run(ctx: MethodContext) -> None:
             break
         last = next((r.pages for r in reversed(trajectory) if r.pages), ())
         if step.action == "Lookup" and last:
-            completion = _extract(ctx, last, step.argument, f"extract {number} lookup")
+            completion = extractor.extract(last, step.argument, f"extract {number} lookup")
             answer.notes.append(f"extract {number}: lookup in {_where(last)}, H {_entropy(completion):.2f}")
             step.observation, step.pages = completion.text.strip(), last
         else:
-            _search(ctx, step, number, chosen)
+            _search(ctx, extractor, step, number, chosen)
         chosen.extend(ref for ref in step.pages if ref not in chosen)
         answer.note_stage("read", list(step.pages))
     _answer(ctx, trajectory, chosen)
@@ -94,7 +97,7 @@ def _think(ctx: MethodContext, trajectory: list[Round], number: int) -> Round:
     return Round(reply["thought"].strip(), reply["action"], argument)
 
 
-def _search(ctx: MethodContext, step: Round, number: int, chosen: list[PageRef]) -> None:
+def _search(ctx: MethodContext, extractor: "Extractor", step: Round, number: int, chosen: list[PageRef]) -> None:
     """Score Ω′ for the step's sub-query (eq. 4-7) and keep the best set's extraction as the observation."""
     settings, answer = ctx.settings, ctx.answer
     sets = candidate_sets(ctx, step.argument, {ref.key() for ref in chosen})
@@ -106,8 +109,8 @@ def _search(ctx: MethodContext, step: Round, number: int, chosen: list[PageRef])
     for i, candidate in enumerate(sets, 1):
         ctx.step(f"round {number}: reading candidate {i} of {len(sets)} ({_where(candidate.pages)})",
                  number, settings.rounds)
-        extractions.append(_extract(ctx, candidate.pages, step.argument,
-                                    f"extract {number} [candidate {i}/{len(sets)}]"))
+        extractions.append(extractor.extract(candidate.pages, step.argument,
+                                             f"extract {number} [candidate {i}/{len(sets)}]"))
     scored = score_sets([s.retrieval for s in sets], [_entropy(c) for c in extractions],
                         settings.score_temperature, settings.gain_numerator)
     winner, by_gain = best(scored), best_by_gain(scored)
@@ -118,18 +121,34 @@ def _search(ctx: MethodContext, step: Round, number: int, chosen: list[PageRef])
     step.observation, step.pages = extractions[winner].text.strip(), sets[winner].pages
 
 
-def _extract(ctx: MethodContext, pages: tuple[PageRef, ...], request: str, step: str) -> Completion:
-    """μ(S′, Q): free text from the pages for the question and the sub-query, with its token entropies."""
-    settings, model = ctx.settings, ctx.reader
-    options = Options(max_tokens=settings.extract_tokens, logprobs=True)
-    refs = list(pages)
-    _, body, images = ctx.page_block(refs, model, ctx.text_budget(model, options, len(refs) if model.info.vision
-                                                                  else 0),
-                                     settings.page_tokens, f"{ctx.question} {request}")
-    # instructions and request first: the candidates of one sub-query share that prefix in llama.cpp's cache
-    text = "\n\n".join([EXTRACT, EXTRACT_REQUEST.format(question=ctx.question, sub_query=request), body])
-    return ctx.call(step, model, [Message("user", text + (PAGE_IMAGES_NOTE if images else ""), images)],
-                    options, refs)
+class Extractor:
+    """μ(S′, Q): free text from pages for the question and a request, with its token entropies; the same pages
+    and request give the same greedy extraction, so it runs once per question."""
+
+    def __init__(self, ctx: MethodContext):
+        self.ctx = ctx
+        self.done: dict[tuple, Completion] = {}
+
+    def extract(self, pages: tuple[PageRef, ...], request: str, step: str) -> Completion:
+        key = (tuple(ref.key() for ref in pages), request)
+        if key in self.done:
+            self.ctx.answer.notes.append(f"{step}: {_where(pages)} was read for this request before; "
+                                         "its extraction is reused")
+        else:
+            self.done[key] = self._run(pages, request, step)
+        return self.done[key]
+
+    def _run(self, pages: tuple[PageRef, ...], request: str, step: str) -> Completion:
+        ctx = self.ctx
+        settings, model = ctx.settings, ctx.reader
+        options = Options(max_tokens=settings.extract_tokens, logprobs=True)
+        refs = list(pages)
+        budget = ctx.text_budget(model, options, len(refs) if model.info.vision else 0)
+        _, body, images = ctx.page_block(refs, model, budget, settings.page_tokens, f"{ctx.question} {request}")
+        # instructions and request first: the candidates of one sub-query share that prefix in llama.cpp's cache
+        text = "\n\n".join([EXTRACT, EXTRACT_REQUEST.format(question=ctx.question, sub_query=request), body])
+        return ctx.call(step, model, [Message("user", text + (PAGE_IMAGES_NOTE if images else ""), images)],
+                        options, refs)
 
 
 def _entropy(completion: Completion) -> float:
