@@ -103,6 +103,11 @@ def doc_paths(cur) -> dict[int, str]:
     return dict(rows)
 
 
+def doc_names(cur) -> dict[int, str]:
+    """Each document's file name (of its representative path), as the trace and the prompts name it."""
+    return {doc_id: os.path.basename(path) for doc_id, path in doc_paths(cur).items()}
+
+
 def document_sources(cur, doc_id: int) -> tuple[str, list[str]]:
     """(sha256, every path holding the document) for reading its pages from disk."""
     row = cur.execute("SELECT sha256 FROM documents WHERE id = ?", [doc_id]).fetchone()

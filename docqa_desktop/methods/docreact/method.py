@@ -97,7 +97,7 @@ def _think(ctx: MethodContext, trajectory: list[Round], number: int) -> Round:
     return Round(reply["thought"].strip(), reply["action"], argument)
 
 
-def _search(ctx: MethodContext, extractor: "Extractor", step: Round, number: int, chosen: list[PageRef]) -> None:
+def _search(ctx: MethodContext, extractor: Extractor, step: Round, number: int, chosen: list[PageRef]) -> None:
     """Score Ω′ for the step's sub-query (eq. 4-7) and keep the best set's extraction as the observation."""
     settings, answer = ctx.settings, ctx.answer
     sets = candidate_sets(ctx, step.argument, {ref.key() for ref in chosen})

@@ -15,7 +15,6 @@ picture), and a vision model also gets the page images with the answer prompt.
 """
 from __future__ import annotations
 
-import os
 
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
@@ -61,8 +60,8 @@ def _tree_nodes(ctx: MethodContext) -> list[TreeHit]:
     finished = summary_tree.finished(ctx.db.cursor(), doc_ids, model)
     unfinished = [d for d in doc_ids if d not in finished]
     if unfinished:
-        names = catalog.doc_paths(ctx.db.cursor())
-        listed = ", ".join(os.path.basename(names.get(d, str(d))) for d in unfinished[:5])
+        names = catalog.doc_names(ctx.db.cursor())
+        listed = ", ".join(names.get(d, str(d)) for d in unfinished[:5])
         more = f" and {len(unfinished) - 5} more" if len(unfinished) > 5 else ""
         ctx.answer.notes.append(f"tree: no finished summary tree by {model} for {listed}{more}; answering with "
                                 f"the nodes written so far (docqa prepare --method mmrag builds them)")
@@ -104,11 +103,11 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
 def _node_block(ctx: MethodContext, nodes: list[TreeHit], pages) -> str:
     """The tree nodes, each with the pages it covers, cut to node_tokens each."""
     several = len({hit.doc_id for hit in nodes} | {ref.doc_id for ref in pages}) > 1
-    names = catalog.doc_paths(ctx.db.cursor()) if several else {}
+    names = catalog.doc_names(ctx.db.cursor()) if several else {}
     lines = []
     for hit in nodes:
         covered = ", ".join(str(p) for p in hit.pages[:12]) + (" …" if len(hit.pages) > 12 else "")
-        where = f"{os.path.basename(names.get(hit.doc_id, ''))}, " if several else ""
+        where = f"{names.get(hit.doc_id, '')}, " if several else ""
         kind = "summary" if hit.layer else "passage"
         text = trim_to_tokens(ctx.text_model, hit.text, ctx.settings.node_tokens)
         lines.append(f"[{kind} of {where}document page{'s' if len(hit.pages) > 1 else ''} {covered}]\n{text}")

@@ -12,7 +12,6 @@ by that model: a changed document is a new document and gets its own tree.
 """
 from __future__ import annotations
 
-import os
 
 from dataclasses import dataclass
 from typing import Callable
@@ -130,7 +129,7 @@ def prepare_trees(ctx: PrepareContext) -> int:
     doc_ids = sorted(ctx.doc_ids if ctx.doc_ids is not None else catalog.live_documents(cur))
     builder = TreeBuilder(ctx.db, ctx.text_model, ctx.embed, ctx.settings, ctx.call, ctx.progress, ctx.cancel)
     done = summary_tree.finished(cur, doc_ids, builder.model)
-    names = {doc_id: os.path.basename(path) for doc_id, path in catalog.doc_paths(cur).items()}
+    names = catalog.doc_names(cur)
     for doc_id in doc_ids:
         if doc_id not in done:
             builder.build(doc_id, names.get(doc_id, f"document {doc_id}"))
