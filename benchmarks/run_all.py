@@ -191,6 +191,20 @@ def _navigator_headline(path: Path) -> list[tuple[str, str]]:
              " → ".join(f"{100 * r['recall']:.1f} / {100 * r['all_hit']:.1f} / {r['pages']:.1f}" for r in curve))]
 
 
+def _choice_headline(path: Path) -> list[tuple[str, str]]:
+    r = _json(path)
+    if not r["search_rounds"]:
+        return []
+    return [(f"Doc-React, {r['questions']} questions: Search rounds whose choice by gain / entropy differs from the "
+             "gain alone; of those with evidence, the entropy's pick / the gain's pick held an evidence page",
+             f"{r['changed']} of {r['search_rounds']} ({100 * r['changed_share']:.0f} %); "
+             f"{r.get('entropy pick is evidence', 0)} / {r.get('gain pick is evidence', 0)} of "
+             f"{r.get('changed with evidence', 0)}"),
+            ("Doc-React actions (Search / Lookup / Finish) and rounds a question",
+             " / ".join(str(r["actions"].get(a, 0)) for a in ("Search", "Lookup", "Finish"))
+             + f"; {r['rounds_per_question']:.1f}")]
+
+
 def _segment_headline(path: Path) -> list[tuple[str, str]]:
     r = _json(path)
     units = r["units"]
@@ -261,6 +275,15 @@ BENCHMARKS = [
     Benchmark("eval_real_mmrag", _real_model_command("eval_real.py", "--budget", "quick", "--method", "mmrag",
                                                      "--out", str(BENCH / "eval-dev-1.5b/mmrag-issue18")),
               BENCH / "eval-dev-1.5b/combined-issue18/quick", _eval_headline),
+    # Doc-React (issue 19) on the 20-question sample, in one report with the other methods (combined-issue19), and
+    # how often its entropy term changed the choice the gain alone would make
+    Benchmark("eval_real_docreact", _real_model_command("eval_real.py", "--budget", "quick", "--every", "3",
+                                                        "--first", "1", "--method", "docreact", "--out",
+                                                        str(BENCH / "eval-dev-1.5b/docreact-issue19")),
+              BENCH / "eval-dev-1.5b/combined-issue19/quick", _eval_headline),
+    Benchmark("docreact_choice", lambda a: [PYTHON, str(BENCH / "docreact_choice.py"),
+                                            str(BENCH / "eval-dev-1.5b/combined-issue19/quick")],
+              BENCH / "results/docreact_choice.json", _choice_headline),
     Benchmark("segment_recall", lambda a: [PYTHON, str(BENCH / "segment_recall.py"), "--home", str(a.home)],
               BENCH / "results/segment_recall.json", _segment_headline),
     Benchmark("prefix_reuse", _real_model_command("prefix_reuse.py"), BENCH / "results/prefix_reuse.json",
