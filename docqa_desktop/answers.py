@@ -103,6 +103,11 @@ class Answer:
     def output_tokens(self) -> int:
         return sum(c.output_tokens for c in self.calls)
 
+    @property
+    def models(self) -> list[str]:
+        """The models that answered, in the order they were first called."""
+        return list(dict.fromkeys(c.model for c in self.calls))
+
     def as_json(self) -> dict:
         """The `docqa ask --json` shape."""
         return {"id": self.id, "answer": self.text, "status": self.status.value,

@@ -243,8 +243,9 @@ def _cmd_ask(service: Service, args) -> int:
         print(f"\n{answer.text}\n")
         for n, c in enumerate(answer.citations, 1):
             print(cited_line(n, c))
-        print(f"\n{answer.status.value} · {answer.method} · {answer.iterations} round(s) · {len(answer.calls)} model "
-              f"calls · {answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
+        print(f"\n{answer.status.value} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
+              f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
+              f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
 
 

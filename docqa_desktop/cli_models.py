@@ -1,4 +1,4 @@
-"""`docqa models list | pull | import | verify | remove`."""
+"""`docqa models list | pull | import | default | verify | remove`."""
 from __future__ import annotations
 
 import json
@@ -25,6 +25,10 @@ def add_parsers(sub, common) -> None:
                    help="the vision projector (mmproj GGUF) of a vision model; for a page-embedder adapter "
                         "folder, its base model folder")
     p.add_argument("--name", help="name to use (default: from the file name)")
+    p = verbs.add_parser("default", parents=[common],
+                         help="choose the model that serves a role (saved in the settings; 'auto': the most capable)")
+    p.add_argument("role", choices=("text", "vision"))
+    p.add_argument("name", help="an installed model's name, or auto")
     p = verbs.add_parser("verify", parents=[common], help="check installed model files are intact")
     p.add_argument("name", nargs="?")
     p = verbs.add_parser("remove", parents=[common], help="forget a model (pulled files are deleted)")
@@ -57,8 +61,13 @@ def _list(service: Service, args) -> int:
         memory = f"{r.memory_gb:.1f} GB" if r.memory_gb else "-"
         print(f"{r.role:14}{r.name:26}{r.state:15}{r.variant:9}{size:>9}{memory:>8}  {r.licence}")
     print()
-    print(f"text tasks   → {roles['text'] or 'none'}")
-    print(f"page images  → {roles['vision'] or NO_VISION_MODEL.split('. ')[0]}")
+    llm = service.settings.llm
+    chosen = {"text": llm.text_model, "vision": llm.vision_model}
+    why = {role: " (remote server)" if llm.backend == "remote"
+           else f" (your choice; `docqa models default {role} auto` undoes it)" if chosen[role]
+           else " (the most capable installed)" for role in chosen}
+    print(f"text tasks   → {roles['text'] or 'none'}{why['text'] if roles['text'] else ''}")
+    print(f"page images  → {roles['vision'] or NO_VISION_MODEL.split('. ')[0]}{why['vision'] if roles['vision'] else ''}")
     return 0
 
 
@@ -78,6 +87,13 @@ def _import(service: Service, args) -> int:
     return 0
 
 
+def _default(service: Service, args) -> int:
+    serving = service.set_default_model(args.role, args.name)
+    how = "the most capable installed" if args.name == "auto" else "your choice"
+    print(f"{'text tasks ' if args.role == 'text' else 'page images'}  → {serving or 'none'} ({how})")
+    return 0
+
+
 def _verify(service: Service, args) -> int:
     results = service.models.verify(args.name)
     for r in results:
@@ -91,7 +107,8 @@ def _remove(service: Service, args) -> int:
     return 0
 
 
-_VERBS = {"list": _list, "pull": _pull, "import": _import, "verify": _verify, "remove": _remove}
+_VERBS = {"list": _list, "pull": _pull, "import": _import, "default": _default, "verify": _verify,
+          "remove": _remove}
 
 
 class _DownloadBar:

@@ -25,6 +25,7 @@ from .methods.scope import ScopedSearch
 from .progress import Cancelled, Progress, ProgressFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
+from .settings import save as save_settings
 from .store import answers as answers_store
 from .store import StoreError, catalog
 from .store.database import Database
@@ -91,6 +92,19 @@ class Service:
             resolved = self.models.resolve(role, preferred)
             roles[role] = resolved.name if resolved else None
         return roles
+
+    def set_default_model(self, role: str, name: str) -> str | None:
+        """Make `name` serve `role` (text | vision) from now on, saved in the settings file ("auto": the most
+        capable installed one again); returns the model that serves the role now. A model that is not
+        installed, or not a vision model for the vision role, is a ModelError and changes nothing."""
+        name = "" if name == "auto" else name
+        if name:
+            self.models.resolve(role, name)  # raises when it cannot serve the role
+        field = {"text": "text_model", "vision": "vision_model"}[role]
+        settings = dataclasses.replace(self.settings, llm=dataclasses.replace(self.settings.llm, **{field: name}))
+        save_settings(settings)
+        self.apply_settings(settings)
+        return self.model_roles()[role]
 
     def apply_settings(self, settings: Settings) -> None:
         """New settings from the app; a changed model setting reloads the model on its next use."""

@@ -304,6 +304,7 @@ def test_docreact_from_the_method_picker_answers_with_its_rounds(window, qtbot, 
     qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
     answer = window.answer_view.answer
     assert answer.method == "docreact" and answer.status.value == "answered" and answer.short_answer == "English"
+    assert "· docreact · scripted · 2 round(s)" in window.answer_view.text.toPlainText()  # which model answered
     assert len(answer.pages_used) == 1 and answer.citations[0].page == answer.pages_used[0].page
     phases = [step.phase for step in steps]
     assert phases[0] == "round 1: thinking" and phases[-1] == "answering from the observations"

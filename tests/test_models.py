@@ -278,3 +278,31 @@ def test_pulling_a_page_embedder_fetches_the_adapter_and_its_base_model(tmp_path
     deleted = manager.remove("colqwen-test")
     assert not folder.exists() and not base_folder.exists() and len(deleted) >= 6
     assert manager.page_embedder() is None
+
+
+# -- which model serves ----------------------------------------------------------------------------------
+
+def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_chooses(tmp_path, tiny_vlm_files,
+                                                                                        capsys):
+    from tiny_gguf import write_header_only
+    home = str(tmp_path / "home")
+
+    def serving() -> str:
+        assert main(["models", "list", "--home", home]) == 0
+        return next(line for line in capsys.readouterr().out.splitlines() if line.startswith("text tasks"))
+
+    assert serving() == "text tasks   → smollm2-135m-instruct (the most capable installed)"
+    assert main(["models", "import", str(tiny_vlm_files[0]), "--name", "tiny-text", "--home", home]) == 0
+    assert serving().startswith("text tasks   → smollm2-135m-instruct ")  # fewer weights than the built-in
+    big = write_header_only(tmp_path / "big.gguf", 200_000_000)  # SmolLM2 has 134.5 M
+    assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
+    assert serving() == "text tasks   → big-text (the most capable installed)"
+    assert main(["models", "default", "text", "tiny-text", "--home", home]) == 0  # the user's choice wins
+    assert serving().startswith("text tasks   → tiny-text (your choice")
+    assert 'text_model = "tiny-text"' in (tmp_path / "home" / "config" / "settings.toml").read_text(encoding="utf-8")
+    assert main(["models", "default", "vision", "big-text", "--home", home]) != 0  # not a vision model: refused
+    assert "not a vision model" in capsys.readouterr().err and serving().startswith("text tasks   → tiny-text ")
+    assert main(["models", "default", "text", "auto", "--home", home]) == 0
+    assert serving().startswith("text tasks   → big-text ")
+    assert main(["models", "remove", "big-text", "--home", home]) == 0
+    assert serving().startswith("text tasks   → smollm2-135m-instruct ")

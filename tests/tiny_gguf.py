@@ -124,3 +124,22 @@ def _write_projector(path: Path, rng, n_embd_text: int, d=32, n_ff=64, n_layer=3
 
 def _finish(writer) -> None:
     writer.write_header_to_file(); writer.write_kv_data_to_file(); writer.write_tensors_to_file(); writer.close()
+
+
+def write_header_only(path: Path, weights: int, name: str = "big-text-model") -> Path:
+    """A text-model GGUF whose header declares `weights` weights (one Q8_0 tensor) and whose data is a hole in a
+    sparse file: what the model manager reads (header, size, checksum) without the disk space. llama.cpp cannot
+    run it; tests about choosing between installed models need no more."""
+    qtype = gguf.GGMLQuantizationType.Q8_0
+    block, block_bytes = gguf.GGML_QUANT_SIZES[qtype]
+    weights = -(-weights // block) * block
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name(name)
+    w.add_context_length(4096); w.add_embedding_length(block)
+    w.add_chat_template(CHAT_TEMPLATE)
+    w.add_tensor_info("token_embd.weight", [weights // block, block_bytes], np.dtype(np.uint8), weights // block * block_bytes,
+                      raw_dtype=qtype)
+    w.write_header_to_file(); w.write_kv_data_to_file(); w.write_ti_data_to_file(); w.close()
+    with path.open("r+b") as handle:  # pad to the alignment, then leave the tensor's data as a hole
+        handle.truncate(-(-path.stat().st_size // 32) * 32 + weights // block * block_bytes)
+    return path

@@ -23,6 +23,7 @@ class GgufHeader:
     context_length: int  # 0 for projectors
     embedding_length: int  # text models: hidden size; projectors: size of the embeddings they emit
     has_chat_template: bool
+    parameters: int = 0  # weights in all tensors: how a more capable model is told from a smaller one
 
     @property
     def is_projector(self) -> bool:
@@ -43,7 +44,7 @@ def read_header(path: str | Path) -> GgufHeader:
     if magic != GGUF_MAGIC:
         raise ModelError(f"model file {path} is not a GGUF model (it does not start with 'GGUF')")
     try:
-        fields, data_end = _scan(path)
+        fields, data_end, parameters = _scan(path)
     except (struct.error, ValueError, UnicodeDecodeError, OSError) as exc:
         raise ModelError(f"model file {path} is damaged or truncated ({exc})") from exc
     size = path.stat().st_size
@@ -58,7 +59,7 @@ def read_header(path: str | Path) -> GgufHeader:
         embedding = int(fields.get(f"{arch}.embedding_length", 0) or 0)
         context = int(fields.get(f"{arch}.context_length", 0) or 0)
     return GgufHeader(path, arch, str(fields.get("general.name", path.stem)), context, embedding,
-                      "tokenizer.chat_template" in fields)
+                      "tokenizer.chat_template" in fields, parameters)
 
 
 # GGUF value types: scalar struct formats, 8 = string, 9 = array
@@ -67,8 +68,8 @@ _STRING, _ARRAY = 8, 9
 _MAX_VERSION = 3
 
 
-def _scan(path: Path) -> tuple[dict, int]:
-    """Scalar and string metadata, and where the last tensor's data ends.
+def _scan(path: Path) -> tuple[dict, int, int]:
+    """Scalar and string metadata, where the last tensor's data ends, and the number of weights.
 
     Hand-rolled: gguf.GGUFReader turns every tokenizer entry into a numpy view and takes 4-5 s on a
     49k-token vocabulary; skipping arrays makes this milliseconds.
@@ -86,7 +87,7 @@ def _scan(path: Path) -> tuple[dict, int]:
         for _ in range(n_fields):
             key = read.string()
             fields[key] = read.value(read.scalar("<I"))
-        end = 0
+        end = parameters = 0
         for _ in range(n_tensors):
             read.string()
             dims = [read.scalar("<Q") for _ in range(read.scalar("<I"))]
@@ -95,9 +96,10 @@ def _scan(path: Path) -> tuple[dict, int]:
                 raise ValueError(f"unknown tensor type {kind}")
             block, block_bytes = GGML_QUANT_SIZES[kind]
             end = max(end, offset + math.prod(dims) // block * block_bytes)
+            parameters += math.prod(dims)
         alignment = int(fields.get("general.alignment", 32) or 32)
         data_start = -(-handle.tell() // alignment) * alignment
-    return fields, data_start + end
+    return fields, data_start + end, parameters
 
 
 class _Reader:

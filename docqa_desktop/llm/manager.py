@@ -82,7 +82,9 @@ class ModelManager:
         return ModelStatus(state="not installed", **common)
 
     def resolve(self, role: str, preferred: str = "") -> ResolvedModel | None:
-        """The model that serves `role` (vision | text): the preferred one, else the best installed.
+        """The model that serves `role` (vision | text): the preferred one (a settings choice always wins), else
+        the most capable installed one — the most weights, so a model the user pulled or imported serves before
+        the small built-in one.
 
         A vision model also serves text tasks, so one loaded model does everything when it exists.
         """
@@ -94,8 +96,9 @@ class ModelManager:
                 raise ModelError(f"{preferred} is not a vision model (it has no projector)")
             return resolved
         for wanted in (("vision",) if role == "vision" else ("vision", "text")):
-            for candidate in self._installed_for(wanted):
-                return candidate
+            candidates = list(self._installed_for(wanted))
+            if candidates:
+                return max(candidates, key=_weights)  # on a tie, the first in catalog order
         return None
 
     def page_embedder(self, preferred: str = "") -> ResolvedModel | None:
@@ -257,3 +260,10 @@ def _size_mb(path: str) -> float:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-") or "model"
+
+
+def _weights(model: ResolvedModel) -> int:
+    try:
+        return read_header(model.model_path).parameters
+    except ModelError:
+        return 0

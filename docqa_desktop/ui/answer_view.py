@@ -29,7 +29,8 @@ def answer_html(answer: Answer) -> str:
         f'<p style="margin:4px 0"><a href="cite:{n}" style="text-decoration:none">'
         f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
         for n, c in enumerate(answer.citations, 1))
-    meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {answer.iterations} round(s) · "
+    meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
+            f"{answer.iterations} round(s) · "
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")
     error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
