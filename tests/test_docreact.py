@@ -57,19 +57,20 @@ def test_a_negative_gain_is_not_rewarded_for_uncertainty_unless_the_papers_ratio
 
 @pytest.fixture
 def ferry_service(fast_service, tmp_path, monkeypatch):
-    """The six-page ferry memo indexed; retrieval returns SCORES (best first) whatever the query, and every
-    query is kept in `fast_service.queries`."""
+    """The six-page ferry memo indexed; retrieval returns `scores_by_query[query]`, else SCORES (best first), and
+    every query is kept in `fast_service.queries`."""
     folder = tmp_path / "memo"
     folder.mkdir()
     write_pdf(folder / "ferry.pdf", PAGES)
     fast_service.index([str(folder)])
-    fast_service.queries = []
+    fast_service.queries, fast_service.scores_by_query = [], {}
 
     def pages(search, query, k, mode=None):
         fast_service.queries.append(query)
+        scores = fast_service.scores_by_query.get(query, SCORES)
         doc = search.documents()[0]
-        order = sorted(SCORES, key=lambda p: -SCORES[p])[:k]
-        return [dataclasses.replace(ref, score=SCORES[ref.page])
+        order = sorted(scores, key=lambda p: -scores[p])[:k]
+        return [dataclasses.replace(ref, score=scores[ref.page])
                 for ref in search.source.refs_for([(doc, p) for p in order])]
 
     monkeypatch.setattr(ScopedSearch, "pages", pages)
@@ -108,6 +109,15 @@ def test_the_set_with_the_best_gain_to_entropy_ratio_is_the_observation_and_is_c
     assert any(n.startswith("entropy: exact") for n in answer.notes)
     assert [c.step for c in answer.calls] == ["thought 1", *[f"extract 1 [candidate {i}/4]" for i in range(1, 5)],
                                               "thought 2", "answer"]
+
+
+def test_candidates_are_the_sub_querys_and_the_questions_pages_ranked_by_their_combined_score(ferry_service):
+    ferry_service.scores_by_query = {"the fares": {3: 1.0, 5: 0.9, 6: 0.1},  # the question's: SCORES, 1 and 2 first
+                                     f"{QUESTION} the fares": {2: 1.0, 3: 0.9, 4: 0.5, 1: 0.2, 6: 0.0}}
+    model = DocReactScript([("Search", "the fares"), ("Finish", "12 euros")])
+    answer = ask(ferry_service, model, candidate_sets=2)
+    assert candidate_pages(model.calls("extract")) == [2, 3]  # not 3 and 1, the two lists taken in turn
+    assert any(n.startswith("extract 1: ferry.pdf p.2 f 1.000 ") for n in answer.notes)
 
 
 def test_round_one_can_only_search_and_finish_stops_early(ferry_service):
