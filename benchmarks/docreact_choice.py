@@ -74,11 +74,12 @@ def actions(records: list[dict]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="an eval folder holding results.jsonl with docreact records")
+    parser.add_argument("--method", default="docreact", help="the records' method name (a variant's, when renamed)")
     parser.add_argument("--out", type=Path, default=RESULTS / "docreact_choice.json")
     args = parser.parse_args()
     records = [r for line in (args.run / "results.jsonl").read_text(encoding="utf-8").splitlines()
-               if line.strip() and (r := json.loads(line))["method"] == "docreact"]
-    result = {"run": str(args.run), "questions": len(records), **choices(records), **actions(records)}
+               if line.strip() and (r := json.loads(line))["method"] == args.method]
+    result = {"run": str(args.run), "method": args.method, "questions": len(records), **choices(records), **actions(records)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
