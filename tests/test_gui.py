@@ -239,73 +239,55 @@ def test_the_launcher_opens_this_installation_from_the_applications_menu(tmp_pat
     assert Path(fields["Icon"]).is_file() and fields["Terminal"] == "false"
 
 
-def test_doclens_from_the_method_picker_answers_with_its_steps_and_trace(window, qtbot, paper):
-    """DocLens in the app: picked by name, its navigator and sampler steps reach the window, the answer cites
-    a page it read (a scripted model: this test is about the app's path, not the model)."""
-    from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
+def ask_with_the_method_picker(window, qtbot, paper, method: str, model):
+    """Index `paper` in the app, pick `method` by name, ask the pivot question with `model` (a scripted model:
+    these tests are about the app's path, not the model); (the answer, the step phases the window showed)."""
+    from scripted_model import FixedRuntimes
     window.add_paths([str(paper)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.service._runtimes = FixedRuntimes(DocLensScript(navigate=[navigation(1)] * 8,
-                                                           answers=[sample(), sample()],
-                                                           adjudicate=[{"reasoning": "Agreed.", "answer": "English"}]))
+    window.service._runtimes = FixedRuntimes(model)
     steps = []
     show_step = window.ask_panel.show_step
     window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
-    assert window.ask_panel.method.findText("doclens") >= 0
-    window.ask_panel.method.setCurrentText("doclens")
+    assert window.ask_panel.method.findText(method) >= 0
+    window.ask_panel.method.setCurrentText(method)
     window.ask_panel.question.setText("Which languages are used as pivot?")
     window.ask_panel.ask_button.click()
     qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
     answer = window.answer_view.answer
-    assert answer.method == "doclens" and answer.status.value == "answered" and answer.short_answer == "English"
+    assert answer.method == method and answer.status.value == "answered" and answer.short_answer == "English"
+    return answer, [step.phase for step in steps]
+
+
+def test_doclens_from_the_method_picker_answers_with_its_steps_and_trace(window, qtbot, paper):
+    """DocLens in the app: its navigator and sampler steps reach the window, the answer cites a page it read."""
+    from scripted_model import DocLensScript, navigation, sample
+    answer, phases = ask_with_the_method_picker(window, qtbot, paper, "doclens", DocLensScript(
+        navigate=[navigation(1)] * 8, answers=[sample(), sample()],
+        adjudicate=[{"reasoning": "Agreed.", "answer": "English"}]))
     assert [p.page for p in answer.pages_used] == [1] and answer.citations[0].page == 1
-    phases = [step.phase for step in steps]
     assert "navigating pages" in phases and "answering from 1 page (2 samples)" in phases
     assert [c.step for c in answer.calls][-1] == "adjudicate"
 
 
 def test_mdocagent_from_the_method_picker_answers_with_its_agents_steps(window, qtbot, paper):
-    """MDocAgent in the app: picked by name, each agent's step reaches the window, the answer cites a page the
-    agents read (a scripted model: this test is about the app's path, not the model)."""
-    from scripted_model import FixedRuntimes, MDocAgentScript, sample
-    window.add_paths([str(paper)])
-    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.service._runtimes = FixedRuntimes(MDocAgentScript({
+    """MDocAgent in the app: each agent's step reaches the window, the answer cites a page the agents read."""
+    from scripted_model import MDocAgentScript, sample
+    answer, phases = ask_with_the_method_picker(window, qtbot, paper, "mdocagent", MDocAgentScript({
         "general agent": sample(), "text agent": sample(), "critical agent": {"text": "the pivot language"},
         "summarize": {"reasoning": "Agreed.", "answer": "English"}}))
-    steps = []
-    show_step = window.ask_panel.show_step
-    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
-    window.ask_panel.method.setCurrentText("mdocagent")
-    window.ask_panel.question.setText("Which languages are used as pivot?")
-    window.ask_panel.ask_button.click()
-    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
-    answer = window.answer_view.answer
-    assert answer.method == "mdocagent" and answer.status.value == "answered" and answer.short_answer == "English"
     assert answer.citations and answer.citations[0].page in {p.page for p in answer.pages_used}
-    phases = [step.phase for step in steps]
     assert [p.split(":")[0] for p in phases if ":" in p] == ["general agent", "critical agent", "text agent",
                                                             "summarizing agent"]
 
 
 def test_docreact_from_the_method_picker_answers_with_its_rounds(window, qtbot, paper):
-    """Doc-React in the app: picked by name, its rounds and candidate readings reach the window, the answer cites
-    the page it chose (a scripted model: this test is about the app's path, not the model)."""
-    from scripted_model import DocReactScript, FixedRuntimes, sample
-    window.add_paths([str(paper)])
-    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.service._runtimes = FixedRuntimes(DocReactScript([("Search", "the pivot languages"), ("Finish", "English")]))
-    steps = []
-    show_step = window.ask_panel.show_step
-    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
-    window.ask_panel.method.setCurrentText("docreact")
-    window.ask_panel.question.setText("Which languages are used as pivot?")
-    window.ask_panel.ask_button.click()
-    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
-    answer = window.answer_view.answer
-    assert answer.method == "docreact" and answer.status.value == "answered" and answer.short_answer == "English"
-    assert "· docreact · scripted · 2 round(s)" in window.answer_view.text.toPlainText()  # which model answered
+    """Doc-React in the app: its rounds and candidate readings reach the window, the answer cites the page it
+    chose, and the answer names the model that wrote it."""
+    from scripted_model import DocReactScript
+    answer, phases = ask_with_the_method_picker(window, qtbot, paper, "docreact", DocReactScript(
+        [("Search", "the pivot languages"), ("Finish", "English")]))
+    assert "· docreact · scripted · 2 round(s)" in window.answer_view.text.toPlainText()
     assert len(answer.pages_used) == 1 and answer.citations[0].page == answer.pages_used[0].page
-    phases = [step.phase for step in steps]
     assert phases[0] == "round 1: thinking" and phases[-1] == "answering from the observations"
     assert sum(p.startswith("round 1: reading candidate") for p in phases) == 4
