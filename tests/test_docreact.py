@@ -188,7 +188,8 @@ def test_smollm2_entropies_are_finite_and_differ_between_an_easy_and_an_impossib
         assert completion.token_entropies and all(math.isfinite(h) and h >= 0 for h in completion.token_entropies)
         # one entropy per decoding step: each output token, and the end-of-text step when the model stopped
         assert len(completion.token_entropies) - completion.usage.output_tokens in (0, 1)
-    assert abs(easy.mean_entropy - impossible.mean_entropy) > 0.05
+    # the model is less sure making up an answer than copying one (measured: 0.64 vs 2.01 nats a token)
+    assert impossible.mean_entropy > easy.mean_entropy + 0.5
 
 
 @pytest.mark.model
