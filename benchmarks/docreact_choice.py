@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS  # noqa: E402
+from _common import RESULTS, environment  # noqa: E402
 
 _CHOICE = re.compile(r"^extract \d+: chose (.+); gain alone: (.+)$")
 _CANDIDATE = re.compile(r"^extract \d+: .* H ([0-9.]+|inf) Δ [-0-9.e]+( ← chosen)?$")
@@ -79,7 +79,8 @@ def main() -> int:
     args = parser.parse_args()
     records = [r for line in (args.run / "results.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip() and (r := json.loads(line))["method"] == args.method]
-    result = {"run": str(args.run), "method": args.method, "questions": len(records), **choices(records), **actions(records)}
+    result = {"run": str(args.run), "method": args.method, "questions": len(records), **choices(records), **actions(records),
+              "environment": environment()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
