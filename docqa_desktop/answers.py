@@ -29,6 +29,10 @@ class PageRef:
     region: tuple[float, float, float, float] | None = field(default=None, compare=False)
     score: float = field(default=0.0, compare=False)  # the retriever's score, when retrieval found it
 
+    @property
+    def source(self) -> str:
+        return page_source(self.doc, self.page, self.label)
+
     def key(self) -> tuple[int, int]:
         return self.doc_id, self.page
 
@@ -44,9 +48,7 @@ class Citation:
 
     @property
     def source(self) -> str:
-        """Where it is, as people read it: "report.pdf, page 7 (printed iv)"."""
-        label = f" (printed {self.label})" if self.label and self.label != str(self.page) else ""
-        return f"{self.doc}, page {self.page}{label}"
+        return page_source(self.doc, self.page, self.label)
 
     def as_json(self) -> dict:
         return {"doc": self.doc, "path": self.path, "page": self.page, "label": self.label,
@@ -135,6 +137,12 @@ class Answer:
                                for stage, refs in data.get("stage_pages", {}).items()}
         data["calls"] = [LlmCall(**c) for c in data.get("calls", [])]
         return cls(**data)
+
+
+def page_source(doc: str, page: int, label: str) -> str:
+    """Where a page is, as people read it: "report.pdf, page 7 (printed iv)"."""
+    printed = f" (printed {label})" if label and label != str(page) else ""
+    return f"{doc}, page {page}{printed}"
 
 
 def _page_ref(record: dict) -> PageRef:

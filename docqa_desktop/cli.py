@@ -17,11 +17,13 @@ from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
 from .export import FORMATS, cited_line, export
 from .index.pdf import PdfError
-from .methods import METHODS
+from .methods import METHODS, QUOTED
 from .llm import ModelError
 from .settings import Settings, SettingsError
 from .store import StoreError
 from .store.database import store_error
+
+METHOD_HELP = "default: setting ask.method (auto: quoted answers until a capable model is installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", parents=[common], help="answer a question from the indexed documents, with citations")
     p.add_argument("question")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
-    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: setting ask.method")
+    p.add_argument("--method", choices=sorted(METHODS), default=None, help=METHOD_HELP)
     p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (method setting k)")
     p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (SimpleDoc's iterations)")
     p.add_argument("--json", action="store_true")
@@ -77,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("prepare", parents=[common],
                        help="a method's work ahead of questions, e.g. SimpleDoc's page summaries (resumable)")
-    p.add_argument("--method", choices=sorted(METHODS), default=None, help="default: setting ask.method")
+    p.add_argument("--method", choices=sorted(METHODS), default=None, help=METHOD_HELP)
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
     p = sub.add_parser("summarize", parents=[common], help="the same as `prepare --method simpledoc`")
     p.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")
@@ -246,6 +248,8 @@ def _cmd_ask(service: Service, args) -> int:
         print(f"\n{answer.status.value} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
+        if answer.method == QUOTED:
+            print(service.upgrade_hint())
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
 
 
@@ -255,7 +259,7 @@ def _cmd_methods(service: Service, args) -> int:
         print(json.dumps([spec.as_json() for spec in specs], indent=2, ensure_ascii=False))
         return 0
     for spec in specs:
-        default = " (default)" if spec.name == service.settings.ask.method else ""
+        default = " (default)" if spec.name == service.default_method else ""
         print(f"{spec.name}{default} — {spec.title}, cost {spec.cost}\n  {spec.description}\n  paper: {spec.paper}")
         extras = [f"needs {', '.join(spec.needs)}"] if spec.needs else []
         extras += [f"better with {', '.join(spec.uses)}"] if spec.uses else []
@@ -309,7 +313,7 @@ def _cmd_eval(service: Service, args) -> int:
     if args.report_only:
         print(f"report: {write_report(args.out, saved_records(args.out, questions, args.method))}")
         return 0
-    methods = list(dict.fromkeys(args.method or [service.settings.ask.method]))
+    methods = list(dict.fromkeys(args.method or [service.default_method]))
     cancel = cancel_on_sigint()
     bar = ProgressBar()
 

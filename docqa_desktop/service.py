@@ -16,10 +16,11 @@ from .index.indexer import Indexer
 from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
+from .llm import hardware
 from .llm.manager import ModelManager
 from .llm.runtime import ModelRuntimes
-from .methods import (METHODS, MethodContext, MethodSpec, PrepareContext, method_settings, method_spec,
-                      run_method)
+from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
+                      method_settings, method_spec, run_method)
 from .methods.evidence import PageSource
 from .methods.scope import ScopedSearch
 from .progress import Cancelled, Progress, ProgressFn
@@ -225,9 +226,33 @@ class Service:
 
     # -- asking ------------------------------------------------------------------------------
 
+    @property
+    def default_method(self) -> str:
+        """The method a question goes to: ask.method, or with "auto" (the default) quoted answers while the
+        built-in language model is the only one, SimpleDoc once a capable model is installed or configured."""
+        chosen = self.settings.ask.method
+        if chosen != AUTO_METHOD:
+            return chosen
+        return QUOTED if self.only_builtin_models() else CAPABLE_DEFAULT
+
+    def only_builtin_models(self) -> bool:
+        """True while nothing but the model shipped with the app would answer (no pull, import or server)."""
+        if self.settings.llm.backend == "remote":
+            return False
+        roles = self.model_roles()
+        return roles["vision"] is None and self.models.is_builtin(roles["text"])
+
+    def upgrade_hint(self) -> str:
+        """What installing the model recommended for this machine adds, for the status line under a quoted answer."""
+        name, variant, why = hardware.detect().recommendation()
+        if self.models.is_builtin(name):
+            return f"Quoted from the pages: no language model wrote this ({why})."
+        return (f"Quoted from the pages: no language model wrote this. `docqa models pull {name}` ({variant}) "
+                f"adds written answers that combine pages and read tables, charts and scans.")
+
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""
-        default = self.settings.ask.method
+        default = self.default_method
         return sorted(METHODS.values(), key=lambda spec: (spec.name != default, spec.name))
 
     def method_settings(self, name: str) -> dict:
@@ -242,7 +267,7 @@ class Service:
         question only (e.g. {"k": 20})."""
         if not question.strip():
             raise ValueError("the question is empty")
-        spec = method_spec(method or self.settings.ask.method)
+        spec = method_spec(method or self.default_method)
         settings = method_settings(spec, self.settings, overrides)
         doc_ids = self.resolve_documents(docs)
         pages = PageSource(self.db)
@@ -262,7 +287,7 @@ class Service:
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:
         """Run a method's work ahead of questions (SimpleDoc: page summaries) for the library or the named
         documents. Resumable: what is already prepared by the current model is skipped."""
-        spec = method_spec(method or self.settings.ask.method)
+        spec = method_spec(method or self.default_method)
         if spec.prepare is None:
             return PrepareReport(spec.name, 0, False, "")
         last: list[Progress] = []

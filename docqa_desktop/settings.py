@@ -174,7 +174,7 @@ class AskSettings:
     """What every answering method shares; each method's own knobs live with the method
     (methods/<name>/settings.py), read from [methods.<name>] or DOCQA_<NAME>_<FIELD>, and from this
     section for the knobs several methods have (e.g. ask.page_tokens)."""
-    method: str = "simpledoc"  # one of `docqa methods`
+    method: str = "auto"  # one of `docqa methods`, or auto: quoted answers until a capable model is installed
     preset: str = "paper"  # paper: each method's published parameters | cpu: a smaller budget for a CPU
     image_side: int = 1280  # longest side of a page image sent to a vision model
     prepare_after_index: bool = False  # the watcher runs the method's prepare step (e.g. page summaries)

@@ -81,6 +81,11 @@ class ModelManager:
             return ModelStatus(state=_installed_state(model), path=model.model_path, **common)
         return ModelStatus(state="not installed", **common)
 
+    def is_builtin(self, name: str | None) -> bool:
+        """Whether `name` is a model that ships inside the app (not one the user pulled or imported)."""
+        entry = self.catalog.find(name) if name else None
+        return entry is not None and entry.builtin_path() is not None and name not in self.registry.all()
+
     def resolve(self, role: str, preferred: str = "") -> ResolvedModel | None:
         """The model that serves `role` (vision | text): the preferred one (a settings choice always wins), else
         the most capable installed one — the most weights, so a model the user pulled or imported serves before

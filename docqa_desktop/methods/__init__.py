@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from .base import MethodContext, MethodSpec, PrepareContext
-from .registry import METHODS, UnknownMethod, method_settings, method_spec, run_method
+from .registry import (AUTO as AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, UnknownMethod, method_settings,
+                       method_spec, run_method)
 
-__all__ = ["METHODS", "MethodContext", "MethodSpec", "PrepareContext", "UnknownMethod", "method_settings",
-           "method_spec", "run_method"]
+__all__ = ["AUTO_METHOD", "CAPABLE_DEFAULT", "METHODS", "QUOTED", "MethodContext", "MethodSpec", "PrepareContext",
+           "UnknownMethod", "method_settings", "method_spec", "run_method"]

@@ -11,11 +11,15 @@ from ..answers import AnswerStatus
 from ..llm import ModelError
 from ..progress import Cancelled
 from ..settings import Settings, SettingsError, merge_section
-from . import doclens, docreact, m3docrag, mdocagent, mmrag, simpledoc
+from . import doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
 from .base import MethodContext, MethodSpec
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
-                                                                 mdocagent.SPEC, mmrag.SPEC, docreact.SPEC)}
+                                                                 mdocagent.SPEC, mmrag.SPEC, docreact.SPEC,
+                                                                 quoted.SPEC)}
+AUTO = "auto"  # ask.method's default: quoted answers on the built-in models alone, else SimpleDoc
+QUOTED, CAPABLE_DEFAULT = quoted.SPEC.name, simpledoc.SPEC.name
+
 
 
 class UnknownMethod(ValueError):

@@ -6,7 +6,7 @@ import re
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     return word.lower()[:5]  # crude, stemmer-free match: "revenues" ~ "revenue"
 
 
@@ -15,8 +15,8 @@ def best_window(text: str, query: str, width: int = 30) -> str:
     words = text.split()
     if len(words) <= width:
         return " ".join(words)
-    wanted = {_stem(w) for w in _WORD.findall(query) if len(w) > 2}
-    hits = [bool(wanted & {_stem(t) for t in _WORD.findall(w)}) for w in words]
+    wanted = {stem(w) for w in _WORD.findall(query) if len(w) > 2}
+    hits = [bool(wanted & {stem(t) for t in _WORD.findall(w)}) for w in words]
     best_start, best_score, score = 0, -1, sum(hits[:width])
     for start in range(0, len(words) - width + 1):
         if start:
