@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("questions", help="JSON lines: doc, question, answer, answer_format, evidence_pages, ...")
     p.add_argument("--corpus", required=True, help="folder holding the questions' PDFs (indexed if needed)")
     p.add_argument("--method", action="append", choices=sorted(METHODS),
-                   help="method to evaluate; repeatable (default: simpledoc)")
+                   help="method to evaluate; repeatable (default: the default method, see `docqa methods`)")
     p.add_argument("--limit", type=_positive, default=None, help="only the first N questions")
     p.add_argument("--out", default="eval-results",
                    help="folder for results.jsonl, report.md and charts (an existing run there is resumed)")

@@ -35,7 +35,7 @@ from .visual.provider import VisualModels
 
 __all__ = ["Service", "UnknownDocument", "PrepareReport",
            # what the app (ui/) uses from below this facade, which it may not import itself (tests/test_layers.py)
-           "EXPORT_FORMATS", "MethodSpec", "RenderedPage", "StoreError", "cited_line"]
+           "AUTO_METHOD", "EXPORT_FORMATS", "MethodSpec", "QUOTED", "RenderedPage", "StoreError", "cited_line"]
 
 
 class UnknownDocument(ValueError):

@@ -177,7 +177,8 @@ class FixedPages:
 def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert main(["methods", "--json", "--home", str(home)]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
-    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens", "mdocagent", "mmrag", "docreact"}
+    assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens", "mdocagent", "mmrag", "docreact",
+                                           "quoted"}
     simpledoc = listed["simpledoc"]
     assert simpledoc["settings"]["k"] == 10 and simpledoc["settings"]["iterations"] == 3
     assert simpledoc["prepare"] == "page summaries" and "simpledoc.txt" in simpledoc["paper"]
@@ -188,7 +189,7 @@ def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert doclens["settings"]["library_pages"] == 40 and doclens["settings"]["skip_unanimous"] is False
     assert doclens["cpu_preset"]["navigator_samples"] == 2 and "doclens.txt" in doclens["paper"]
     assert main(["methods", "--home", str(home)]) == 0
-    assert "simpledoc (default)" in capsys.readouterr().out
+    assert "quoted (default)" in capsys.readouterr().out  # only the built-in model: quoted answers
 
 
 def test_method_settings_resolve_in_order(home, monkeypatch):
@@ -224,7 +225,7 @@ def test_method_settings_from_the_settings_file_survive_a_save(home):
 
 
 def test_an_unknown_method_is_a_clear_error(fast_service):
-    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, docreact, m3docrag, mdocagent, mmrag, simpledoc"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc"):
         fast_service.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
 

@@ -30,7 +30,7 @@ def ask_with(service, model, question="Which languages are used as pivot?", **kw
     service._runtimes = FixedRuntimes(model)
     settings = ("k", "iterations", "max_pages", "min_pages", "keep_top", "read_before_declining")
     overrides = {key: kwargs.pop(key) for key in settings if key in kwargs}
-    return service.ask(question, overrides=overrides, **kwargs)
+    return service.ask(question, method=kwargs.pop("method", "simpledoc"), overrides=overrides, **kwargs)
 
 
 def page_words(service, page: int) -> str:

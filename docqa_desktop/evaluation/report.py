@@ -11,7 +11,7 @@ import numpy as np
 from . import charts
 from .questions import MULTI, SINGLE, UNANSWERABLE
 from .runner import RUN_FILE, score_record
-from .scoring import accuracy_and_f1
+from .scoring import accuracy_and_f1, contains_gold
 
 REPORT_FILE = "report.md"
 KINDS = (SINGLE, MULTI, UNANSWERABLE)
@@ -38,6 +38,9 @@ def method_figures(records: list[dict]) -> dict:
         "questions": len(records), "accuracy": accuracy, "f1": f1,
         "answerable_accuracy": _accuracy([r for r in records if r["answer_format"] != "None"]),
         "answerable": sum(r["answer_format"] != "None" for r in records),
+        "contains_gold": _mean(float(r["status"] == "answered" and contains_gold(r["gold"], r["prediction"]))
+                               for r in records if r["answer_format"] != "None"),
+        "declined": sum(r["status"] == "not_answerable" for r in records if r["answer_format"] == "None"),
         "judge_accuracy": _mean(j for j, _ in judged), "judged": len(judged),
         # how often the judge agrees with the rules (score >= 0.5 counts as correct): a judge that
         # approves everything shows up here, not in its own accuracy
@@ -123,6 +126,9 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("generalized accuracy %", lambda f: _pct(f["accuracy"])),
         row("F1 %", lambda f: _pct(f["f1"])),
         row("accuracy on answerable questions %", lambda f: f"{_pct(f['answerable_accuracy'])} (n={f['answerable']})"),
+        row("answer contains the gold answer (answerable) %",
+            lambda f: f"{_pct(f['contains_gold'])} (n={f['answerable']})"),
+        row("unanswerable declined", lambda f: f"{f['declined']} of {f['questions'] - f['answerable']}"),
         row("answered / not answerable / failed",
             lambda f: f"{f['status']['answered']} / {f['status']['not_answerable']} / {f['status']['failed']}"),
     ]

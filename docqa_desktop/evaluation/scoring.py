@@ -120,6 +120,18 @@ def score(gold, prediction, answer_format: str) -> float:
     raise ValueError(f"unknown answer format {answer_format!r}; expected one of {', '.join(FORMATS)}")
 
 
+def contains_gold(gold, prediction) -> bool:
+    """Whether the prediction's text holds the gold answer (every item of a list), compared without case,
+    punctuation, spaces or thousands separators: how a quoted sentence is judged, since it is never a bare value."""
+    text = _squeezed(prediction)
+    items = [clean(g) for g in as_list(gold)]
+    return bool(items) and all(_squeezed(item) and _squeezed(item) in text for item in items)
+
+
+def _squeezed(value) -> str:
+    return re.sub(r"[^a-z0-9.]|\.(?!\d)", "", str(value).lower())
+
+
 def is_not_answerable(value) -> bool:
     return str(value).strip().lower() == NOT_ANSWERABLE.lower()
 

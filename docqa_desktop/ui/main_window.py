@@ -23,7 +23,7 @@ from .. import settings as settings_file
 from ..answers import Answer, Citation
 from ..domain import IndexReport
 from ..progress import Progress
-from ..service import EXPORT_FORMATS, Service, cited_line
+from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
 from .history_panel import HistoryPanel
@@ -33,9 +33,9 @@ from .page_viewer import PageViewer
 from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
 
-FIRST_RUN_NOTE = ("Answering with the built-in SmolLM2-135M text model: it reads page text only and its "
-                  "answers are weak. A recommended vision model (docqa models list) also reads page images — "
-                  "charts, tables and scans — and answers far better.")
+FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
+                  "them well (it stays in the method list). A recommended vision model (Models…) writes answers "
+                  "that combine pages and reads page images — charts, tables and scans.")
 INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
 
 
@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
 
         self.library = LibraryPanel()
         self.history = HistoryPanel()
-        self.ask_panel = AskPanel(service.methods(), service.settings.ask.method)
+        self.ask_panel = AskPanel(service.methods(), service.default_method)
         self.answer_view = AnswerView()
         self.viewer = PageViewer()
         self.first_run = QLabel(FIRST_RUN_NOTE)
@@ -290,10 +290,17 @@ class MainWindow(QMainWindow):
             return
 
         def run(progress, cancel):
-            return self.service.ask(question, docs, method, progress=progress, cancel=cancel)
+            answer = self.service.ask(question, docs, method, progress=progress, cancel=cancel)
+            return answer, self.service.upgrade_hint() if answer.method == QUOTED else ""
+
+        def answered(result) -> None:
+            answer, hint = result
+            self.show_answer(answer)
+            if hint:  # what a recommended model would add to a quoted answer
+                self.status_text.setText(hint)
 
         self.ask_panel.set_running(True)
-        self.ask_task = self.tasks.start("ask", run, self.show_answer, self.ask_panel.show_step, self._ask_failed,
+        self.ask_task = self.tasks.start("ask", run, answered, self.ask_panel.show_step, self._ask_failed,
                                          on_finished=lambda: self.ask_panel.set_running(False))
 
     def stop_answer(self) -> None:
@@ -384,9 +391,11 @@ class MainWindow(QMainWindow):
             self.service.apply_settings(chosen)
             return settings_file.save(chosen)
 
-        self.ask_panel.method.setCurrentText(chosen.ask.method)
-        self.tasks.start("settings", apply, lambda path: self.status_text.setText(f"Settings saved to {path}"),
-                         on_failed=self.show_error)
+        def applied(path) -> None:
+            self.ask_panel.method.setCurrentText(self.service.default_method)
+            self.status_text.setText(f"Settings saved to {path}")
+
+        self.tasks.start("settings", apply, applied, on_failed=self.show_error)
 
     def _check_models(self) -> None:
         def roles(progress, cancel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..service import MethodSpec
+from ..service import AUTO_METHOD, MethodSpec
 from ..settings import Settings
 
 DEVICES = {"GPU when available": -1, "CPU only": 0}
@@ -46,7 +47,9 @@ class SettingsDialog(QDialog):
         self.threads.setValue(settings.llm.threads)
         self.specs = {spec.name: spec for spec in methods}
         self.method = QComboBox()
-        self.method.addItems(list(self.specs))
+        self.method.addItems([AUTO_METHOD, *self.specs])
+        self.method.setItemData(0, "Quoted answers while only the built-in model is installed, SimpleDoc once a "
+                                   "capable model is", Qt.ItemDataRole.ToolTipRole)
         self.method.setCurrentText(settings.ask.method)
         self.preset = _choice(PRESETS, settings.ask.preset)
         self.preset.setToolTip("The methods' published parameters, or fewer pages and shorter texts (faster on a CPU)")
@@ -101,7 +104,9 @@ class SettingsDialog(QDialog):
 
     def _method_table(self) -> dict:
         """The chosen method's values that differ from its defaults under the chosen preset."""
-        spec = self.specs[self.method.currentText()]
+        spec = self.specs.get(self.method.currentText())
+        if spec is None:  # auto: no settings of its own
+            return {}
         defaults = spec.defaults(PRESETS[self.preset.currentText()])
         values = {key: _value(field) for key, field in self.method_fields.items()}
         return {key: value for key, value in values.items() if value != defaults.get(key)}
@@ -110,7 +115,9 @@ class SettingsDialog(QDialog):
         s = self.settings
         llm = dataclasses.replace(s.llm, gpu_layers=DEVICES[self.device.currentText()], threads=self.threads.value())
         ask = dataclasses.replace(s.ask, method=self.method.currentText(), preset=PRESETS[self.preset.currentText()])
-        methods = {**s.tables.get("methods", {}), self.method.currentText(): self._method_table()}
+        methods = dict(s.tables.get("methods", {}))
+        if self.method.currentText() in self.specs:
+            methods[self.method.currentText()] = self._method_table()
         search = dataclasses.replace(s.search, mode=SEARCH_MODES[self.search_mode.currentText()])
         index = dataclasses.replace(s.index, visual=VISUAL_INDEXING[self.visual.currentText()],
                                     visual_tokens=int(self.visual_tokens.currentText()))

@@ -1,9 +1,10 @@
 """Page text as sentences: the units a quoted answer is made of.
 
 PDF text breaks lines in mid-sentence, so lines are joined into paragraphs before splitting at sentence ends;
-a line that ends a sentence or a short line without closing punctuation (a heading such as "MEMO - Port
-Ellery Ferry Service") ends its paragraph. Each Markdown table row is one unit, scored together with its
-table's header row so that its numbers keep their column names.
+a line that ends a sentence ends its paragraph, and so does a short line without closing punctuation (a
+heading such as "MEMO - Port Ellery Ferry Service") when the next line starts anew with a capital letter.
+Each Markdown table row is one unit, scored together with its table's header row so that its numbers keep
+their column names.
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def sentences(page_text: str) -> list[Sentence]:
         found.extend(Sentence(s, s) for s in split_sentences(" ".join(paragraph)))
         paragraph.clear()
 
-    for raw in page_text.splitlines():
-        line = " ".join(raw.split())
+    lines = [" ".join(raw.split()) for raw in page_text.splitlines()]
+    for line, following in zip(lines, lines[1:] + [""]):
         if line.startswith("|"):
             flush()
             if _TABLE_SEPARATOR.match(line):
@@ -52,10 +53,16 @@ def sentences(page_text: str) -> list[Sentence]:
             flush()
             continue
         paragraph.append(line)
-        if line[-1] in ".!?:" or (len(line.split()) <= HEADING_WORDS and line[-1] not in ",;-("):
+        if line[-1] in ".!?:" or _heading(line, following):
             flush()
     flush()
     return found
+
+
+def _heading(line: str, following: str) -> bool:
+    """A short line without closing punctuation, followed by one that starts anew (not "on / 3 November.")."""
+    return (len(line.split()) <= HEADING_WORDS and line[-1] not in ",;-(" and
+            (not following or following[0].isupper() or following.startswith("|")))
 
 
 def split_sentences(text: str) -> list[str]:
