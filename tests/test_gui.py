@@ -196,7 +196,9 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
 
 def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     from docqa_desktop.settings import Settings
+    assert window.ask_panel.method.currentText() == "quoted"  # only the built-in model: quoted answers
     dialog = window.open_settings()
+    assert dialog.method.currentText() == "auto" and not dialog.method_fields  # auto has no settings of its own
     dialog.method.setCurrentText("m3docrag")  # the form below shows the chosen method's own settings
     assert set(dialog.method_fields) == {"k", "page_tokens", "answer_tokens"}
     dialog.method_fields["k"].setValue(7)
@@ -211,6 +213,26 @@ def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     assert (reloaded.search.mode, reloaded.index.visual, reloaded.index.visual_tokens) == ("hybrid", "on", 512)
     assert window.service.method_settings("m3docrag")["k"] == 7
     assert window.ask_panel.method.currentText() == "m3docrag"
+
+
+def test_the_app_quotes_the_answer_by_default_and_says_what_a_model_adds(window, qtbot, tmp_path):
+    """A new user's first question in the app, with only the built-in model: the memo's sentence, quoted and
+    cited (the viewer opens the memo), and the status line names the model that would write answers."""
+    import shutil
+    from conftest import SAMPLES
+    folder = tmp_path / "samples"
+    shutil.copytree(SAMPLES, folder)
+    window.add_paths([str(folder)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    window.ask_panel.question.setText("When does the last ferry to Gull Island leave?")
+    window.ask_panel.ask_button.click()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=60_000)
+    answer = window.answer_view.answer
+    assert (answer.method, answer.short_answer, answer.citations[0].doc) == ("quoted", "18:40",
+                                                                             "ferry-memo-scanned.pdf")
+    _wait_for_page(window, qtbot, answer.citations[0].path, 1)
+    assert "no language model wrote this" in window.status_text.text()
+    assert "docqa models pull" in window.status_text.text()
 
 
 def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(window, qtbot):

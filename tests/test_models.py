@@ -291,12 +291,18 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
         assert main(["models", "list", "--home", home]) == 0
         return next(line for line in capsys.readouterr().out.splitlines() if line.startswith("text tasks"))
 
+    def default_method() -> str:
+        assert main(["methods", "--home", home]) == 0
+        return next(line.split()[0] for line in capsys.readouterr().out.splitlines() if "(default)" in line)
+
     assert serving() == "text tasks   → smollm2-135m-instruct (the most capable installed)"
+    assert default_method() == "quoted"  # the built-in model alone: quoted answers
     assert main(["models", "import", str(tiny_vlm_files[0]), "--name", "tiny-text", "--home", home]) == 0
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")  # fewer weights than the built-in
     big = write_header_only(tmp_path / "big.gguf", 200_000_000)  # SmolLM2 has 134.5 M
     assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
     assert serving() == "text tasks   → big-text (the most capable installed)"
+    assert default_method() == "simpledoc"  # a capable model answers with the default paper method
     assert main(["models", "default", "text", "tiny-text", "--home", home]) == 0  # the user's choice wins
     assert serving().startswith("text tasks   → tiny-text (your choice")
     assert 'text_model = "tiny-text"' in (tmp_path / "home" / "config" / "settings.toml").read_text(encoding="utf-8")
@@ -306,3 +312,4 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
     assert serving().startswith("text tasks   → big-text ")
     assert main(["models", "remove", "big-text", "--home", home]) == 0
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")
+    assert default_method() == "quoted"
