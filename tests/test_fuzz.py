@@ -5,7 +5,6 @@ import random
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pymupdf
 import pytest

@@ -11,7 +11,6 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from conftest import make_settings  # noqa: E402
 from docqa_desktop.service import Service  # noqa: E402
 
 PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"

@@ -9,7 +9,6 @@ import shutil
 import pytest
 
 from conftest import SMALL_PAPER, corpus_pdf, make_settings
-from scripted_model import FixedRuntimes
 from docqa_desktop.answers import Answer, AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.evaluation.runner import score_record
