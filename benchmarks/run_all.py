@@ -241,7 +241,7 @@ def _real_model_command(script: str, *more: str):
 def _eval_command(args) -> list[str]:
     out = BENCH / ("results/eval-quick" if args.quick else "eval-dev")
     return ([DOCQA, "--home", str(args.home), "eval", str(_common.EVAL_FILE), "--corpus", str(_common.CORPUS),
-             "--method", "simpledoc", "--method", "m3docrag", "--judge", "--out", str(out)]
+             "--method", "simpledoc", "--method", "m3docrag", "--method", "quoted", "--judge", "--out", str(out)]
             + (["--limit", "4"] if args.quick else []))
 
 
