@@ -87,11 +87,16 @@ class Answer:
     answer_format: str = ""  # Str | Int | Float | List | None (None: not answerable); "" when untyped
     # what each stage of the method kept, e.g. "retrieved" → "selected" → "read" (the eval's per-stage recall)
     stage_pages: dict[str, list[PageRef]] = field(default_factory=dict)
+    thread: str = ""  # the id of the thread's first answer (follow-ups share it); "" or its own id: a new thread
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
         kept = self.stage_pages.setdefault(stage, [])
         kept.extend(r for r in refs if r not in kept)
+
+    @property
+    def thread_id(self) -> str:
+        return self.thread or self.id
 
     @property
     def prompt_tokens(self) -> int:
@@ -116,7 +121,8 @@ class Answer:
                 "short_answer": self.short_answer, "answer_format": self.answer_format,
                 "citations": [c.as_json() for c in self.citations],
                 "pages_used": [{"doc": p.doc, "page": p.page} for p in self.pages_used],
-                "method": self.method, "iterations": self.iterations, "llm_calls": len(self.calls),
+                "method": self.method, "thread": self.thread_id, "iterations": self.iterations,
+                "llm_calls": len(self.calls),
                 "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
                 "seconds": round(self.seconds, 2)}
 

@@ -74,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=sorted(METHODS), default=None, help=METHOD_HELP)
     p.add_argument("--k", type=_positive, default=None, help="pages from the first retrieval step (method setting k)")
     p.add_argument("--iterations", type=_positive, default=None, help="reasoning rounds (SimpleDoc's iterations)")
+    p.add_argument("--follow-up", metavar="ID", default=None,
+                   help="continue the thread of answer ID (see docqa history): its questions and answers go along")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("methods", parents=[common], help="the answering methods: paper, needs, settings")
     p.add_argument("--json", action="store_true")
@@ -90,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="answer id (see docqa history)")
     p.add_argument("--format", choices=FORMATS, default="md")
     p.add_argument("-o", "--output", help="file to write (default: answer-ID.FORMAT)")
+    p.add_argument("--thread", action="store_true", help="the whole thread the answer belongs to, in order")
     p = sub.add_parser("eval", parents=[common],
                        help="score methods on labelled questions (MMLongBench-Doc format); resumable")
     p.add_argument("questions", help="JSON lines: doc, question, answer, answer_format, evidence_pages, ...")
@@ -237,20 +240,47 @@ def _region_text(region) -> str:
 def _cmd_ask(service: Service, args) -> int:
     cancel = cancel_on_sigint()
     progress = None if args.json else (lambda p: print(f"… {p.phase}", file=sys.stderr))
+    printer = None if args.json else StreamPrinter()
     overrides = {"k": args.k, "iterations": args.iterations}
-    answer = service.ask(args.question, args.doc, args.method, overrides, progress, cancel)
+    answer = service.ask(args.question, args.doc, args.method, overrides, progress, cancel, stream=printer,
+                         follow_up=args.follow_up)
     if args.json:
         print(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
     else:
-        print(f"\n{answer.text}\n")
+        printer.finish(answer.text)
         for n, c in enumerate(answer.citations, 1):
             print(cited_line(n, c))
+        thread = f" · thread {answer.thread}" if answer.thread else ""
         print(f"\n{answer.status.value} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
-              f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}")
+              f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
         if answer.method == QUOTED:
             print(service.upgrade_hint())
     return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
+
+
+class StreamPrinter:
+    """Prints the answer while the model writes it: each new piece as it comes, a fresh line when the method
+    starts the answer over (another round); at the end the final text, unless it is what was printed."""
+
+    def __init__(self, out=sys.stdout):
+        self.out = out
+        self.shown = ""
+
+    def __call__(self, text: str) -> None:
+        if self.shown and text.startswith(self.shown):
+            self.out.write(text[len(self.shown):])
+        else:
+            self.out.write("\n" + text)
+        self.shown = text
+        self.out.flush()
+
+    def finish(self, final: str) -> None:
+        if self.shown and final == self.shown:
+            self.out.write("\n\n")
+        else:
+            self.out.write(("\n" if self.shown else "") + f"\n{final}\n\n")
+        self.out.flush()
 
 
 def _cmd_methods(service: Service, args) -> int:
@@ -297,13 +327,18 @@ def _cmd_history(service: Service, args) -> int:
     if not answers:
         print("no questions asked yet: docqa ask QUESTION")
     for a in answers:
-        print(f"{a.id}  {a.created_at}  {a.status.value:14} {a.question}\n{'':48}{a.text[:100]}")
+        follow_up = f"↳ (follow-up in thread {a.thread}) " if a.thread else ""
+        print(f"{a.id}  {a.created_at}  {a.status.value:14} {follow_up}{a.question}\n{'':48}{a.text[:100]}")
     return 0
 
 
 def _cmd_export(service: Service, args) -> int:
     answer = service.answer(args.id)
-    output = export(answer, args.format, args.output or f"answer-{answer.id}.{args.format}")
+    if args.thread:
+        output = service.export_thread(answer.id, args.format,
+                                       args.output or f"thread-{answer.thread_id}.{args.format}")
+    else:
+        output = export(answer, args.format, args.output or f"answer-{answer.id}.{args.format}")
     print(output)
     return 0
 

@@ -42,19 +42,30 @@ def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
         return None
 
 
-def export(answer: Answer, fmt: str, out: Path, render: RenderFn = cited_region) -> Path:
+def export(answers: Answer | list[Answer], fmt: str, out: Path, render: RenderFn = cited_region) -> Path:
+    """Write one answer, or a whole thread (a question and its follow-ups, in order), with their citations.
+    Citations are numbered per answer, as they were shown."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    answers = [answers] if isinstance(answers, Answer) else list(answers)
+    if not answers:
+        raise ValueError("nothing to export: the thread has no answers")
     out = Path(out)
     if fmt == "json":
-        write_atomically(out, json.dumps(answer.as_record(), indent=2, ensure_ascii=False))
+        record = answers[0].as_record() if len(answers) == 1 else {
+            "thread": answers[0].thread_id, "answers": [a.as_record() for a in answers]}
+        write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False))
     elif fmt == "md":
-        _markdown(answer, out, render)
+        _markdown(answers, out, render)
     elif fmt == "html":
-        write_atomically(out, _html(answer, render))
+        write_atomically(out, _html(answers, render))
     else:
-        _pdf(answer, out, render)
+        _pdf(answers, out, render)
     return out
+
+
+def _thread_title(answers: list[Answer]) -> str:
+    return f"Thread: {_one_line(answers[0].question)} ({len(answers)} questions)"
 
 
 def cited_line(n: int, c: Citation) -> str:
@@ -62,20 +73,26 @@ def cited_line(n: int, c: Citation) -> str:
     return f'[{n}] {c.source}: "{c.quote}"' if c.quote else f"[{n}] {c.source} (the highlighted region)"
 
 
-def _markdown(answer: Answer, out: Path, render: RenderFn) -> None:
+def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
     images = out.with_name(out.stem + "_files")
-    lines = [f"# {markdown_text(_one_line(answer.question))}", "", markdown_text(answer.text).replace("\n", "  \n"),
-             "", f"*{answer.status.value} · {markdown_text(answer.method)} · "
-             f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", "## Citations", ""]
-    for n, c in enumerate(answer.citations, 1):
-        lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
-                     f"   {markdown_text(_one_line(c.path))}")
-        png = render(c)
-        if png:
-            images.mkdir(exist_ok=True)
-            (images / f"citation-{n}.png").write_bytes(png)
-            lines.append(f"\n   ![citation {n}]({url_quote(f'{images.name}/citation-{n}.png')})")
-        lines.append("")
+    thread = len(answers) > 1
+    lines = [f"# {markdown_text(_thread_title(answers))}", ""] if thread else []
+    for i, answer in enumerate(answers, 1):
+        heading = "##" if thread else "#"
+        lines += [f"{heading} {markdown_text(_one_line(answer.question))}", "",
+                  markdown_text(answer.text).replace("\n", "  \n"),
+                  "", f"*{answer.status.value} · {markdown_text(answer.method)} · "
+                  f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", f"{heading}# Citations", ""]
+        for n, c in enumerate(answer.citations, 1):
+            lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
+                         f"   {markdown_text(_one_line(c.path))}")
+            png = render(c)
+            if png:
+                images.mkdir(exist_ok=True)
+                name = f"answer-{i}-citation-{n}.png" if thread else f"citation-{n}.png"
+                (images / name).write_bytes(png)
+                lines.append(f"\n   ![citation {n}]({url_quote(f'{images.name}/{name}')})")
+            lines.append("")
     write_atomically(out, "\n".join(lines))
 
 
@@ -104,41 +121,54 @@ NO_REMOTE_LOADS = ("<meta http-equiv='Content-Security-Policy' content=\"default
                    "style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">")
 
 
-def _html(answer: Answer, render: RenderFn) -> str:
-    parts = [f"<!doctype html><meta charset='utf-8'>{NO_REMOTE_LOADS}<title>{html.escape(answer.question)}</title>",
+def _html(answers: list[Answer], render: RenderFn) -> str:
+    thread = len(answers) > 1
+    title = _thread_title(answers) if thread else answers[0].question
+    parts = [f"<!doctype html><meta charset='utf-8'>{NO_REMOTE_LOADS}<title>{html.escape(title)}</title>",
              "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50em;margin:2em auto;padding:0 1em}"
-             "img{max-width:100%;border:1px solid #ccc}li{margin-bottom:1.5em}</style>",
-             f"<h1>{html.escape(answer.question)}</h1>",
-             f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
-             f"<p><small>{answer.status.value} · {html.escape(answer.method)} · {len(answer.calls)} model calls · "
-             f"{answer.seconds:.1f} s</small></p><h2>Citations</h2><ol>"]
-    for c in answer.citations:
-        png = render(c)
-        image = f"<br><img alt='cited region' src='data:image/png;base64,{base64.b64encode(png).decode()}'>" if png else ""
-        parts.append(f"<li>{html.escape(c.source)} — “{html.escape(c.quote)}”<br>"
-                     f"<code>{html.escape(c.path)}</code>{image}</li>")
-    parts.append("</ol>")
+             "img{max-width:100%;border:1px solid #ccc}li{margin-bottom:1.5em}</style>"]
+    if thread:
+        parts.append(f"<h1>{html.escape(title)}</h1>")
+    heading = 2 if thread else 1
+    for answer in answers:
+        parts += [f"<h{heading}>{html.escape(answer.question)}</h{heading}>",
+                  f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
+                  f"<p><small>{answer.status.value} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
+                  f"· {answer.seconds:.1f} s</small></p><h{heading + 1}>Citations</h{heading + 1}><ol>"]
+        for c in answer.citations:
+            png = render(c)
+            image = (f"<br><img alt='cited region' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+                     if png else "")
+            parts.append(f"<li>{html.escape(c.source)} — “{html.escape(c.quote)}”<br>"
+                         f"<code>{html.escape(c.path)}</code>{image}</li>")
+        parts.append("</ol>")
     return "\n".join(parts)
 
 
-def _pdf(answer: Answer, out: Path, render: RenderFn) -> None:
+def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
     doc = pymupdf.open()
     page, y = _new_page(doc), 50.0
-    y = _write(doc, page, y, answer.question, 15)
-    y = _write(doc, page, y, answer.text, 11)
-    y = _write(doc, page, y, f"{answer.status.value} - {answer.method} - {len(answer.calls)} model calls", 9)
-    for n, c in enumerate(answer.citations, 1):
-        if y > 700:
+    if len(answers) > 1:
+        y = _write(doc, page, y, _thread_title(answers), 17)
+    for answer in answers:
+        if y > 650:
             page, y = _new_page(doc), 50.0
-        y = _write(doc, page, y + 6, cited_line(n, c), 10)
-        png = render(c)
-        if png:
-            pix = pymupdf.Pixmap(png)
-            height = min(260.0, 495.0 * pix.height / pix.width)
-            if y + height > 790:
+        y = _write(doc, page, y, answer.question, 15)
+        y = _write(doc, page, y, answer.text, 11)
+        y = _write(doc, page, y, f"{answer.status.value} - {answer.method} - {len(answer.calls)} model calls", 9)
+        for n, c in enumerate(answer.citations, 1):
+            if y > 700:
                 page, y = _new_page(doc), 50.0
-            page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
-            y += height + 8
+            y = _write(doc, page, y + 6, cited_line(n, c), 10)
+            png = render(c)
+            if png:
+                pix = pymupdf.Pixmap(png)
+                height = min(260.0, 495.0 * pix.height / pix.width)
+                if y + height > 790:
+                    page, y = _new_page(doc), 50.0
+                page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
+                y += height + 8
+        y += 12
     write_atomically(out, doc.tobytes())
     doc.close()
 

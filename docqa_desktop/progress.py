@@ -30,6 +30,7 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+StreamFn = Callable[[str], None]  # an answer's text so far, each time it grows (streaming)
 
 
 class Cancelled(Exception):

@@ -21,9 +21,11 @@ from .llm.manager import ModelManager
 from .llm.runtime import ModelRuntimes
 from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
                       method_settings, method_spec, run_method)
+from .methods.base import Turn
+from .methods.conversation import question_in_context
 from .methods.evidence import PageSource
 from .methods.scope import ScopedSearch
-from .progress import Cancelled, Progress, ProgressFn
+from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
 from .settings import save as save_settings
@@ -261,22 +263,28 @@ class Service:
 
     def ask(self, question: str, docs: list[str] | None = None, method: str | None = None,
             overrides: dict | None = None, progress: ProgressFn | None = None,
-            cancel: threading.Event | None = None, save: bool = True) -> Answer:
+            cancel: threading.Event | None = None, save: bool = True, stream: StreamFn | None = None,
+            follow_up: str | None = None) -> Answer:
         """Answer a question over the library (or the named documents), with citations; kept as history
         unless save is False (evaluation runs keep their own results). `overrides`: method settings for this
-        question only (e.g. {"k": 20})."""
+        question only (e.g. {"k": 20}). `stream` gets the answer's text as the model writes it. `follow_up`:
+        the id of an answer whose thread this question continues (its earlier turns go with the question)."""
         if not question.strip():
             raise ValueError("the question is empty")
         spec = method_spec(method or self.default_method)
         settings = method_settings(spec, self.settings, overrides)
         doc_ids = self.resolve_documents(docs)
+        thread, turns = self._thread(follow_up)
         pages = PageSource(self.db)
-        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []))
+        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
+                        thread=thread)
         ctx = MethodContext(
-            question=question, answer=answer, pages=pages, db=self.db,
+            question=question if spec.follow_ups == "conversation" else question_in_context(question, turns),
+            answer=answer, pages=pages, db=self.db,
             search=ScopedSearch(self._retriever(), pages, doc_ids, self.settings.search.mode),
             text_model=self.runtimes.text(), vision_model=self.runtimes.vision(), settings=settings,
-            image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel)
+            image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel,
+            stream=stream, conversation=turns)
         run_method(spec, ctx)
         if save:
             with self.db.transaction() as cur:
@@ -312,6 +320,22 @@ class Service:
 
     def history(self, limit: int = 50) -> list[Answer]:
         return answers_store.recent_answers(self.db.cursor(), limit)
+
+    def thread(self, answer_id: str) -> list[Answer]:
+        """The thread an answer belongs to: the question that started it and every follow-up, oldest first."""
+        return answers_store.thread_answers(self.db.cursor(), self.answer(answer_id).thread_id)
+
+    def _thread(self, follow_up: str | None) -> tuple[str, list[Turn]]:
+        """(the thread id a new answer joins, "" for a new thread; the turns it is asked with)."""
+        if not follow_up:
+            return "", []
+        earlier = self.thread(follow_up)
+        keep = self.settings.ask.follow_up_turns
+        return earlier[0].id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
+
+    def export_thread(self, answer_id: str, fmt: str, out: str | os.PathLike) -> Path:
+        """Write every answer of an answer's thread, in order, with their citations, to one file."""
+        return export_answer(self.thread(answer_id), fmt, Path(out))
 
     def answer(self, answer_id: str) -> Answer:
         found = answers_store.load_answer(self.db.cursor(), answer_id)

@@ -178,6 +178,7 @@ class AskSettings:
     preset: str = "paper"  # paper: each method's published parameters | cpu: a smaller budget for a CPU
     image_side: int = 1280  # longest side of a page image sent to a vision model
     prepare_after_index: bool = False  # the watcher runs the method's prepare step (e.g. page summaries)
+    follow_up_turns: int = 3  # earlier questions and answers of a thread a follow-up is asked with
 
 
 PRESETS = ("paper", "cpu")

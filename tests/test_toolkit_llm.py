@@ -44,7 +44,7 @@ class Calls:
     def __init__(self):
         self.seen: list[dict] = []
 
-    def __call__(self, step, runtime, messages, options, pages=()):
+    def __call__(self, step, runtime, messages, options, pages=(), shows=None):
         self.seen.append({"step": step, "prompt": messages[-1].text, "messages": messages,
                           "options": options, "schema": options.schema, "pages": list(pages)})
         return runtime.chat(messages, options)

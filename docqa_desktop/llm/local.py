@@ -15,7 +15,7 @@ from .backend import Backend
 from .gguf_file import check_pair, read_header
 from .images import estimated_image_tokens, fit_image
 from .jsonout import parse_samples, schema_grammar, with_room_for_schema
-from .observer import TokenObserver
+from .observer import TextStream, TokenObserver
 from .wire import as_chat
 from .types import Completion, Message, ModelError, ModelInfo, Options, PromptTooLong, Usage
 
@@ -169,12 +169,15 @@ class LocalBackend(Backend):
                 if cancel is not None and cancel.is_set():
                     break
                 observer = TokenObserver(options.logprobs, cancel)
+                stops = [*handler_stops, observer.should_stop]
+                if options.on_text is not None and n == 1:
+                    stops.append(TextStream(llm.detokenize, options.on_text))
                 out = complete(
                     prompt=handler_args["prompt"], max_tokens=options.max_tokens,
                     temperature=options.temperature, seed=seed, grammar=grammar,
                     stop=handler_args.get("stop"), repeat_penalty=options.repeat_penalty,
                     logits_processor=LogitsProcessorList([observer]),
-                    stopping_criteria=StoppingCriteriaList([*handler_stops, observer.should_stop]))
+                    stopping_criteria=StoppingCriteriaList(stops))
                 now = time.perf_counter()
                 results.append((out, observer, now - last_end))
                 last_end = now

@@ -42,3 +42,24 @@ class TokenObserver:
         if self.cancel is not None and self.cancel.is_set():
             self.cancelled = True
         return self.cancelled
+
+
+class TextStream:
+    """Hands the text generated so far to `on_text` after each step (a llama.cpp stopping criterion that never
+    stops). llama.cpp passes the tokens evaluated so far, so the text runs one token behind the sampler; the
+    completion that follows has it all."""
+
+    def __init__(self, detokenize, on_text):
+        self._detokenize = detokenize
+        self._on_text = on_text
+        self._start: int | None = None  # where the output begins in input_ids (the prompt's length)
+        self._shown = ""
+
+    def __call__(self, input_ids, logits) -> bool:
+        if self._start is None:
+            self._start = len(input_ids)
+        text = self._detokenize([int(t) for t in input_ids[self._start:]]).decode("utf-8", "ignore")
+        if text != self._shown:
+            self._shown = text
+            self._on_text(text)
+        return False

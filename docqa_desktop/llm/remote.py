@@ -87,7 +87,7 @@ class RemoteBackend(Backend):
         else:
             response = self._open_with_schema(body, options.schema)
         with response:
-            text, finish, usage, logprobs, entropies, chunks = self._read_stream(response, cancel)
+            text, finish, usage, logprobs, entropies, chunks = self._read_stream(response, cancel, options.on_text)
         prompt_tokens = usage.get("prompt_tokens") or sum(self.count_tokens(m.text) for m in messages)
         return Completion(text=text, finish_reason=finish,
                           usage=Usage(prompt_tokens, usage.get("completion_tokens") or chunks,
@@ -109,7 +109,7 @@ class RemoteBackend(Backend):
             return response
         raise ModelError(f"the model server at {self._base} rejects JSON-schema output requests")
 
-    def _read_stream(self, response, cancel):
+    def _read_stream(self, response, cancel, on_text=None):
         parts, logprobs, entropies = [], [], []
         finish, usage, chunks = "stop", {}, 0
         for raw in response:
@@ -128,6 +128,8 @@ class RemoteBackend(Backend):
                 if content:
                     parts.append(content)
                     chunks += 1
+                    if on_text is not None:
+                        on_text("".join(parts))
                 finish = choice.get("finish_reason") or finish
                 for token in ((choice.get("logprobs") or {}).get("content") or []):
                     logprobs.append(token["logprob"])

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,8 @@ class Options:
     schema: dict | None = None  # JSON schema: decoding is constrained and the output parsed
     logprobs: bool = False  # per-token log-probabilities and entropies of the output
     repeat_penalty: float = 1.0  # > 1 discourages loops in free text; keep 1.0 for JSON (it repeats quotes)
+    # called with the whole text generated so far as it grows (streaming; one-sample calls only)
+    on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from ..answers import Answer, LlmCall, PageRef
 from ..domain import BBox, ChunkHit
 from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
+from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
 from ..store.database import Database
@@ -32,7 +33,14 @@ from .toolkit.passages import fit_all_to_question
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-__all__ = ["Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "page_label"]
+__all__ = ["Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "Turn", "page_label"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An earlier question of the same thread and the answer it got."""
+    question: str
+    answer: str
 
 
 class Search(Protocol):
@@ -65,6 +73,9 @@ class MethodContext:
     progress: ProgressFn = lambda progress: None
     cancel: threading.Event | None = None
     gone: list[PageRef] = field(default_factory=list)  # pages dropped because their document vanished
+    stream: Callable[[str], None] | None = None  # gets the answer's text as the answering call writes it
+    streamed: str = ""  # the answer text shown so far (Stop keeps it)
+    conversation: list[Turn] = field(default_factory=list)  # the thread's earlier questions and answers
 
     @property
     def reader(self) -> Runtime:
@@ -81,9 +92,21 @@ class MethodContext:
     # -- models ------------------------------------------------------------------------------------
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
-             pages: list[PageRef] = ()) -> Completion:
-        """A model call, recorded in the trace with its tokens and time."""
+             pages: list[PageRef] = (), shows: str | None = None) -> Completion:
+        """A model call, recorded in the trace with its tokens and time. `shows`: this call writes the answer
+        people read — the name of its reply's JSON field that holds it ("" for a free-text reply) — so its
+        text is streamed to `stream` as it grows."""
+        if shows is not None and self.stream is not None:
+            options = dataclasses.replace(options, on_text=self._streamer(shows))
         return self.sample(step, runtime, messages, options, 1, pages)[0]
+
+    def _streamer(self, field_name: str) -> Callable[[str], None]:
+        def grown(text: str) -> None:
+            visible = partial_field(text, field_name) if field_name else text
+            if visible and visible != self.streamed:
+                self.streamed = visible
+                self.stream(visible)
+        return grown
 
     def sample(self, step: str, runtime: Runtime, messages: list[Message], options: Options, n: int,
                pages: list[PageRef] = ()) -> list[Completion]:
@@ -252,6 +275,9 @@ class MethodSpec:
     uses: tuple[str, ...] = ()  # better with: "vision-model", "page-embeddings", "samples"
     prepare: Callable[[PrepareContext], int] | None = None  # work ahead of questions; returns items done
     prepare_label: str = ""  # what prepare makes, e.g. "page summaries"
+    # how a follow-up's earlier turns reach the method: "question" (written into ctx.question) or "conversation"
+    # (the method reads ctx.conversation itself); methods/conversation.py
+    follow_ups: str = "question"
 
     def defaults(self, preset: str = "paper") -> dict:
         """The settings' values before any settings file: the paper's, or with the CPU preset applied."""

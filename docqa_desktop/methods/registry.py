@@ -56,7 +56,9 @@ def run_method(spec: MethodSpec, ctx: MethodContext) -> None:
     try:
         spec.run(ctx)
     except Cancelled:
-        ctx.answer.status, ctx.answer.text = AnswerStatus.CANCELLED, "Stopped before an answer was found."
+        # what was already streamed stays: Stop ends the answer, it does not take it back
+        ctx.answer.status = AnswerStatus.CANCELLED
+        ctx.answer.text = ctx.streamed or "Stopped before an answer was found."
     except ModelError as exc:
         ctx.answer.status, ctx.answer.error = AnswerStatus.FAILED, str(exc)
         ctx.answer.text = f"The model failed: {exc}"

@@ -28,3 +28,11 @@ def _answer(record: str, created_at: str) -> Answer:
     answer = Answer.from_record(json.loads(record))
     answer.created_at = created_at
     return answer
+
+
+def thread_answers(cur, thread_id: str) -> list[Answer]:
+    """Every answer of a thread (the one that started it and its follow-ups), oldest first."""
+    rows = cur.execute("SELECT record, strftime(created_at, '%Y-%m-%d %H:%M:%S') FROM answers "
+                       "WHERE id = ? OR json_extract_string(record, '$.thread') = ? ORDER BY created_at, rowid",
+                       [thread_id, thread_id]).fetchall()
+    return [_answer(*row) for row in rows]

@@ -22,21 +22,43 @@ STATUS_TEXT = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.NOT_ANSWERABLE: "
                AnswerStatus.FAILED: "Failed", AnswerStatus.CANCELLED: "Stopped"}
 
 
-def answer_html(answer: Answer) -> str:
-    """The answer text, then one chip per citation linking to `cite:N`. Model output, page text, file
-    names and errors are untrusted: all are escaped, so they show as text and the only links are ours."""
-    chips = "".join(
-        f'<p style="margin:4px 0"><a href="cite:{n}" style="text-decoration:none">'
-        f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
-        for n, c in enumerate(answer.citations, 1))
+def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
+    """The answer text, then one chip per citation linking to `cite:N`; a follow-up's earlier turns come first,
+    smaller, their chips linking to `cite:T-N` (citations stay with the answer they belong to). Model output,
+    page text, file names and errors are untrusted: all are escaped, so they show as text and the only links
+    are ours."""
     meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
             f"{answer.iterations} round(s) · "
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")
     error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
-    return (f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
-            f'<p style="font-size:large">{html.escape(answer.text).replace(chr(10), "<br>")}</p>{error}'
-            f'{chips}<p style="color:gray">{meta}</p>')
+    return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
+            f'<p style="font-size:large">{_paragraph(answer.text)}</p>{error}'
+            f'{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+
+
+def earlier_html(earlier: list[Answer]) -> str:
+    """The thread's earlier questions and answers, compact, each with its own citations."""
+    return "".join(f'<p style="margin-bottom:0"><b>{html.escape(a.question)}</b></p><p style="margin-top:2px">'
+                   f'{_paragraph(a.text)}</p>{_chips(a, f"{t}-")}<hr>' for t, a in enumerate(earlier, 1))
+
+
+def partial_html(question: str, text: str, earlier: list[Answer] = ()) -> str:
+    """What the model has written so far, while it writes."""
+    return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(question)}</h3>'
+            f'<p style="font-size:large">{_paragraph(text)}<span style="color:gray"> ▍</span></p>'
+            f'<p style="color:gray">Writing…</p>')
+
+
+def _paragraph(text: str) -> str:
+    return html.escape(text).replace(chr(10), "<br>")
+
+
+def _chips(answer: Answer, prefix: str) -> str:
+    return "".join(
+        f'<p style="margin:4px 0"><a href="cite:{prefix}{n}" style="text-decoration:none">'
+        f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
+        for n, c in enumerate(answer.citations, 1))
 
 
 def plain_tooltip(text: str) -> str:
@@ -72,6 +94,7 @@ class AnswerView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.answer: Answer | None = None
+        self.earlier: list[Answer] = []  # the thread's answers before this one
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
         self.text.anchorClicked.connect(self._anchor)
@@ -108,9 +131,17 @@ class AnswerView(QWidget):
         self.pages.setVisible(False)  # until an answer has pages and calls to show
         self.trace_toggle.setVisible(False)
 
-    def show_answer(self, answer: Answer) -> None:
-        self.answer = answer
-        self.text.setHtml(answer_html(answer))
+    def show_partial(self, question: str, text: str, earlier: list[Answer] = ()) -> None:
+        """The answer as far as the model has written it (streaming); show_answer replaces it."""
+        self.text.setHtml(partial_html(question, text, earlier))
+        bar = self.text.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def show_answer(self, answer: Answer, earlier: list[Answer] = ()) -> None:
+        self.answer, self.earlier = answer, list(earlier)
+        self.text.setHtml(answer_html(answer, self.earlier))
+        bar = self.text.verticalScrollBar()
+        bar.setValue(bar.maximum())
         self.pages.clear()
         placeholder = QPixmap(self.pages.iconSize())  # the right size from the start: the list lays out once
         placeholder.fill(Qt.GlobalColor.transparent)
@@ -137,7 +168,7 @@ class AnswerView(QWidget):
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and self.answer is not None:
-            self.text.setHtml(answer_html(self.answer))  # links take the new scheme's colour
+            self.text.setHtml(answer_html(self.answer, self.earlier))  # links take the new scheme's colour
 
     def set_thumbnail(self, path: str, page: int, png: bytes) -> None:
         for i in range(self.pages.count()):
@@ -146,10 +177,12 @@ class AnswerView(QWidget):
                 item.setIcon(QIcon(framed(png, self.pages.iconSize())))
 
     def _anchor(self, url: QUrl) -> None:
-        if url.scheme() == "cite" and self.answer:
-            n = int(url.path() or url.toString().split(":", 1)[1])
-            if 1 <= n <= len(self.answer.citations):
-                self.citation_clicked.emit(self.answer.citations[n - 1])
+        if url.scheme() != "cite" or not self.answer:
+            return
+        turn, _, n = (url.path() or url.toString().split(":", 1)[1]).rpartition("-")
+        answer = self.earlier[int(turn) - 1] if turn and 1 <= int(turn) <= len(self.earlier) else self.answer
+        if 1 <= int(n) <= len(answer.citations):
+            self.citation_clicked.emit(answer.citations[int(n) - 1])
 
     def _page(self, item: QListWidgetItem) -> None:
         path, page = item.data(Qt.ItemDataRole.UserRole)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -22,6 +23,7 @@ SELECTED = "Selected documents"
 class AskPanel(QWidget):
     ask_requested = Signal(str, str, bool)  # question, method, only the selected documents
     stop_requested = Signal()
+    new_thread_requested = Signal()
 
     def __init__(self, methods: list[MethodSpec], default_method: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -48,6 +50,13 @@ class AskPanel(QWidget):
         self.stop_button.setToolTip("Stop the running answer (Esc)")
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.setEnabled(False)
+        self.follow_up = QCheckBox("Follow-up")
+        self.follow_up.setToolTip("Ask with the questions and answers above as context (a new thread when unchecked)")
+        self.follow_up.setEnabled(False)  # until there is an answer to follow up
+        self.new_thread = QPushButton("New thread")
+        self.new_thread.setToolTip("Start over: the next question is asked on its own")
+        self.new_thread.clicked.connect(self.new_thread_requested)
+        self.new_thread.setEnabled(False)
         self.steps = QLabel("")
         self.steps.setWordWrap(True)
         self.steps.setObjectName("steps")
@@ -57,6 +66,8 @@ class AskPanel(QWidget):
         row.addWidget(QLabel("Scope"))
         row.addWidget(self.scope)
         row.addStretch(1)
+        row.addWidget(self.follow_up)
+        row.addWidget(self.new_thread)
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
         layout = QVBoxLayout(self)
@@ -76,6 +87,13 @@ class AskPanel(QWidget):
         self.stop_button.setEnabled(running)
         if running:
             self.steps.setText("Starting…")
+
+    def set_thread(self, answers: int) -> None:
+        """A thread with `answers` answers is shown: the next question follows it up unless unchecked."""
+        self.follow_up.setEnabled(answers > 0)
+        self.follow_up.setChecked(answers > 0)
+        self.new_thread.setEnabled(answers > 0)
+        self.follow_up.setText(f"Follow-up ({answers} before)" if answers else "Follow-up")
 
     def _describe(self, name: str) -> None:
         spec = self.specs.get(name)

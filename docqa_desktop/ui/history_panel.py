@@ -17,9 +17,20 @@ class HistoryPanel(QListWidget):
         self.itemClicked.connect(lambda item: self.answer_chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
 
     def show_history(self, answers: list[Answer]) -> None:
+        """Threads newest first, each as its first question with its follow-ups under it (↳), in order."""
         self.clear()
-        for answer in answers:
-            item = QListWidgetItem(f"{answer.question}\n{answer.status.value} · {answer.created_at[:16]}")
+        for answer in by_thread(answers):
+            arrow = "↳ " if answer.thread and answer.thread != answer.id else ""
+            item = QListWidgetItem(f"{arrow}{answer.question}\n{arrow and '   '}{answer.status.value} · "
+                                   f"{answer.created_at[:16]}")
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             item.setToolTip(plain_tooltip(answer.text[:400]))  # model output: shown as text, never as HTML
             self.addItem(item)
+
+
+def by_thread(newest_first: list[Answer]) -> list[Answer]:
+    """The answers grouped by thread: the thread with the newest answer first, each thread oldest first."""
+    threads: dict[str, list[Answer]] = {}
+    for answer in newest_first:
+        threads.setdefault(answer.thread_id, []).append(answer)
+    return [answer for thread in threads.values() for answer in reversed(thread)]

@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self.watch_task: Task | None = None
         self.ask_task: Task | None = None
         self.prepare_task: Task | None = None
+        self.thread: list[Answer] = []  # the conversation shown: a question and its follow-ups, oldest first
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
         self.setWindowTitle("DocQA Desktop")
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self.library.document_activated.connect(lambda path: self.viewer.open_page(path, 1))
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_answer)
+        self.ask_panel.new_thread_requested.connect(self.new_thread)
         self.answer_view.citation_clicked.connect(self.show_citation)
         self.answer_view.page_clicked.connect(lambda path, page: self.viewer.open_page(path, page))
         self.viewer.render_requested.connect(self.render_page)
@@ -140,7 +142,8 @@ class MainWindow(QMainWindow):
 
         file_menu = self.menuBar().addMenu("&File")
         action(file_menu, "Add folder…", self.choose_folder, "Ctrl+O")
-        self.export_action = action(file_menu, "Export answer…", self.choose_export, "Ctrl+E")
+        self.export_action = action(file_menu, "Export answer…", lambda: self.choose_export(), "Ctrl+E")
+        action(file_menu, "Export thread…", lambda: self.choose_export(whole_thread=True), "Ctrl+Shift+E")
         file_menu.addSeparator()
         action(file_menu, "Quit", self.close, "Ctrl+Q")
         edit_menu = self.menuBar().addMenu("&Edit")
@@ -288,20 +291,35 @@ class MainWindow(QMainWindow):
         if selected_only and not docs:
             self.status_text.setText("Select documents in the library first, or ask the whole library")
             return
+        earlier = list(self.thread) if self.ask_panel.follow_up.isChecked() else []
+        follow_up = earlier[-1].id if earlier else None
 
         def run(progress, cancel):
-            answer = self.service.ask(question, docs, method, progress=progress, cancel=cancel)
+            answer = self.service.ask(question, docs, method, progress=progress, cancel=cancel,
+                                      stream=progress, follow_up=follow_up)  # text so far, as a str event
             return answer, self.service.upgrade_hint() if answer.method == QUOTED else ""
+
+        def event(value) -> None:
+            if isinstance(value, str):
+                self.answer_view.show_partial(question, value, earlier)
+            else:
+                self.ask_panel.show_step(value)
 
         def answered(result) -> None:
             answer, hint = result
-            self.show_answer(answer)
+            self.thread = earlier + [answer]
+            self.show_answer(answer, earlier)
             if hint:  # what a recommended model would add to a quoted answer
                 self.status_text.setText(hint)
 
         self.ask_panel.set_running(True)
-        self.ask_task = self.tasks.start("ask", run, answered, self.ask_panel.show_step, self._ask_failed,
+        self.ask_task = self.tasks.start("ask", run, answered, event, self._ask_failed,
                                          on_finished=lambda: self.ask_panel.set_running(False))
+
+    def new_thread(self) -> None:
+        self.thread = []
+        self.ask_panel.set_thread(0)
+        self.focus_question()
 
     def stop_answer(self) -> None:
         if self.ask_task is not None:
@@ -312,9 +330,10 @@ class MainWindow(QMainWindow):
         self.ask_panel.steps.setText(message)
         self.show_error(message)
 
-    def show_answer(self, answer: Answer) -> None:
+    def show_answer(self, answer: Answer, earlier: list[Answer] = ()) -> None:
         self.ask_panel.steps.setText("")
-        self.answer_view.show_answer(answer)
+        self.answer_view.show_answer(answer, earlier)
+        self.ask_panel.set_thread(len(earlier) + 1)
         self.export_action.setEnabled(True)
         if answer.citations:
             self.show_citation(answer.citations[0])
@@ -347,23 +366,36 @@ class MainWindow(QMainWindow):
                          on_failed=self.show_error)
 
     def open_answer(self, answer_id: str) -> None:
-        self.tasks.start("open answer", lambda progress, cancel: self.service.answer(answer_id), self.show_answer,
+        """Show an answer of the history with its whole thread; a next question follows the thread up."""
+        def opened(thread: list[Answer]) -> None:
+            self.thread = thread
+            self.show_answer(thread[-1], thread[:-1])
+
+        self.tasks.start("open answer", lambda progress, cancel: self.service.thread(answer_id), opened,
                          on_failed=self.show_error)
 
-    def choose_export(self) -> None:
+    def choose_export(self, whole_thread: bool = False) -> None:
         answer = self.answer_view.answer
         if answer is None:
             self.status_text.setText("Ask a question first: there is no answer to export")
             return
         filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in EXPORT_FORMATS)
-        path, chosen = QFileDialog.getSaveFileName(self, "Export answer", f"answer-{answer.id}.md", filters)
+        name = f"thread-{answer.thread_id}.md" if whole_thread else f"answer-{answer.id}.md"
+        path, chosen = QFileDialog.getSaveFileName(self, "Export thread" if whole_thread else "Export answer",
+                                                   name, filters)
         if path:
             fmt = Path(path).suffix.lstrip(".").lower()
-            self.export_answer(answer, path, fmt if fmt in EXPORT_FORMATS else chosen.split()[0].lower())
+            self.export_answer(answer, path, fmt if fmt in EXPORT_FORMATS else chosen.split()[0].lower(),
+                               whole_thread)
 
-    def export_answer(self, answer: Answer, path: str, fmt: str) -> Task:
-        return self.tasks.start("export", lambda progress, cancel: self.service.export(answer, fmt, path),
-                                lambda out: self.status_text.setText(f"Exported to {out}"), on_failed=self.show_error)
+    def export_answer(self, answer: Answer, path: str, fmt: str, whole_thread: bool = False) -> Task:
+        def write(progress, cancel):
+            if whole_thread:
+                return self.service.export_thread(answer.id, fmt, path)
+            return self.service.export(answer, fmt, path)
+
+        return self.tasks.start("export", write, lambda out: self.status_text.setText(f"Exported to {out}"),
+                                on_failed=self.show_error)
 
     def copy_answer(self) -> None:
         answer = self.answer_view.answer

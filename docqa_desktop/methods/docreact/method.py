@@ -189,7 +189,8 @@ def _answer(ctx: MethodContext, trajectory: list[Round], chosen: list[PageRef]) 
                       schema=reasoned_answer_schema(list(range(1, len(chosen) + 1))))
     ctx.step("answering from the observations")
     request = ANSWER_REQUEST.format(trajectory=_render(ctx.question, trajectory, labels))
-    reply = ctx.call("answer", ctx.text_model, [Message("user", f"{ANSWER}\n\n{request}")], options, chosen).parsed
+    reply = ctx.call("answer", ctx.text_model, [Message("user", f"{ANSWER}\n\n{request}")], options, chosen,
+                     shows="answer").parsed
     final = FinalAnswer.from_reply(reply)
     if record(answer, final):
         quotes = [(chosen[e["page"] - 1], e["quote"]) for e in reply["evidence"]]

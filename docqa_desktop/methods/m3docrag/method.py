@@ -38,7 +38,7 @@ def run(ctx: MethodContext) -> None:
         ctx.settings.page_tokens, ctx.question)
     evidence = PAGES.format(page_list=page_list, page_text=page_text, image_note=PAGE_IMAGES_NOTE if images else "")
     reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, evidence, REQUEST.format(question=ctx.question),
-                                                     images), options, pages).parsed
+                                                     images), options, pages, shows="answer").parsed
     answer.pages_used = pages
     answer.note_stage("read", pages)
     final = FinalAnswer.from_reply(reply)

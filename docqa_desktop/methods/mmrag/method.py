@@ -90,7 +90,8 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
     context = CONTEXT.format(pages=page_text, summaries=SUMMARIES.format(nodes=node_block) if node_block else "")
     if images:
         context += "\n" + PAGE_IMAGES_NOTE
-    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, context, request, images), options, pages).parsed
+    reply = ctx.call("answer", model, evidence_first(INSTRUCTIONS, context, request, images), options, pages,
+                     shows="answer").parsed
     answer.pages_used = list(pages)
     answer.note_stage("read", pages)
     final = FinalAnswer.from_reply(reply)

@@ -9,4 +9,4 @@ SPEC = MethodSpec(
     paper="no paper: extractive sentence selection (BM25-style word coverage, MiniLM similarity, answer type)",
     description="Quotes the sentence of the retrieved pages that answers the question, with no language model: "
                 "instant, and never made up; the default until a capable model is installed.",
-    cost="low", settings=QuotedSettings, run=run)
+    cost="low", settings=QuotedSettings, run=run, follow_ups="conversation")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ...answers import AnswerStatus
 from ..base import MethodContext
 from ..citations import cite
+from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from .scoring import Candidate, Scored, rank
 from .sentences import sentences
@@ -31,7 +32,7 @@ def run(ctx: MethodContext) -> None:
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
     ctx.step("retrieving pages")
-    pages = ctx.readable(ctx.retrieve(ctx.question, settings.k))
+    pages = ctx.readable(ctx.retrieve(thread_query(ctx.question, ctx.conversation), settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
     candidates = [Candidate(ref, sentence, rank_) for rank_, ref in enumerate(pages)

@@ -13,4 +13,5 @@ SPEC = MethodSpec(
     description="Re-ranks retrieved pages by their summaries, then reasons over them in up to three rounds, "
                 "rewriting the query when pages are missing.",
     cost="medium", settings=SimpleDocSettings, cpu_preset=CPU_PRESET, run=run,
-    uses=("vision-model", "page-embeddings"), prepare=prepare_summaries, prepare_label="page summaries")
+    uses=("vision-model", "page-embeddings"), prepare=prepare_summaries, prepare_label="page summaries",
+    follow_ups="conversation")

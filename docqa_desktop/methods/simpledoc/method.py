@@ -24,6 +24,7 @@ from ...answers import PageRef
 from ...llm import Message, Options
 from ..base import MethodContext
 from ..citations import cite
+from ..conversation import memory_lines, thread_query
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import (PAGE_RETRIEVAL, REASONER_INSTRUCTIONS, REASONER_PAGES, REASONER_REQUEST, reasoner_schema,
@@ -33,7 +34,9 @@ from .summaries import summarizer_for
 
 def run(ctx: MethodContext) -> None:
     settings, answer = ctx.settings, ctx.answer
-    query, memory, final = ctx.question, [], FinalAnswer.declined()
+    # a follow-up starts from the thread: its earlier turns are the first entry of the working memory
+    memory = [f"Earlier in this conversation:\n{memory_lines(ctx.conversation)}"] if ctx.conversation else []
+    query, final = thread_query(ctx.question, ctx.conversation), FinalAnswer.declined()
     read: list[PageRef] = []  # every page the reasoner has seen
     unread: list[PageRef] = []  # earlier rounds' candidates it has not
     for iteration in range(1, settings.iterations + 1):
@@ -120,5 +123,6 @@ def _reason(ctx: MethodContext, pages: list[PageRef], memory: list[str], query: 
                                      image_note=PAGE_IMAGES_NOTE if images else "")
     request = REASONER_REQUEST.format(question=ctx.question, memory="\n\n".join(memory) or "(none yet)")
     completion = ctx.call(f"reason {ctx.answer.iterations}", model,
-                          evidence_first(REASONER_INSTRUCTIONS, evidence, request, images), options, pages)
+                          evidence_first(REASONER_INSTRUCTIONS, evidence, request, images), options, pages,
+                          shows="answer")
     return completion.parsed

@@ -27,7 +27,7 @@ from ...llm.runtime import Runtime
 NOT_ANSWERABLE = "Not answerable"
 REASONING_CHARS = 400  # the adjudicator's own comparison: brief
 REPLY_TOKENS = 256
-CallFn = Callable[..., Completion]  # ctx.call(step, runtime, messages, options, pages) -> Completion
+CallFn = Callable[..., Completion]  # ctx.call(step, runtime, messages, options, pages, shows) -> Completion
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ def aggregate(question: str, candidates: list[Candidate], runtime: Runtime, call
     # a reply needs ~100 tokens of reasoning plus the answer; the backend raises this towards the schema's
     # bound when the context has room (jsonout.with_room_for_schema), so a long answer is not cut
     options = Options(max_tokens=REPLY_TOKENS, temperature=0.0, schema=schema)
-    completion = call(step, runtime, [Message("user", prompt)], options, [])
+    completion = call(step, runtime, [Message("user", prompt)], options, [], shows="answer")
     reply = completion.parsed if completion.parsed is not None else parse_json(completion.text, schema)
     reasoning = reply["reasoning"].strip()
     if reply["answer"] == NOT_ANSWERABLE:
