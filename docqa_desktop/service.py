@@ -17,7 +17,7 @@ from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm import hardware
-from .llm.manager import ModelManager
+from .llm.manager import ModelManager, ModelStatus
 from .llm.runtime import ModelRuntimes
 from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
                       method_settings, method_spec, run_method)
@@ -35,13 +35,20 @@ from .store.database import Database
 from .store.repair import RepairReport, repair as repair_database
 from .visual.provider import VisualModels
 
-__all__ = ["Service", "UnknownDocument", "PrepareReport",
+__all__ = ["Service", "UnknownDocument", "PrepareReport", "Recommendation",
            # what the app (ui/) uses from below this facade, which it may not import itself (tests/test_layers.py)
            "AUTO_METHOD", "EXPORT_FORMATS", "MethodSpec", "QUOTED", "RenderedPage", "StoreError", "cited_line"]
 
 
 class UnknownDocument(ValueError):
     pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommendation:
+    model: ModelStatus
+    seconds_per_question: int  # a rough expectation on this machine (Hardware.seconds_per_question)
+    why: str  # why it is the one recommended here; "" for the others
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,6 +258,23 @@ class Service:
             return f"Quoted from the pages: no language model wrote this ({why})."
         return (f"Quoted from the pages: no language model wrote this. `docqa models pull {name}` ({variant}) "
                 f"adds written answers that combine pages and read tables, charts and scans.")
+
+    def first_run_needed(self) -> bool:
+        """True until the first-run panel is finished or skipped, while only the built-in models are installed."""
+        return not self.settings.locations.first_run_done.exists() and self.only_builtin_models()
+
+    def finish_first_run(self) -> None:
+        self.settings.locations.first_run_done.touch()
+
+    def recommended_models(self) -> list[Recommendation]:
+        """The language models this machine can download, the one recommended for it first, each with what it
+        costs here (size, memory, licence, about how long a question takes)."""
+        hw = self.runtimes.hardware
+        recommended, _, why = hw.recommendation()
+        rows = [r for r in self.models.statuses() if r.role in ("vision", "text") and r.state != "built in"]
+        rows.sort(key=lambda r: (r.name != recommended, r.memory_gb > hw.ram_gb, r.size_mb))
+        return [Recommendation(r, round(hw.seconds_per_question(r.size_mb)), why if r.name == recommended else "")
+                for r in rows]
 
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""

@@ -101,6 +101,11 @@ class Locations:
         return self.data_dir / "models.json"
 
     @property
+    def first_run_done(self) -> Path:
+        """Exists once the first-run panel was finished or skipped."""
+        return self.data_dir / "first-run-done"
+
+    @property
     def settings_file(self) -> Path:
         return self.config_dir / "settings.toml"
 

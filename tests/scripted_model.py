@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 from docqa_desktop.llm import Completion, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
@@ -49,6 +50,29 @@ class ScriptedModel:
 
     def close(self):
         pass
+
+
+class StreamingModel(ScriptedModel):
+    """A scripted model that hands its reply to on_text in pieces, like a backend that generates it; with
+    `stop_after` pieces it sets `cancel` there and ends the call as Stop does."""
+
+    def __init__(self, reason, pieces: int = 8, stop_after: int | None = None):
+        super().__init__(reason)
+        self.pieces, self.stop_after = pieces, stop_after
+        self.cancel = threading.Event()
+
+    def chat(self, messages, options, cancel=None):
+        completion = super().chat(messages, options, cancel)
+        if options.on_text is None:
+            return completion
+        text = completion.text
+        size = max(1, len(text) // self.pieces)
+        for i, end in enumerate(range(size, len(text) + size, size), 1):
+            options.on_text(text[:end])
+            if i == self.stop_after:
+                self.cancel.set()
+                return Completion(text[:end], "cancelled", Usage(1, i, 0.01))
+        return completion
 
 
 class FixedRuntimes:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 
 import pytest
 
-from scripted_model import FixedRuntimes, ScriptedModel, reasoning
+from scripted_model import FixedRuntimes, StreamingModel, reasoning
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import StreamPrinter
-from docqa_desktop.llm import Completion, Message, Options, Usage
+from docqa_desktop.llm import Message, Options
 from docqa_desktop.llm.partial_json import partial_field
 
 
@@ -36,29 +35,6 @@ def test_the_real_runtime_streams_the_text_before_the_call_ends(smollm2):
     assert len(seen) >= 5  # token by token, not once at the end
     assert all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:]))
     assert completion.text.startswith(seen[-1]) and len(seen[-1]) < len(completion.text) + 1
-
-
-class StreamingModel(ScriptedModel):
-    """A scripted model that hands its reply to on_text in pieces, like a backend that generates it; with
-    `stop_after` pieces it sets `cancel` there and ends the call as Stop does."""
-
-    def __init__(self, reason, pieces: int = 8, stop_after: int | None = None):
-        super().__init__(reason)
-        self.pieces, self.stop_after = pieces, stop_after
-        self.cancel = threading.Event()
-
-    def chat(self, messages, options, cancel=None):
-        completion = super().chat(messages, options, cancel)
-        if options.on_text is None:
-            return completion
-        text = completion.text
-        size = max(1, len(text) // self.pieces)
-        for i, end in enumerate(range(size, len(text) + size, size), 1):
-            options.on_text(text[:end])
-            if i == self.stop_after:
-                self.cancel.set()
-                return Completion(text[:end], "cancelled", Usage(1, i, 0.01))
-        return completion
 
 
 @pytest.fixture

@@ -16,6 +16,13 @@ class Gpu:
     vendor: str  # nvidia | apple
 
 
+# SimpleDoc on the 1.5B Q4_K_M (1.1 GB of weights) took 170-260 s a question on 2 CPU cores (benchmarks/RESULTS.md):
+# about 200 s per GB of weights there. Generation is memory-bound, so time grows with the weights; more cores
+# divide it up to the memory bandwidth, and a GPU that holds the model runs it roughly ten times faster.
+SECONDS_PER_GB_ON_TWO_CORES = 200.0
+GPU_SPEEDUP = 10.0
+
+
 @dataclass(frozen=True)
 class Hardware:
     cpu_cores: int
@@ -46,6 +53,11 @@ class Hardware:
             why = "no usable GPU" if not self.uses_gpu else f"GPU memory {self.gpu_memory_gb:.0f} GB is small"
             return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"{why}; runs on the CPU ({self.ram_gb:.0f} GB RAM), slowly"
         return "smollm2-135m-instruct", "Q4_1", f"only {self.ram_gb:.0f} GB RAM: the built-in model"
+
+    def seconds_per_question(self, weights_mb: float) -> float:
+        """A rough expectation of SimpleDoc's time per question with a model of this size, for choosing one."""
+        seconds = SECONDS_PER_GB_ON_TWO_CORES * weights_mb / 1024 * 2 / min(max(1, self.cpu_cores), 8)
+        return seconds / GPU_SPEEDUP if self.uses_gpu else seconds
 
     def describe(self) -> str:
         gpus = ", ".join(f"{g.name} ({g.memory_gb:.0f} GB, {g.free_gb:.0f} GB free)" for g in self.gpus) or "none"

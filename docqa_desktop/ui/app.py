@@ -68,10 +68,13 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def open_main_window(service: Service) -> MainWindow:
+def open_main_window(service: Service, offer_models: bool = False) -> MainWindow:
+    """The main window, shown; `offer_models`: the first-run panel too, when this is the first run."""
     service.warm_up()  # before the window shows: later it would be a visible hitch
     window = MainWindow(service)
     window.show()
+    if offer_models:
+        window.offer_models()
     return window
 
 
@@ -79,7 +82,7 @@ def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = No
     app = make_app(argv)
     with Service(settings) as service:
         try:
-            window = open_main_window(service)
+            window = open_main_window(service, offer_models=True)
         except StoreError as exc:  # damaged (the message says to run `docqa repair`), in use, read-only folder
             QMessageBox.critical(None, "DocQA Desktop cannot open its library", str(exc))
             return 2

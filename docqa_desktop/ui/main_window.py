@@ -25,6 +25,7 @@ from ..domain import IndexReport
 from ..progress import Progress
 from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line
 from .answer_view import AnswerView
+from .first_run import FirstRunPanel
 from .ask_panel import AskPanel
 from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
@@ -411,6 +412,24 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(lambda _: self._check_models())
         dialog.open()
         return dialog
+
+    def offer_models(self) -> None:
+        """On the first run with only the built-in models: the first-run panel (hardware, recommended models,
+        download or skip)."""
+        self.tasks.start("first run", lambda progress, cancel: self.service.first_run_needed(),
+                         lambda needed: self.open_first_run() if needed else None)
+
+    def open_first_run(self) -> FirstRunPanel:
+        panel = FirstRunPanel(self.service, self.tasks, self)
+        panel.installed.connect(self._model_installed)
+        panel.open()
+        self.first_run_panel = panel
+        return panel
+
+    def _model_installed(self, serving: str) -> None:
+        self.ask_panel.method.setCurrentText(self.service.default_method)  # auto: SimpleDoc now
+        self.status_text.setText(f"{serving} answers your questions now (method {self.service.default_method})")
+        self._check_models()
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.service.settings, self.service.methods(), self)

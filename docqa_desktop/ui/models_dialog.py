@@ -22,7 +22,7 @@ from .tasks import Task, TaskRunner
 COLUMNS = ["Role", "Name", "State", "Variant", "Size", "Memory", "Licence"]
 
 
-def _size(mb: float) -> str:
+def size_text(mb: float) -> str:
     return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
 
 
@@ -85,7 +85,7 @@ class ModelsDialog(QDialog):
                            f"{roles['vision'] or 'no vision model installed (answers use page text and OCR)'}")
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = [r.role, r.name, r.state, r.variant, _size(r.size_mb),
+            cells = [r.role, r.name, r.state, r.variant, size_text(r.size_mb),
                      f"{r.memory_gb:.1f} GB" if r.memory_gb else "–", r.licence]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)

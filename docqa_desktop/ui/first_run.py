@@ -1,0 +1,148 @@
+"""The first-run panel: what this machine has, the language models it can run (size, licence, about how long a
+question takes), one-click download with progress and cancel (resumed and checksum-verified by the model
+manager), or skip and keep quoted answers. Shown once, while only the built-in models are installed."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from ..service import Recommendation, Service
+from .models_dialog import size_text
+from .tasks import Task, TaskRunner
+
+COLUMNS = ["Model", "Download", "Memory", "Licence", "About per question", ""]
+INTRO = ("DocQA Desktop answers from your PDFs on this machine; nothing leaves it. Right now it quotes the sentence "
+         "that answers a question, with its page. A language model writes answers that combine pages and read "
+         "tables, charts and scans — download one now, or later from Tools → Models.")
+
+
+def _duration(seconds: int) -> str:
+    return f"~{seconds} s" if seconds < 120 else f"~{round(seconds / 60)} min"
+
+
+class FirstRunPanel(QDialog):
+    installed = Signal(str)  # the model now answering
+
+    def __init__(self, service: Service, tasks: TaskRunner, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Welcome to DocQA Desktop")
+        self.resize(820, 420)
+        self.service, self.tasks = service, tasks
+        self.rows: list[Recommendation] = []
+        self.download_task: Task | None = None
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        self.hardware = QLabel("Looking at this machine…")
+        self.hardware.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.download_button = QPushButton("Download")
+        self.download_button.setDefault(True)
+        self.download_button.clicked.connect(self.download)
+        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button.setToolTip("What was downloaded is kept: Download again resumes")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_download)
+        self.skip_button = QPushButton("Skip: use quoted answers")
+        self.skip_button.clicked.connect(self.skip)
+        buttons = QHBoxLayout()
+        for button in (self.download_button, self.cancel_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.skip_button)
+        layout = QVBoxLayout(self)
+        for widget in (intro, self.hardware):
+            layout.addWidget(widget)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        self.tasks.start("recommended models", self._read, self._show, on_failed=self.message.setText)
+
+    def _read(self, progress, cancel):
+        return self.service.runtimes.hardware.describe(), self.service.recommended_models()
+
+    def _show(self, result) -> None:
+        hardware, self.rows = result
+        self.hardware.setText(hardware)
+        self.table.setRowCount(len(self.rows))
+        for i, row in enumerate(self.rows):
+            m = row.model
+            cells = [f"{m.name} ({m.variant})", size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–",
+                     m.licence, _duration(row.seconds_per_question),
+                     f"Recommended: {row.why}" if row.why else ("installed" if m.state != "not installed" else "")]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(m.detail)
+                self.table.setItem(i, j, item)
+        if self.rows:
+            self.table.selectRow(0)
+
+    def selected(self) -> Recommendation | None:
+        row = self.table.currentRow()
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def download(self) -> None:
+        chosen = self.selected()
+        if chosen is None:
+            self.message.setText("Choose a model to download")
+            return
+        name = chosen.model.name
+
+        def run(progress, cancel):
+            return self.service.models.pull(name, progress=lambda done, total: progress((done, total)), cancel=cancel)
+
+        def show_progress(value) -> None:
+            done, total = value
+            self.progress.setRange(0, max(total, 1))
+            self.progress.setValue(done)
+            self.message.setText(f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
+
+        def done(model) -> None:
+            self.service.finish_first_run()
+            serving = self.service.model_roles()["text"]
+            self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
+            self.skip_button.setText("Close")
+            self.installed.emit(serving or model.name)
+
+        self._busy(True)
+        self.download_task = self.tasks.start("download", run, done, show_progress, self._failed,
+                                              on_finished=lambda: self._busy(False))
+
+    def _failed(self, message: str) -> None:
+        self.message.setText(f"{message}\nDownload again to resume, or skip and use quoted answers.")
+
+    def cancel_download(self) -> None:
+        if self.download_task is not None:
+            self.download_task.cancel.set()
+            self.message.setText("Cancelling… what was downloaded is kept; Download again resumes.")
+
+    def _busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.download_button.setEnabled(not busy)
+
+    def skip(self) -> None:
+        self.cancel_download()
+        self.service.finish_first_run()
+        self.accept()
