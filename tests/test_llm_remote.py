@@ -42,6 +42,14 @@ def test_seeded_samples_and_logprobs(remote):
     assert remote.chat(QUESTION, Options(max_tokens=12, temperature=1.0, seed=11)).text == samples[0].text
 
 
+def test_the_text_is_handed_on_as_it_streams(remote):
+    seen: list[str] = []
+    completion = remote.chat([Message("user", "Count from one to ten in words.")],
+                             Options(max_tokens=30, seed=1, on_text=seen.append))
+    assert len(seen) >= 5 and all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:]))
+    assert seen[-1] == completion.text
+
+
 def test_cancel_closes_the_stream(remote):
     cancel = threading.Event()
     timer = threading.Timer(0.5, cancel.set)
