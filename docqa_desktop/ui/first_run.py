@@ -4,21 +4,10 @@ manager), or skip and keep quoted answers. Shown once, while only the built-in m
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidgetItem, QVBoxLayout
 
 from ..service import Recommendation, Service
-from .models_dialog import size_text
+from .models_dialog import model_table, size_text, start_pull
 from .tasks import Task, TaskRunner
 
 COLUMNS = ["Model", "Download", "Memory", "Licence", "About per question", ""]
@@ -45,13 +34,7 @@ class FirstRunPanel(QDialog):
         intro.setWordWrap(True)
         self.hardware = QLabel("Looking at this machine…")
         self.hardware.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = model_table(COLUMNS)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.message = QLabel("")
@@ -109,15 +92,6 @@ class FirstRunPanel(QDialog):
             return
         name = chosen.model.name
 
-        def run(progress, cancel):
-            return self.service.models.pull(name, progress=lambda done, total: progress((done, total)), cancel=cancel)
-
-        def show_progress(value) -> None:
-            done, total = value
-            self.progress.setRange(0, max(total, 1))
-            self.progress.setValue(done)
-            self.message.setText(f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
-
         def done(model) -> None:
             self.service.finish_first_run()
             serving = self.service.model_roles()["text"]
@@ -126,8 +100,8 @@ class FirstRunPanel(QDialog):
             self.installed.emit(serving or model.name)
 
         self._busy(True)
-        self.download_task = self.tasks.start("download", run, done, show_progress, self._failed,
-                                              on_finished=lambda: self._busy(False))
+        self.download_task = start_pull(self.tasks, self.service, name, self.progress, self.message, done,
+                                        self._failed, lambda: self._busy(False))
 
     def _failed(self, message: str) -> None:
         self.message.setText(f"{message}\nDownload again to resume, or skip and use quoted answers.")

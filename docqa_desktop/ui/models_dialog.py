@@ -26,6 +26,34 @@ def size_text(mb: float) -> str:
     return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
 
 
+def model_table(columns: list[str]) -> QTableWidget:
+    """A read-only table of models, one selectable row each."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def start_pull(tasks: TaskRunner, service: Service, name: str, bar: QProgressBar, message: QLabel,
+               on_done, on_failed, on_finished) -> Task:
+    """Download a catalog model as a task (the manager resumes a cut download and checks it), its bytes shown on
+    `bar` and `message`."""
+    def run(progress, cancel):
+        return service.models.pull(name, progress=lambda done, total: progress((done, total)), cancel=cancel)
+
+    def show_progress(value) -> None:
+        done, total = value
+        bar.setRange(0, max(total, 1))
+        bar.setValue(done)
+        message.setText(f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
+
+    return tasks.start("download", run, on_done, show_progress, on_failed, on_finished=on_finished)
+
+
 class ModelsDialog(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
@@ -36,13 +64,7 @@ class ModelsDialog(QDialog):
         self.pull_task: Task | None = None
         self.roles = QLabel("")
         self.roles.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = model_table(COLUMNS)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.progress = QProgressBar()
@@ -102,19 +124,10 @@ class ModelsDialog(QDialog):
             self.message.setText("Choose a model to download")
             return
 
-        def run(progress, cancel):
-            return self.service.models.pull(name, progress=lambda done, total: progress((done, total)), cancel=cancel)
-
-        def show_progress(value) -> None:
-            done, total = value
-            self.progress.setRange(0, max(total, 1))
-            self.progress.setValue(done)
-            self.message.setText(f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
-
         self._busy(True)
-        self.pull_task = self.tasks.start("download", run, lambda m: self.message.setText(f"Installed {m.name}"),
-                                          show_progress, self.message.setText,
-                                          on_finished=lambda: (self._busy(False), self.refresh()))
+        self.pull_task = start_pull(self.tasks, self.service, name, self.progress, self.message,
+                                    lambda m: self.message.setText(f"Installed {m.name}"), self.message.setText,
+                                    lambda: (self._busy(False), self.refresh()))
 
     def cancel_pull(self) -> None:
         if self.pull_task is not None:
