@@ -21,6 +21,7 @@ from docqa_desktop.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("DOCQA_CORPUS", ROOT.parent / "shared" / "corpus"))
+EVAL_FILE = CORPUS.parent / "eval" / "dev.jsonl"  # labelled questions over corpus PDFs (MMLongBench-Doc format)
 SAMPLES = ROOT / "resources" / "samples"
 
 SMALL_PAPER = "1912.01214.pdf"  # 8 born-digital pages

@@ -75,6 +75,36 @@ def test_a_sentence_about_something_else_is_not_a_confident_answer():
     assert ranked and not any(s.confident for s in ranked)
 
 
+@pytest.mark.model  # MiniLM
+def test_on_dev_questions_the_sentence_holding_the_gold_answer_ranks_among_the_first_three():
+    """The dev questions whose gold answer (a value or phrase) stands in one to three sentences of their one
+    evidence page: the scorer puts such a sentence in its top 3 for most of them; the page's first three
+    sentences (reading order) hold it for fewer."""
+    import pymupdf
+    from conftest import EVAL_FILE, corpus_pdf
+    from docqa_desktop.index.embedder import default_embedder
+
+    embed = default_embedder().embed
+    ranked_hits = first_hits = asked = 0
+    for line in EVAL_FILE.read_text(encoding="utf-8").splitlines():
+        q = json.loads(line)
+        gold = str(q["answer"]).strip().lower()
+        if q["answer_format"] not in ("Str", "Int", "Float") or len(q["evidence_pages"]) != 1 or len(gold) < 2:
+            continue
+        page = q["evidence_pages"][0]
+        with pymupdf.open(corpus_pdf(q["doc"])) as doc:
+            units = sentences(doc[page - 1].get_text())
+        if not 1 <= sum(gold in u.text.lower() for u in units) <= 3:
+            continue
+        ref = PageRef(1, q["doc"], "", page, str(page))
+        top = rank(q["question"], [Candidate(ref, u, 0) for u in units], embed, 0.5, 0.3)[:3]
+        asked += 1
+        ranked_hits += any(gold in s.candidate.sentence.text.lower() for s in top)
+        first_hits += any(gold in u.text.lower() for u in units[:3])
+    assert asked >= 5  # 6 such questions in dev.jsonl
+    assert ranked_hits > asked / 2 and ranked_hits > first_hits
+
+
 @pytest.fixture(scope="module")
 def samples_home(tmp_path_factory):
     """The bundled samples indexed the way the README's first command does (OCR for the scanned memo), layout off."""
