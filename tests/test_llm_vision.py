@@ -29,6 +29,14 @@ def test_rendered_corpus_page_reaches_the_vision_model(tiny_vlm):
     assert completion.usage.prompt_tokens > (width // 28) * (height // 28)
 
 
+def test_a_page_image_prompt_streams_its_reply(tiny_vlm):
+    seen: list[str] = []
+    completion = tiny_vlm.chat([Message("user", "Which pages matter?", (rendered_page(SMALL_PAPER, 1),))],
+                               Options(max_tokens=40, schema=SELECTION, on_text=seen.append))
+    assert len(seen) >= 3 and all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:]))
+    assert completion.text.startswith(seen[-1]) and seen[0].startswith("{")  # the reply as generated, not the prompt
+
+
 def test_vision_json_and_samples(tiny_vlm):
     page = rendered_page(SMALL_PAPER, 1)
     samples = tiny_vlm.sample([Message("user", "Which pages matter?", (page,))],
