@@ -77,6 +77,9 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
                      f"{f['answerable']} answerable)",
                      f"{100 * f['accuracy']:.1f} / {100 * f['f1']:.1f} / "
                      + ("–" if f["answerable_accuracy"] is None else f"{100 * f['answerable_accuracy']:.1f}")))
+        if f.get("contains_gold") is not None:
+            rows.append((f"{method}: answered and containing the gold answer (answerable) %; unanswerable declined",
+                         f"{100 * f['contains_gold']:.1f}; {f['declined']} of {f['questions'] - f['answerable']}"))
         rows.append((f"{method}: page recall / F1 / all-hit %",
                      " / ".join("–" if f[k] is None else f"{100 * f[k]:.1f}" for k in ("page_recall", "page_f1",
                                                                                       "all_hit"))))
