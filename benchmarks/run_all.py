@@ -105,6 +105,17 @@ def _stall_headline(path: Path) -> list[tuple[str, str]]:
              f"{len(data['runs'])} runs within target)")]
 
 
+def _first_text_headline(path: Path) -> list[tuple[str, str]]:
+    data = _json(path)
+    rows = []
+    for method in dict.fromkeys(r["method"] for r in data["runs"]):
+        runs = [r for r in data["runs"] if r["method"] == method]
+        rows.append((f"app, ferry question, {method} on the built-in models: first visible answer text / whole "
+                     f"answer s (first question loads the model; then the next)",
+                     "; ".join(f"{r['first_text_s']:.1f} / {r['answer_s']:.1f}" for r in runs)))
+    return rows
+
+
 def _by_pages(path: Path, prefix: str) -> list[dict]:
     """The results of every library size measured: <prefix>-N.json beside `path`, smallest N first."""
     found = sorted(path.parent.glob(f"{prefix}-*.json"), key=lambda p: int(p.stem.split("-")[1]))
@@ -299,6 +310,8 @@ BENCHMARKS = [
               BENCH / "results/llm_speed.json", _llm_headline),
     Benchmark("gui_stall", lambda a: [PYTHON, str(BENCH / "gui_stall.py")] + (["--runs", "1"] if a.quick else []),
               BENCH / "results/gui_stall.json", _stall_headline, {"QT_QPA_PLATFORM": "offscreen"}),
+    Benchmark("first_text", lambda a: [PYTHON, str(BENCH / "first_text.py")] + (["--runs", "1"] if a.quick else []),
+              BENCH / "results/first_text.json", _first_text_headline, {"QT_QPA_PLATFORM": "offscreen"}),
     Benchmark("maxsim_search", lambda a: [PYTHON, str(BENCH / "maxsim_search.py"), "--pages", "10000"],
               BENCH / "results/maxsim_search-10000.json", _maxsim_headline),
     Benchmark("visual_bookkeeping", lambda a: [PYTHON, str(BENCH / "visual_bookkeeping.py"), "--pages", "10000"],
