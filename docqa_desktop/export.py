@@ -43,17 +43,18 @@ def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
 
 
 def export(answers: Answer | list[Answer], fmt: str, out: Path, render: RenderFn = cited_region) -> Path:
-    """Write one answer, or a whole thread (a question and its follow-ups, in order), with their citations.
-    Citations are numbered per answer, as they were shown."""
+    """Write one answer, or a whole thread (a list: a question and its follow-ups, in order), with their
+    citations. Citations are numbered per answer, as they were shown."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    answers = [answers] if isinstance(answers, Answer) else list(answers)
+    thread = not isinstance(answers, Answer)
+    answers = list(answers) if thread else [answers]
     if not answers:
         raise ValueError("nothing to export: the thread has no answers")
     out = Path(out)
     if fmt == "json":
-        record = answers[0].as_record() if len(answers) == 1 else {
-            "thread": answers[0].thread_id, "answers": [a.as_record() for a in answers]}
+        record = {"thread": answers[0].thread_id, "answers": [a.as_record() for a in answers]} if thread \
+            else answers[0].as_record()
         write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False))
     elif fmt == "md":
         _markdown(answers, out, render)

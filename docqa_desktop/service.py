@@ -7,7 +7,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from .answers import Answer
+from .answers import Answer, AnswerStatus
 from .domain import FileEntry, IndexReport, SearchHit
 from .export import FORMATS as EXPORT_FORMATS
 from .export import cited_line
@@ -273,8 +273,8 @@ class Service:
         recommended, _, why = hw.recommendation()
         rows = [r for r in self.models.statuses() if r.role in ("vision", "text") and r.state != "built in"]
         rows.sort(key=lambda r: (r.name != recommended, r.memory_gb > hw.ram_gb, r.size_mb))
-        return [Recommendation(r, round(hw.seconds_per_question(r.size_mb)), why if r.name == recommended else "")
-                for r in rows]
+        return [Recommendation(r, round(hw.seconds_per_question(r.size_mb, r.memory_gb)),
+                               why if r.name == recommended else "") for r in rows]
 
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""
@@ -353,9 +353,12 @@ class Service:
         """(the thread id a new answer joins, "" for a new thread; the turns it is asked with)."""
         if not follow_up:
             return "", []
-        earlier = self.thread(follow_up)
+        thread = self.answer(follow_up).thread_id
+        # stopped and failed answers are not what the thread knows
+        earlier = [a for a in answers_store.thread_answers(self.db.cursor(), thread)
+                   if a.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE)]
         keep = self.settings.ask.follow_up_turns
-        return earlier[0].id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
+        return thread, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
 
     def export_thread(self, answer_id: str, fmt: str, out: str | os.PathLike) -> Path:
         """Write every answer of an answer's thread, in order, with their citations, to one file."""

@@ -3,6 +3,7 @@ question), answers keep their own citations, history and exports keep whole thre
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -46,6 +47,20 @@ def test_simpledoc_asks_a_follow_up_with_the_thread_in_its_working_memory(paper_
                  follow_up=first.id)
     assert third.thread == first.id
     assert [a.id for a in paper_service.thread(third.id)] == [first.id, second.id, third.id]
+
+
+def test_a_stopped_answer_is_not_part_of_what_a_follow_up_remembers(paper_service):
+    first = _ask(paper_service, ScriptedModel([reasoning("answer", FIRST_ANSWER, [{"page": 1, "quote": "pivot"}])]),
+                 FIRST)
+    cancel = threading.Event()
+    cancel.set()
+    stopped = _ask(paper_service, ScriptedModel([]), "Which pivot languages were compared?", follow_up=first.id,
+                   cancel=cancel)
+    assert stopped.status.value == "cancelled" and stopped.thread == first.id
+    model = ScriptedModel([reasoning("not_answerable")] * 3)
+    _ask(paper_service, model, "Which pivot languages, in the end?", follow_up=stopped.id)
+    prompt = [p for kind, p in model.prompts if kind == "reason"][0]
+    assert FIRST_ANSWER in prompt and "Stopped before an answer" not in prompt
 
 
 def test_a_new_question_does_not_carry_the_previous_one(paper_service):
@@ -119,6 +134,10 @@ def test_history_and_export_keep_whole_threads(paper_service, tmp_path, home, ca
     assert record["thread"] == first.id
     assert [a["question"] for a in record["answers"]] == [FIRST, FOLLOW_UP]
     assert all(a["citations"] for a in record["answers"])  # each answer keeps its own citations
+    alone = _ask(paper_service, ScriptedModel([reasoning("answer", FIRST_ANSWER, [{"page": 1, "quote": "pivot"}])]),
+                 FIRST)
+    single = json.loads(paper_service.export_thread(alone.id, "json", tmp_path / "alone.json").read_text())
+    assert single["thread"] == alone.id and len(single["answers"]) == 1  # a thread of one is still a thread
     md = paper_service.export_thread(first.id, "md", tmp_path / "thread.md").read_text()
     assert md.index("Which languages") < md.index("Why was it chosen") and md.count("Citations") == 2
     paper_service.close()

@@ -66,6 +66,10 @@ def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread
     qtbot.waitUntil(lambda: window.history.count() == 2, timeout=30_000)
     assert window.history.item(0).data(Qt.ItemDataRole.UserRole) == first.id  # the thread, oldest first
     assert window.history.item(1).text().startswith("↳ Why was it chosen?")
+    window.answer_view.answer = None
+    window.history.itemClicked.emit(window.history.item(0))  # reopening the first answer of the thread
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=30_000)
+    assert window.answer_view.answer.id == first.id and [a.id for a in window.thread] == [first.id, second.id]
     out = tmp_path / "thread.json"
     task = window.export_answer(second, str(out), "json", whole_thread=True)
     qtbot.waitUntil(task.ended.is_set, timeout=30_000)
@@ -116,7 +120,11 @@ def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tiny
         assert "CPU cores" in panel.hardware.text() and "llama.cpp GPU support" in panel.hardware.text()
         names = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
         assert not any(name.startswith("smollm2") for name in names)  # the built-in one needs no offer
-        assert "Recommended" in panel.table.item(0, 5).text()  # this machine's recommendation comes first
+        recommended_here, _, _ = service.runtimes.hardware.recommendation()
+        assert f"Recommended here: {recommended_here}" in panel.hardware.text()
+        if not service.models.is_builtin(recommended_here):  # machines under 8 GB: the built-in one, no row
+            assert panel.table.item(0, 0).text().startswith(recommended_here)
+            assert "Recommended" in panel.table.item(0, 5).text()  # this machine's recommendation comes first
         assert all(panel.table.item(i, 4).text().startswith("~") for i in range(len(names)))  # time per question
         recommended = names[0].split(" (")[0]
         assert panel.table.item(0, 3).text() == load_catalog().get(recommended).licence  # e.g. Qwen Research
@@ -124,9 +132,11 @@ def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tiny
         panel.download_button.click()
         qtbot.waitUntil(lambda: "Installed tiny-vl" in panel.message.text(), timeout=60_000)
     assert service.model_roles()["text"] == "tiny-vl" and service.default_method == "simpledoc"
-    assert not service.first_run_needed() and service.settings.locations.first_run_done.exists()
+    assert not service.first_run_needed()  # a model of one's own: no welcome panel again
     qtbot.waitUntil(lambda: window.ask_panel.method.currentText() == "simpledoc", timeout=10_000)
     assert "tiny-vl answers your questions now" in window.status_text.text()
+    panel.reject()  # closed with Esc or the window's X: shown once all the same
+    assert service.settings.locations.first_run_done.exists()
 
 
 def test_skipping_the_first_run_keeps_quoted_answers_and_does_not_ask_again(window, qtbot):

@@ -84,6 +84,8 @@ def test_on_dev_questions_the_sentence_holding_the_gold_answer_ranks_among_the_f
     from conftest import EVAL_FILE, corpus_pdf
     from docqa_desktop.index.embedder import default_embedder
 
+    if not EVAL_FILE.exists():
+        pytest.fail(f"evaluation questions missing: {EVAL_FILE} (CI keeps ../shared beside the checkout)")
     embed = default_embedder().embed
     ranked_hits = first_hits = asked = 0
     for line in EVAL_FILE.read_text(encoding="utf-8").splitlines():

@@ -54,10 +54,11 @@ class Hardware:
             return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"{why}; runs on the CPU ({self.ram_gb:.0f} GB RAM), slowly"
         return "smollm2-135m-instruct", "Q4_1", f"only {self.ram_gb:.0f} GB RAM: the built-in model"
 
-    def seconds_per_question(self, weights_mb: float) -> float:
-        """A rough expectation of SimpleDoc's time per question with a model of this size, for choosing one."""
+    def seconds_per_question(self, weights_mb: float, memory_gb: float = 0.0) -> float:
+        """A rough expectation of SimpleDoc's time per question with a model of this size (and the memory it
+        needs to run), for choosing one: on the GPU when it fits there, else on the CPU cores."""
         seconds = SECONDS_PER_GB_ON_TWO_CORES * weights_mb / 1024 * 2 / min(max(1, self.cpu_cores), 8)
-        return seconds / GPU_SPEEDUP if self.uses_gpu else seconds
+        return seconds / GPU_SPEEDUP if self.uses_gpu and memory_gb <= self.gpu_memory_gb else seconds
 
     def describe(self) -> str:
         gpus = ", ".join(f"{g.name} ({g.memory_gb:.0f} GB, {g.free_gb:.0f} GB free)" for g in self.gpus) or "none"

@@ -3,8 +3,6 @@ constrained to a schema arrives as `{"analysis": "…", "answer": "The last fe`,
 as it grows is the answer field alone."""
 from __future__ import annotations
 
-import json
-
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -59,7 +57,17 @@ def _string(text: str, i: int) -> tuple[str, int | None]:
         if code == "u":
             if i + 6 > n:
                 break
-            out.append(_unicode(text[i + 2:i + 6]))
+            unit = int(text[i + 2:i + 6], 16) if _is_hex(text[i + 2:i + 6]) else 0xFFFD
+            if 0xD800 <= unit < 0xDC00:  # the first half of a pair (an emoji): wait for the second half
+                if i + 12 > n:
+                    break
+                low = int(text[i + 8:i + 12], 16) if text[i + 6:i + 8] == "\\u" and _is_hex(text[i + 8:i + 12]) else 0
+                if 0xDC00 <= low < 0xE000:
+                    out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)))
+                    i += 12
+                    continue
+                unit = 0xFFFD
+            out.append(chr(0xFFFD if 0xDC00 <= unit < 0xE000 else unit))
             i += 6
         else:
             out.append(_ESCAPES.get(code, code))
@@ -67,8 +75,5 @@ def _string(text: str, i: int) -> tuple[str, int | None]:
     return "".join(out), None
 
 
-def _unicode(hex4: str) -> str:
-    try:
-        return json.loads(f'"\\u{hex4}"')
-    except ValueError:  # half of a surrogate pair: shown once the pair is complete in the final answer
-        return ""
+def _is_hex(digits: str) -> bool:
+    return len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits)

@@ -9,6 +9,7 @@ call goes through `ctx.call` / `ctx.sample` so the trace records it.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -29,6 +30,8 @@ from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 from .toolkit.batches import multi_document
 from .toolkit.passages import fit_all_to_question
+
+log = logging.getLogger(__name__)
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
@@ -92,20 +95,29 @@ class MethodContext:
     # -- models ------------------------------------------------------------------------------------
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
-             pages: list[PageRef] = (), shows: str | None = None) -> Completion:
+             pages: list[PageRef] = (), shows: str | None = None,
+             shows_when: tuple[str, str] | None = None) -> Completion:
         """A model call, recorded in the trace with its tokens and time. `shows`: this call writes the answer
         people read — the name of its reply's JSON field that holds it ("" for a free-text reply) — so its
-        text is streamed to `stream` as it grows."""
+        text is streamed to `stream` as it grows; `shows_when` = (field, value): only once the reply's
+        `field` (written before it) says `value` (SimpleDoc's round that answers, not one that searches on)."""
         if shows is not None and self.stream is not None:
-            options = dataclasses.replace(options, on_text=self._streamer(shows))
+            self.streamed = ""  # an earlier call's text is not this answer
+            options = dataclasses.replace(options, on_text=self._streamer(shows, shows_when))
         return self.sample(step, runtime, messages, options, 1, pages)[0]
 
-    def _streamer(self, field_name: str) -> Callable[[str], None]:
+    def _streamer(self, field_name: str, when: tuple[str, str] | None) -> Callable[[str], None]:
         def grown(text: str) -> None:
+            if when is not None and partial_field(text, when[0]) != when[1]:
+                return
             visible = partial_field(text, field_name) if field_name else text
-            if visible and visible != self.streamed:
+            if visible and visible != self.streamed and self.stream is not None:
                 self.streamed = visible
-                self.stream(visible)
+                try:
+                    self.stream(visible)
+                except Exception as exc:  # a display that fails (a closed pipe) must not fail the answer
+                    log.warning("streaming stopped: %s", exc)
+                    self.stream = None
         return grown
 
     def sample(self, step: str, runtime: Runtime, messages: list[Message], options: Options, n: int,

@@ -11,10 +11,11 @@ from .base import Turn
 
 
 def question_in_context(question: str, turns: list[Turn]) -> str:
-    """The follow-up with the thread so far in front of it, as one question."""
+    """The follow-up, then the thread so far, as one question. The follow-up comes first: retrieval embeds this
+    text and a sentence embedder reads only its first 256 tokens."""
     if not turns:
         return question
-    return f"Earlier in this conversation:\n{memory_lines(turns)}\n\nFollow-up question: {question}"
+    return f"{question}\n\n(A follow-up. Earlier in this conversation:\n{memory_lines(turns)})"
 
 
 def memory_lines(turns: list[Turn]) -> str:

@@ -20,7 +20,7 @@ def load_answer(cur, answer_id: str) -> Answer | None:
 
 def recent_answers(cur, limit: int = 50) -> list[Answer]:
     rows = cur.execute("SELECT record, strftime(created_at, '%Y-%m-%d %H:%M:%S') FROM answers "
-                       "ORDER BY created_at DESC LIMIT ?", [limit]).fetchall()
+                       "ORDER BY created_at DESC, rowid DESC LIMIT ?", [limit]).fetchall()
     return [_answer(*row) for row in rows]
 
 

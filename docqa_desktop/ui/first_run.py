@@ -60,20 +60,22 @@ class FirstRunPanel(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        self.finished.connect(lambda _: self.service.finish_first_run())  # shown once, however it is closed
         self.tasks.start("recommended models", self._read, self._show, on_failed=self.message.setText)
 
     def _read(self, progress, cancel):
-        return self.service.runtimes.hardware.describe(), self.service.recommended_models()
+        hardware = self.service.runtimes.hardware
+        return hardware.describe(), hardware.recommendation(), self.service.recommended_models()
 
     def _show(self, result) -> None:
-        hardware, self.rows = result
-        self.hardware.setText(hardware)
+        hardware, (recommended, variant, why), self.rows = result
+        self.hardware.setText(f"{hardware}\nRecommended here: {recommended} {variant} ({why}).")
         self.table.setRowCount(len(self.rows))
         for i, row in enumerate(self.rows):
             m = row.model
             cells = [f"{m.name} ({m.variant})", size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–",
                      m.licence, _duration(row.seconds_per_question),
-                     f"Recommended: {row.why}" if row.why else ("installed" if m.state != "not installed" else "")]
+                     f"Recommended: {row.why}" if row.why else ("" if m.state == "not installed" else m.state)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(m.detail)
@@ -93,7 +95,6 @@ class FirstRunPanel(QDialog):
         name = chosen.model.name
 
         def done(model) -> None:
-            self.service.finish_first_run()
             serving = self.service.model_roles()["text"]
             self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
             self.skip_button.setText("Close")
@@ -118,5 +119,4 @@ class FirstRunPanel(QDialog):
 
     def skip(self) -> None:
         self.cancel_download()
-        self.service.finish_first_run()
         self.accept()

@@ -330,6 +330,10 @@ class MainWindow(QMainWindow):
     def _ask_failed(self, message: str) -> None:
         self.ask_panel.steps.setText(message)
         self.show_error(message)
+        if self.thread:  # what was streamed before the failure is not an answer: the thread as it was
+            self.answer_view.show_answer(self.thread[-1], self.thread[:-1])
+        else:
+            self.answer_view.text.clear()
 
     def show_answer(self, answer: Answer, earlier: list[Answer] = ()) -> None:
         self.ask_panel.steps.setText("")
@@ -369,8 +373,9 @@ class MainWindow(QMainWindow):
     def open_answer(self, answer_id: str) -> None:
         """Show an answer of the history with its whole thread; a next question follows the thread up."""
         def opened(thread: list[Answer]) -> None:
-            self.thread = thread
-            self.show_answer(thread[-1], thread[:-1])
+            self.thread = thread  # a next question follows the whole thread up
+            chosen = next(i for i, a in enumerate(thread) if a.id == answer_id)
+            self.show_answer(thread[chosen], thread[:chosen])
 
         self.tasks.start("open answer", lambda progress, cancel: self.service.thread(answer_id), opened,
                          on_failed=self.show_error)

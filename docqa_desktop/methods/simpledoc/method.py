@@ -124,5 +124,5 @@ def _reason(ctx: MethodContext, pages: list[PageRef], memory: list[str], query: 
     request = REASONER_REQUEST.format(question=ctx.question, memory="\n\n".join(memory) or "(none yet)")
     completion = ctx.call(f"reason {ctx.answer.iterations}", model,
                           evidence_first(REASONER_INSTRUCTIONS, evidence, request, images), options, pages,
-                          shows="answer")
+                          shows="answer", shows_when=("response", "answer"))
     return completion.parsed
