@@ -70,7 +70,7 @@ def test_ask_cli_json_shape(small_service, home, capsys):
     code = main(["ask", "Which pivot language is used?", "--method", "m3docrag", "--json", "--home", str(home)])
     printed = json.loads(capsys.readouterr().out)
     assert code in (0, 1)
-    assert set(printed) == {"id", "answer", "short_answer", "answer_format", "status", "citations", "pages_used", "method", "iterations",
+    assert set(printed) == {"id", "answer", "short_answer", "answer_format", "status", "citations", "pages_used", "method", "thread", "iterations",
                             "llm_calls", "prompt_tokens", "output_tokens", "seconds"}
     for citation in printed["citations"]:
         assert set(citation) == {"doc", "path", "page", "label", "bbox", "quote"}
