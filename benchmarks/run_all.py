@@ -116,6 +116,13 @@ def _first_text_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _fts_headline(path: Path) -> list[tuple[str, str]]:
+    return [(f"keyword index at {d['pages']:,} pages (DuckDB FTS, rebuilt on every change): rebuild s; BM25 p50 / "
+             f"p90 ms; add / remove one 20-page document s; peak RSS MB; database MB",
+             f"{d['fts_rebuild_s']:.1f}; {d['bm25_p50_ms']:.0f} / {d['bm25_p90_ms']:.0f}; {d['add_document_s']:.1f} / "
+             f"{d['remove_document_s']:.1f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}") for d in _by_pages(path, "fts_rebuild")]
+
+
 def _by_pages(path: Path, prefix: str) -> list[dict]:
     """The results of every library size measured: <prefix>-N.json beside `path`, smallest N first."""
     found = sorted(path.parent.glob(f"{prefix}-*.json"), key=lambda p: int(p.stem.split("-")[1]))
@@ -312,6 +319,8 @@ BENCHMARKS = [
               BENCH / "results/gui_stall.json", _stall_headline, {"QT_QPA_PLATFORM": "offscreen"}),
     Benchmark("first_text", lambda a: [PYTHON, str(BENCH / "first_text.py")] + (["--runs", "1"] if a.quick else []),
               BENCH / "results/first_text.json", _first_text_headline, {"QT_QPA_PLATFORM": "offscreen"}),
+    Benchmark("fts_rebuild", lambda a: [PYTHON, str(BENCH / "fts_rebuild.py"), "--pages", "1000" if a.quick else "10000"],
+              BENCH / "results/fts_rebuild-10000.json", _fts_headline),
     Benchmark("maxsim_search", lambda a: [PYTHON, str(BENCH / "maxsim_search.py"), "--pages", "10000"],
               BENCH / "results/maxsim_search-10000.json", _maxsim_headline),
     Benchmark("visual_bookkeeping", lambda a: [PYTHON, str(BENCH / "visual_bookkeeping.py"), "--pages", "10000"],
