@@ -29,7 +29,7 @@ def main(home: str, folder: str, question: str, method: str = "m3docrag") -> int
 
     app = make_app([])
     with Service(Settings.load(home)) as service:
-        window = open_main_window(service)
+        window = open_main_window(service, offer_models=True)  # as `docqa gui` opens it: first-run panel too
         window.add_paths([folder])
         wait_until(app, lambda: "Library up to date" in window.status_text.text(), 600, "indexing")
         window.ask_panel.question.setText(question)
