@@ -353,12 +353,11 @@ class Service:
         """(the thread id a new answer joins, "" for a new thread; the turns it is asked with)."""
         if not follow_up:
             return "", []
-        thread = self.answer(follow_up).thread_id
+        answers = self.thread(follow_up)  # every answer of a thread carries the thread's id
         # stopped and failed answers are not what the thread knows
-        earlier = [a for a in answers_store.thread_answers(self.db.cursor(), thread)
-                   if a.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE)]
+        earlier = [a for a in answers if a.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE)]
         keep = self.settings.ask.follow_up_turns
-        return thread, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
+        return answers[0].thread_id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
 
     def export_thread(self, answer_id: str, fmt: str, out: str | os.PathLike) -> Path:
         """Write every answer of an answer's thread, in order, with their citations, to one file."""
