@@ -10,7 +10,7 @@ import time
 import duckdb
 
 from . import cli_models, logs
-from .cli_common import ProgressBar, cancel_on_sigint
+from .cli_common import ProgressBar, cancel_on_sigint, signal_handlers_restored
 from .domain import IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings.load(getattr(args, "home", None))
         logs.configure(settings.locations)
-        with Service(settings) as service:
+        with Service(settings) as service, signal_handlers_restored():
             return COMMANDS[args.command](service, args)
     except (StoreError, UnknownDocument, SettingsError, PdfError, ModelError, OSError, ValueError,
             VisualUnavailable) as exc:

@@ -1,6 +1,7 @@
 """What the `docqa` command modules share: Ctrl-C as a cancel event, and the progress bar of long tasks."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -22,6 +23,18 @@ def cancel_on_sigint() -> threading.Event:
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
     return event
+
+
+@contextlib.contextmanager
+def signal_handlers_restored():
+    """A command's Ctrl-C handler lasts as long as the command: `main()` called in-process (the tests, the
+    Python API) leaves the caller's SIGINT and SIGTERM as they were, so a later SIGTERM still ends it."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
 
 
 class ProgressBar:

@@ -76,12 +76,46 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter):
+    _report_lingering(terminalreporter)
     slow = sorted(((s, n) for n, s in _unmarked_seconds.items() if s > LANE_SECONDS), reverse=True)
     if slow:
         terminalreporter.write_sep("-", f"unmarked tests over {LANE_SECONDS:.0f} s (setup included): "
                                         "mark them slow, model or gui to keep the fast lane fast")
         for seconds, nodeid in slow:
             terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+
+
+# -- exit watchdog: a thread or child left running by a test must not hold CI until its timeout ------------------
+EXIT_GRACE_SECONDS = 120
+
+
+def _report_lingering(terminalreporter) -> None:
+    """Names what could keep the test process from exiting, and arms a dump-and-exit if it does not exit."""
+    import faulthandler
+    import threading
+
+    threads = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    children = _child_processes()
+    if threads or children:
+        terminalreporter.write_sep("-", "left running after the tests (they can keep this process from exiting)")
+        for thread in threads:
+            terminalreporter.write_line(f"thread {thread.name}")
+        for pid, command in children:
+            terminalreporter.write_line(f"process {pid}: {command}")
+    # If exit still hangs, print every thread's stack (the culprit) and end the run with a failure status
+    faulthandler.dump_traceback_later(EXIT_GRACE_SECONDS, exit=True)
+
+
+def _child_processes() -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if entry.name.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
+                found.append((int(entry.name), (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 # -- network guard for in-process tests: loopback only (tests/test_network_guard.py watches whole processes) --
