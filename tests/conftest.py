@@ -109,10 +109,14 @@ def _report_lingering(terminalreporter) -> None:
 def _child_processes() -> list[tuple[int, str]]:
     found = []
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if entry.name.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
-                found.append((int(entry.name), (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]))
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+            # multiprocessing's resource tracker ends with this process by design
+            if int(fields[1]) == os.getpid() and fields[0] != "Z" and "resource_tracker" not in command:
+                found.append((int(entry.name), command))
         except (OSError, IndexError, ValueError):
             continue
     return found

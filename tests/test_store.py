@@ -62,64 +62,6 @@ def test_corrupt_database_file_is_reported(tmp_path):
         Database(path)
 
 
-@pytest.mark.slow
-def test_two_handles_in_one_process_rebuild_the_text_index_without_racing(tmp_path):
-    """The watcher and a reader (GUI, CLI in the same process) open the same file: DuckDB shares
-    the instance, so concurrent FTS rebuilds used to collide with "fts_main_pages already exists"."""
-    import threading
-    path = tmp_path / "lib.duckdb"
-    with Database(path) as first, Database(path) as second:
-        with first.transaction() as cur:
-            cur.execute("INSERT INTO pages (doc_id, page, label, width, height, text, text_source) "
-                        "SELECT 1, i, i::VARCHAR, 600, 800, repeat('heron solar panel ', 200), 'layer' "
-                        "FROM range(1, 400) t(i)")
-        errors = []
-
-        def rebuild(db):
-            try:
-                for _ in range(8):
-                    db.rebuild_text_index()
-            except Exception as exc:  # collected: an exception in a thread would otherwise vanish
-                errors.append(exc)
-
-        threads = [threading.Thread(target=rebuild, args=(db,)) for db in (first, second)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
-        assert not first.text_index_stale() and not second.text_index_stale()
-
-
-def test_searches_during_a_text_index_rebuild_see_the_previous_index(tmp_path):
-    """The rebuild is one transaction: a search in another thread never meets a half-built index
-    (it used to fail with "match_bm25 does not exist" while the watcher rebuilt)."""
-    import threading
-    from docqa_desktop.retrieval import bm25
-    with Database(tmp_path / "lib.duckdb") as db:
-        with db.transaction() as cur:
-            cur.execute("INSERT INTO pages (doc_id, page, label, width, height, text, text_source) "
-                        "SELECT 1, i, i::VARCHAR, 600, 800, repeat('heron megawatt panel ', 100), 'layer' "
-                        "FROM range(1, 300) t(i)")
-        db.rebuild_text_index()
-        done, errors, hits = threading.Event(), [], []
-
-        def search():
-            while not done.is_set():
-                try:
-                    hits.append(len(bm25.search_pages(db, "megawatt", [1], 5)))
-                except Exception as exc:  # collected: an exception in a thread would otherwise vanish
-                    errors.append(exc)
-
-        reader = threading.Thread(target=search)
-        reader.start()
-        for _ in range(6):
-            db.rebuild_text_index()
-        done.set()
-        reader.join()
-        assert errors == [] and hits and set(hits) == {5}
-
-
 # -- artifacts: text models derived from pages and page elements --------------------------------------
 
 def add_pages(cur, doc_id: int, pages: int) -> None:

@@ -16,7 +16,7 @@ from ..domain import FileStatus, IndexReport
 from ..files import sha256_of
 from ..progress import Cancelled, Progress, ProgressFn
 from ..settings import IndexSettings
-from ..store import catalog, content
+from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
 from .parse_task import TaskResult, embed_texts, parse_pages
 from .pdf import PdfError, open_pdf
@@ -87,10 +87,6 @@ class Indexer:
         jobs = self._plan(candidates, report, emit)
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
-        # stale with nothing changed: a run killed after its last document, before this rebuild
-        if report.added or report.updated or report.removed or self.db.text_index_stale():
-            emit(index_progress("finishing", len(jobs), len(jobs), report.pages, report.pages, eta_seconds=0.0))
-            self.db.rebuild_text_index()  # searchable by keywords from here on
         if self.settings.dense and not cancel.is_set():
             report.chunks_embedded = self._embed_pending(emit, cancel)
         if self.visual_stage is not None and not cancel.is_set():
@@ -135,9 +131,6 @@ class Indexer:
                         report.unchanged += 1
                         continue
                     candidates.append(_Candidate(path, library_id, state, known=old is not None))
-            if report.removed:
-                # orphans are dropped after planning: a moved file finds its document again
-                self.db.mark_text_index_stale(cur)
         return candidates
 
     @staticmethod
@@ -306,8 +299,8 @@ class Indexer:
             for cand in job.paths:
                 catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=doc_id,
                                  size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.INDEXED)
+            keywords.index_document(cur, doc_id)  # searchable by keywords from this commit on
             catalog.drop_orphan_documents(cur)  # the previous version of a changed file
-            self.db.mark_text_index_stale(cur)
 
     @staticmethod
     def _check_unchanged(job: _Job) -> None:
@@ -325,7 +318,6 @@ class Indexer:
                 if not os.path.exists(cand.path):
                     catalog.remove_file(cur, cand.path)  # gone: the index follows the disk
                     catalog.drop_orphan_documents(cur)
-                    self.db.mark_text_index_stale(cur)
                     report.removed += 1
                 elif changed:  # no size/mtime recorded: the next scan picks it up again
                     catalog.set_file_keeping_document(cur, cand.path, library_id=cand.library_id, size=None,
@@ -358,9 +350,6 @@ class Indexer:
                 catalog.remove_file(cur, p)
             catalog.remove_library(cur, target)
             catalog.drop_orphan_documents(cur)
-            self.db.mark_text_index_stale(cur)
-        if known:
-            self.db.rebuild_text_index()
         return len(known)
 
 

@@ -113,6 +113,7 @@ class Database:
         with self._lock:
             self.con = self._connect(wait_seconds)
             try:
+                self.load_fts(self.con)  # its stem() makes the keyword index's terms, migrations included
                 self._migrate()
                 self._quick_check()
             except BaseException:
@@ -262,58 +263,6 @@ class Database:
         except duckdb.Error as exc:
             raise StoreError("DuckDB full-text search extension not found: install duckdb-ext-fts "
                              f"matching duckdb {duckdb.__version__} ({exc})") from exc
-
-    def rebuild_text_index(self, attempts: int = 5) -> None:
-        """DuckDB's FTS index is a snapshot: rebuild it after pages change."""
-        with self._lock:
-            cur = self.cursor()  # DuckDB connections are not thread-safe; cursors are
-            self.load_fts(cur)
-            for attempt in range(attempts):
-                try:
-                    # in a transaction: searches running meanwhile keep seeing the previous index instead of
-                    # a half-built one ("match_bm25 does not exist")
-                    cur.execute("BEGIN")
-                    # digits are kept: numbers are what users search in reports and filings
-                    cur.execute(
-                        "PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
-                        "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
-                    cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '0')")
-                    cur.execute("COMMIT")
-                    return
-                except (duckdb.TransactionException, duckdb.CatalogException):
-                    _rollback(cur)
-                    # another process rebuilt it at the same moment (conflict or "already exists")
-                    if attempt == attempts - 1:
-                        raise
-                    time.sleep(0.2 * (attempt + 1))
-
-    def refresh_text_index_if_idle(self) -> None:
-        """Rebuild a stale FTS snapshot (e.g. after a killed run), but never wait for a writer:
-        while this process is indexing, searches use the last snapshot and the indexer rebuilds it."""
-        if not self._lock.acquire(blocking=False):
-            if not self._has_text_index():
-                with self._lock:  # no snapshot at all yet: worth the wait
-                    self._rebuild_if_stale()
-            return
-        try:
-            self._rebuild_if_stale()
-        finally:
-            self._lock.release()
-
-    def _rebuild_if_stale(self) -> None:
-        if self.text_index_stale() and not self.read_only:  # read-only: searches use the last snapshot
-            self.rebuild_text_index()
-
-    def _has_text_index(self) -> bool:
-        return self.cursor().execute(
-            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'fts_main_pages'").fetchone()[0] > 0
-
-    def mark_text_index_stale(self, cur) -> None:
-        cur.execute("INSERT OR REPLACE INTO meta VALUES ('fts_stale', '1')")
-
-    def text_index_stale(self) -> bool:
-        row = self.cursor().execute("SELECT value FROM meta WHERE key = 'fts_stale'").fetchone()
-        return not self._has_text_index() or (row is not None and row[0] == "1")
 
     def close(self) -> None:
         try:

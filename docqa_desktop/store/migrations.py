@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import duckdb
 
+from . import keywords
+
 SCHEMA_V1 = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE SEQUENCE library_ids;
@@ -168,12 +170,27 @@ CREATE TABLE tree_builds (
 );
 """
 
+# The keyword index's rows (store/keywords.py): added and deleted with each document instead of DuckDB FTS's
+# whole-library snapshot. Existing documents are given theirs by the same statements new ones use.
+SCHEMA_V5 = """
+CREATE SEQUENCE keyword_term_ids;
+CREATE TABLE keyword_terms (id INTEGER PRIMARY KEY DEFAULT nextval('keyword_term_ids'), term VARCHAR NOT NULL UNIQUE);
+CREATE TABLE keyword_postings (doc_id BIGINT NOT NULL, page INTEGER NOT NULL, term_id INTEGER NOT NULL,
+                               tf SMALLINT NOT NULL);
+CREATE TABLE keyword_pages (doc_id BIGINT NOT NULL, page INTEGER NOT NULL, length INTEGER NOT NULL);
+CREATE TABLE keyword_stopwords (word VARCHAR NOT NULL);
+""" + keywords.stopwords_sql() + ";" + keywords.index_pages_sql("pages") + """
+DROP SCHEMA IF EXISTS fts_main_pages CASCADE;
+DELETE FROM meta WHERE key = 'fts_stale';
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
     (2, SCHEMA_V2),
     (3, SCHEMA_V3),
     (4, SCHEMA_V4),
+    (5, SCHEMA_V5),
 ]
 LATEST = MIGRATIONS[-1][0]
 
