@@ -54,6 +54,8 @@ SIBLINGS: set[tuple[str, str]] = {
     # that embedded the chunks at index time
     ("visual", "index.pdf"), ("visual", "llm.types"), ("visual", "llm.manager"),
     ("retrieval", "index.embedder"),
+    # chunk vectors are quantized the way page-image vectors are
+    ("retrieval", "visual.codes"),
     # domain level: plain helpers under the data types
     ("settings", "files"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
 }
