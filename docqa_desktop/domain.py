@@ -101,6 +101,7 @@ class IndexReport:
     failed: int = 0
     pages: int = 0
     chunks_embedded: int = 0
+    pages_with_layout: int = 0  # analysed by the layout pass in this run
     pages_embedded_visually: int = 0
     visual_stage: str = ""  # why the page-image stage did not run, if it did not
     seconds: float = 0.0

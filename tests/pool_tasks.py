@@ -13,3 +13,8 @@ def square_or_die(n: int) -> int:
         time.sleep(3600)  # what a native parser stuck in a loop looks like to the pool
     time.sleep(0.05)
     return n * n
+
+
+def large_result(megabytes: int) -> bytes:
+    """A result that takes the pool many pipe writes to send back (a page batch's text and words can)."""
+    return os.urandom(megabytes << 20)

@@ -1,3 +1,4 @@
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -55,7 +56,6 @@ def test_skipped_jobs_do_not_spoil_later_results():
 
 
 def test_workers_exit_when_their_parent_is_killed(tmp_path):
-    import os
     import signal
     import subprocess
     import sys
@@ -92,3 +92,31 @@ def _running(pid: int) -> bool:
             return fh.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+@pytest.mark.slow
+def test_killing_workers_while_they_send_results_lets_the_process_exit():
+    """A worker killed halfway through sending a large result used to leave the pool's manager thread waiting for
+    the rest of the message, and interpreter exit waiting for it: CI hung past its timeout after the tests passed."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import random, sys, time
+        sys.path.insert(0, sys.argv[1])
+        from docqa_desktop.index.pipeline import OrderedPool, Task
+        from pool_tasks import large_result
+        if __name__ == "__main__":
+            random.seed(0)
+            for attempt in range(8):
+                pool = OrderedPool(large_result, [Task(i, (150,)) for i in range(2)], workers=2,
+                                   on_crash=lambda: None)
+                pool._fill()
+                time.sleep(random.uniform(0.5, 1.5))  # the workers are drawing or sending their results
+                pool.close(kill=True)
+            print("closed", flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "closed", done.stderr[-2000:]

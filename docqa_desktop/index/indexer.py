@@ -14,14 +14,16 @@ from typing import Callable, Protocol
 
 from ..domain import FileStatus, IndexReport
 from ..files import sha256_of
-from ..progress import Cancelled, Progress, ProgressFn
+from ..progress import Cancelled, ProgressFn
 from ..settings import IndexSettings
 from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
-from .parse_task import TaskResult, embed_texts, parse_pages
+from .enrichment import EmbeddingPass, LayoutPass
+from .parse_task import TaskResult, parse_pages
 from .pdf import PdfError, open_pdf
 from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise
+from .tracking import ProgressTracker, index_progress
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +38,6 @@ class PageImageStage(Protocol):
 
 # () -> (the page-image stage, or None and why it does not run)
 VisualStageFactory = Callable[[], "tuple[PageImageStage | None, str]"]
-
-
-def index_progress(phase: str, docs_done: int = 0, docs_total: int = 0, done: int = 0, total: int = 0,
-                   item: str | None = None, rate: float = 0.0, eta_seconds: float | None = None,
-                   unit: str = "pages") -> Progress:
-    """A snapshot of indexing: `done`/`total` count `unit` (pages, chunks, page images), `docs_*` documents
-    (files while scanning). Phases: scanning | indexing | finishing | embedding | visual | done | cancelled."""
-    return Progress("index", phase, done, total, unit, item, rate, eta_seconds, docs_done, docs_total)
 
 
 class FileChanged(Exception):
@@ -87,8 +81,12 @@ class Indexer:
         jobs = self._plan(candidates, report, emit)
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
+        # searchable by keywords from here on (each document as it committed); the background passes follow
+        if self.settings.layout and not cancel.is_set():
+            report.pages_with_layout = LayoutPass(self.db, self.settings, self._add_stage_time).run(
+                emit, cancel, report.errors)
         if self.settings.dense and not cancel.is_set():
-            report.chunks_embedded = self._embed_pending(emit, cancel)
+            report.chunks_embedded = EmbeddingPass(self.db, self.settings, self._add_stage_time).run(emit, cancel)
         if self.visual_stage is not None and not cancel.is_set():
             self._embed_page_images(report, emit, cancel)
         report.cancelled = cancel.is_set()
@@ -209,7 +207,7 @@ class Indexer:
             timeout=s.task_timeout_seconds,
             on_timeout=lambda: TaskResult(error=f"the PDF parser gave up on this file: {s.pages_per_task} pages took "
                                                 f"over {s.task_timeout_seconds:.0f} s (index.task_timeout_seconds)"))
-        progress = _ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
+        progress = ProgressTracker(len(jobs), sum(j.pages for j in jobs), emit)
         try:
             for index, job in enumerate(jobs):
                 if cancel.is_set():
@@ -234,38 +232,6 @@ class Indexer:
         finally:
             pipeline.close(kill=cancel.is_set())
 
-    def _embed_pending(self, emit: ProgressFn, cancel: threading.Event) -> int:
-        """Embed every chunk still without an embedding, a committed batch at a time.
-
-        A second pass, so that new documents are searchable by keywords before the slowest stage
-        runs; an interrupted pass resumes where it stopped, whatever the files did since.
-        """
-        rows = content.pending_chunks(self.db.cursor())  # ~0.5 KB of text per chunk
-        if not rows:
-            return 0
-        size = self.settings.embed_batch
-        batches = [rows[start:start + size] for start in range(0, len(rows), size)]
-        ids = [[chunk_id for chunk_id, _ in part] for part in batches]
-        tasks = [Task(i, ([text for _, text in part],)) for i, part in enumerate(batches)]
-        pool = OrderedPool(embed_texts, tasks, self.settings.workers, on_crash=lambda: (None, 0.0))
-        progress = _ProgressTracker(1, len(rows), emit, phase="embedding", unit="chunks")
-        done = 0
-        try:
-            for index, chunk_ids in enumerate(ids):
-                if cancel.is_set():
-                    break
-                vectors, seconds = pool.result(index)
-                if vectors is None:
-                    raise StoreError("the embedding process crashed; run the index again to resume")
-                self._add_stage_time({"embed": seconds})
-                with self.db.transaction() as write:
-                    content.set_embeddings(self.db, write, chunk_ids, vectors)
-                done += len(chunk_ids)
-                progress.pages_parsed(len(chunk_ids))
-        finally:
-            pool.close(kill=cancel.is_set())
-        return done
-
     def _embed_page_images(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
         """The last, slowest and optional stage: page-image embeddings for visual search."""
         stage, report.visual_stage = self.visual_stage()
@@ -279,7 +245,7 @@ class Indexer:
         for stage, spent in seconds.items():
             self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + spent
 
-    def _write_job(self, job: _Job, pipeline: OrderedPool, progress: "_ProgressTracker",
+    def _write_job(self, job: _Job, pipeline: OrderedPool, progress: "ProgressTracker",
                    cancel: threading.Event) -> None:
         with self.db.transaction() as cur:
             doc_id = content.insert_document(cur, sha256=job.sha256, size=job.paths[0].state.size,
@@ -351,32 +317,3 @@ class Indexer:
             catalog.remove_library(cur, target)
             catalog.drop_orphan_documents(cur)
         return len(known)
-
-
-class _ProgressTracker:
-    def __init__(self, docs_total: int, pages_total: int, emit: ProgressFn, phase: str = "indexing",
-                 unit: str = "pages"):
-        self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
-        self.phase, self.unit = phase, unit
-        self.docs_done = self.pages_done = 0
-        self.current: str | None = None
-        self.started = time.monotonic()
-
-    def start_document(self, path: str) -> None:
-        self.current = path
-        self._send()
-
-    def pages_parsed(self, count: int) -> None:
-        self.pages_done += count
-        self._send()
-
-    def finish_document(self) -> None:
-        self.docs_done += 1
-        self._send()
-
-    def _send(self) -> None:
-        elapsed = max(1e-6, time.monotonic() - self.started)
-        rate = self.pages_done / elapsed
-        eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
-        self.emit(index_progress(self.phase, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
-                                 self.current, round(rate, 2), None if eta is None else round(eta, 1), self.unit))

@@ -1,4 +1,5 @@
-"""The units of work worker processes run: a range of pages of one PDF parsed and chunked; a batch of chunks embedded.
+"""The units of work worker processes run: a range of pages of one PDF parsed and chunked, or analysed for
+layout; a batch of chunks embedded.
 
 Runs in worker processes (spawned: torch/BLAS threads in the parent do not survive fork well).
 Large PDFs become many tasks, so memory stays bounded and both cores work on one big file.
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..domain import Chunk, ParsedPage
+from ..domain import Chunk, Element, ParsedPage
 from ..settings import IndexSettings
 
 
@@ -110,13 +111,6 @@ def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> Tas
                 result.pages.append(parse_page(doc[number - 1], ocr))
             seconds["text"] -= seconds.get("ocr", 0.0) - ocr_before  # text stage excludes OCR
         where["pages"] = f"pages {first}-{last}" if last > first else f"page {first}"
-        if options.layout:
-            from .layout import layout_elements
-            where["stage"] = "layout analysis"
-            with _timed(seconds, "layout"):
-                by_page = layout_elements(doc, [p.number for p in result.pages])
-            for page in result.pages:
-                page.elements = by_page.get(page.number, [])
         where["stage"] = "chunking"
         for page in result.pages:
             result.chunks.extend(chunk_page(page.number, page.text, options.chunk_words, options.chunk_overlap))
@@ -124,6 +118,37 @@ def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> Tas
         result.error = page_failure(exc, where["pages"], where["stage"])
     finally:
         doc.close()
+    return result
+
+
+@dataclass
+class LayoutResult:
+    elements: dict[int, list[Element]] = field(default_factory=dict)  # page number -> elements
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def analyse_layout(path: str, first: int, last: int) -> LayoutResult:
+    """Layout elements of pages first..last (1-based, inclusive): the background layout pass's unit of work.
+    Never raises: errors come back in the result."""
+    from .layout import layout_elements
+    from .pdf import PdfError, open_pdf, page_failure
+
+    _limit_memory()
+    result = LayoutResult()
+    started = time.perf_counter()
+    try:
+        doc = open_pdf(path)
+    except PdfError as exc:
+        result.error = str(exc)
+        return result
+    try:
+        result.elements = layout_elements(doc, list(range(first, min(last, doc.page_count) + 1)))
+    except Exception as exc:  # a damaged page: the document keeps its text, without layout
+        result.error = page_failure(exc, f"pages {first}-{last}", "layout analysis")
+    finally:
+        doc.close()
+        result.seconds = time.perf_counter() - started
     return result
 
 

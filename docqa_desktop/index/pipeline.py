@@ -123,11 +123,29 @@ class OrderedPool:
     def _shutdown(self, kill: bool) -> None:
         if self._pool is None:
             return
+        results = getattr(self._pool, "_result_queue", None)
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
         if kill:  # cancellation should not wait for a long OCR page to finish
-            for process in list(getattr(self._pool, "_processes", {}).values()):
+            for process in processes:
                 process.terminate()
         self._pool.shutdown(wait=not kill, cancel_futures=True)
         self._pool = None
+        if kill:
+            _unblock_result_reader(processes, results)
 
     def close(self, kill: bool = False) -> None:
         self._shutdown(kill)
+
+
+def _unblock_result_reader(processes, results) -> None:
+    """A worker killed while it was sending a result leaves half a message in the result pipe; the pool's manager
+    thread then waits for the rest forever, and interpreter exit waits for that thread (CI hung an hour on it).
+    Once the workers are gone, closing the pipe's last write end (ours) makes that read end in EOF instead."""
+    for process in processes:
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join(5)
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()

@@ -71,7 +71,7 @@ def drop_orphan_documents(cur) -> int:
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
     for table in ("pages", "words", "elements", "chunks", "page_vectors", "artifacts", "tree_nodes",
-                  "tree_builds", "keyword_postings", "keyword_pages"):
+                  "tree_builds", "keyword_postings", "keyword_pages", "enrichment"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     cur.execute("DELETE FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     return len(orphans)

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..domain import ParsedPage
+from . import enrichment
 
 
 def insert_document(cur, *, sha256: str, size: int, title: str | None, page_count: int,
@@ -36,7 +37,12 @@ def insert_pages(db, cur, doc_id: int, pages: list[ParsedPage]) -> None:
         "text": [w.text for _, _, w in words],
         **_box_columns([w.bbox for _, _, w in words]),
     }))
-    elements = [(p.number, i, e) for p in pages for i, e in enumerate(p.elements)]
+    insert_elements(db, cur, doc_id, {p.number: p.elements for p in pages})
+
+
+def insert_elements(db, cur, doc_id: int, by_page: dict) -> None:
+    """Layout elements, {page number: [Element]}, in reading order per page."""
+    elements = [(number, i, e) for number, found in by_page.items() for i, e in enumerate(found)]
     db.insert_arrow(cur, "elements", pa.table({
         "doc_id": pa.array([doc_id] * len(elements), pa.int64()),
         "page": pa.array([n for n, _, _ in elements], pa.int32()),
@@ -60,8 +66,9 @@ def insert_chunks(db, cur, doc_id: int, chunks) -> None:
 
 
 def pending_chunks(cur) -> list[tuple[int, str]]:
-    """(chunk id, text) of chunks still waiting for an embedding, oldest documents first."""
-    return cur.execute("SELECT id, text FROM chunks WHERE embedding IS NULL ORDER BY id").fetchall()
+    """(chunk id, text) of chunks still waiting for an embedding, in the background passes' document order."""
+    return cur.execute(f"SELECT c.id, c.text FROM chunks c JOIN ({enrichment.PRIORITY}) o ON o.doc_id = c.doc_id "
+                       "WHERE c.embedding IS NULL ORDER BY o.rank, c.id").fetchall()
 
 
 def set_embeddings(db, cur, chunk_ids: list[int], vectors: np.ndarray) -> None:

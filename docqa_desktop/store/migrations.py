@@ -172,7 +172,12 @@ CREATE TABLE tree_builds (
 
 # The keyword index's rows (store/keywords.py): added and deleted with each document instead of DuckDB FTS's
 # whole-library snapshot. Existing documents are given theirs by the same statements new ones use.
+# Enrichment (store/enrichment.py): which background passes have finished a document. Layout used to run while
+# parsing, so documents that have layout elements have had it.
 SCHEMA_V5 = """
+CREATE TABLE enrichment (doc_id BIGINT NOT NULL, stage VARCHAR NOT NULL,
+                         finished_at TIMESTAMP DEFAULT current_timestamp, PRIMARY KEY (doc_id, stage));
+INSERT INTO enrichment (doc_id, stage) SELECT DISTINCT doc_id, 'layout' FROM elements;
 CREATE SEQUENCE keyword_term_ids;
 CREATE TABLE keyword_terms (id INTEGER PRIMARY KEY DEFAULT nextval('keyword_term_ids'), term VARCHAR NOT NULL UNIQUE);
 CREATE TABLE keyword_postings (doc_id BIGINT NOT NULL, page INTEGER NOT NULL, term_id INTEGER NOT NULL,

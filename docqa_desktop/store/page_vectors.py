@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from . import enrichment
 from .catalog import LIVE_DOCUMENTS
 
 PAGE_BITS = 20  # search keys pack (doc_id, page) as doc_id << 20 | page: a million pages per document
@@ -41,11 +42,12 @@ class StoredPage:
 
 
 def pages_without_vectors(cur, model: str) -> list[tuple[int, int]]:
-    """(doc_id, page) of every indexed page that `model` has not embedded, in document order."""
+    """(doc_id, page) of every indexed page that `model` has not embedded, in the background passes' document
+    order (store/enrichment.py), a document's pages together."""
     return [tuple(r) for r in cur.execute(
-        "SELECT p.doc_id, p.page FROM pages p LEFT JOIN page_vectors v "
-        "ON v.doc_id = p.doc_id AND v.page = p.page AND v.model = ? "
-        f"WHERE v.doc_id IS NULL AND p.doc_id IN ({LIVE_DOCUMENTS}) ORDER BY p.doc_id, p.page", [model]).fetchall()]
+        f"SELECT p.doc_id, p.page FROM pages p JOIN ({enrichment.PRIORITY}) o ON o.doc_id = p.doc_id "
+        "LEFT JOIN page_vectors v ON v.doc_id = p.doc_id AND v.page = p.page AND v.model = ? "
+        "WHERE v.doc_id IS NULL ORDER BY o.rank, p.page", [model]).fetchall()]
 
 
 def save(db, cur, model: str, pages: list[StoredPage]) -> None:
