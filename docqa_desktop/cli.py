@@ -201,9 +201,11 @@ def _cmd_repair(service: Service, args) -> int:
 
 def _cmd_status(service: Service, args) -> int:
     entries = service.status()
+    stages = service.enrichment()
     if args.json:
         print(json.dumps({"documents": [{"name": e.name, "path": e.path, "pages": e.pages,
-                                         "status": e.status.value, "error": e.error} for e in entries]}, indent=2))
+                                         "status": e.status.value, "error": e.error} for e in entries],
+                          "stages": [stage.as_json() for stage in stages]}, indent=2))
         return 0
     if not entries:
         print("nothing indexed yet: docqa index FOLDER")
@@ -212,11 +214,21 @@ def _cmd_status(service: Service, args) -> int:
         line = f"{e.status.value:8} {pages:>8}  {e.path}"
         print(line + (f"\n{'':18}{e.error}" if e.error else ""))
     t = service.totals()
-    waiting = (f"; {t['chunks_without_embedding']} chunks wait for embeddings (run index again)"
-               if t["chunks_without_embedding"] else "")
-    images = f", {t['pages_with_image_embeddings']} with page-image embeddings" if t["pages_with_image_embeddings"] else ""
-    print(f"\n{t['documents']} documents, {t['pages']} pages{images}{waiting}\ndatabase: {service.database_path}")
+    print(f"\n{t['documents']} documents, {t['pages']} pages")
+    for stage in stages:
+        print(f"  {stage.stage:12} {_stage_line(stage)}")
+    print(f"database: {service.database_path}")
     return 0
+
+
+def _stage_line(stage) -> str:
+    """'1,200 / 1,500 pages, 300 pending' — or the reason the stage does not run."""
+    line = stage.counts + (f", {stage.pending:,} pending" if stage.pending else "")
+    if stage.pending and stage.note:
+        line += f" ({stage.note})"
+    elif stage.pending and stage.stage != "summaries":
+        line += " (run `docqa index` or keep `docqa watch` / the app running to finish)"
+    return line
 
 
 def _cmd_search(service: Service, args) -> int:

@@ -40,7 +40,7 @@ def signal_handlers_restored():
 class ProgressBar:
     """A redrawn line on a terminal; one line per finished document when stderr is a log or pipe.
 
-    A `ProgressFn` for indexing: draws the indexing, embedding and page-image phases."""
+    A `ProgressFn` for indexing: draws the indexing, layout, embedding and page-image phases."""
 
     def __init__(self, stream=sys.stderr):
         self.stream = stream
@@ -49,13 +49,14 @@ class ProgressBar:
         self.docs_done = 0
 
     def __call__(self, p: Progress) -> None:
-        if p.phase not in ("indexing", "embedding", "visual") or not p.total:
+        if p.phase not in ("indexing", "layout", "embedding", "visual") or not p.total:
             return
         width = 24
         filled = int(width * p.done / p.total)
         eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
         name = os.path.basename(p.item or "")[:40]
-        counts = (f"{p.docs_done}/{p.docs_total} docs {p.done}/{p.total} pages" if p.unit == "pages"
+        stage = "layout " if p.phase == "layout" else ""  # after parsing: the documents are searchable already
+        counts = (f"{stage}{p.docs_done}/{p.docs_total} docs {p.done}/{p.total} pages" if p.unit == "pages"
                   else f"embedding {p.done}/{p.total} {p.unit}")
         rate = (f"{p.rate:.1f}/s" if p.rate >= 1 or not p.rate
                 else f"{1 / p.rate:.0f} s each")  # page images take seconds to minutes each

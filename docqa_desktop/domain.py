@@ -75,6 +75,25 @@ class FileEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class StageStatus:
+    """How far one indexing stage has got over the live library (`docqa status`, the app's library panel)."""
+    stage: str  # keywords | layout | embeddings | page images | summaries
+    done: int
+    pending: int
+    unit: str  # pages | chunks
+    note: str = ""  # why a stage does not run (switched off, no model installed)
+
+    @property
+    def counts(self) -> str:
+        """'1,200 / 1,500 pages'"""
+        return f"{self.done:,} / {self.done + self.pending:,} {self.unit}"
+
+    def as_json(self) -> dict:
+        return {"stage": self.stage, "done": self.done, "pending": self.pending, "unit": self.unit,
+                **({"note": self.note} if self.note else {})}
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     doc_id: int
     doc: str  # file name

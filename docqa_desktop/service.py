@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from .answers import Answer, AnswerStatus
-from .domain import FileEntry, IndexReport, SearchHit
+from .domain import FileEntry, IndexReport, SearchHit, StageStatus
 from .export import FORMATS as EXPORT_FORMATS
 from .export import cited_line
 from .export import export as export_answer
@@ -25,12 +25,13 @@ from .methods.base import Turn
 from .methods.conversation import question_in_context
 from .methods.evidence import PageSource
 from .methods.scope import ScopedSearch
+from .methods.simpledoc.summaries import PAGE_SUMMARY
 from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
 from .settings import save as save_settings
 from .store import answers as answers_store
-from .store import StoreError, catalog
+from .store import StoreError, catalog, enrichment
 from .store.database import Database
 from .store.repair import RepairReport, repair as repair_database
 from .visual.provider import VisualModels
@@ -195,6 +196,19 @@ class Service:
 
     def totals(self) -> dict[str, int]:
         return catalog.totals(self.db.cursor())
+
+    def enrichment(self) -> list[StageStatus]:
+        """Each stage's done and pending work: keyword search comes with indexing, the rest are background
+        passes (layout, embeddings and page images run after each indexing; summaries when a method prepares)."""
+        s = self.settings.index
+        embedder = self.visual.resolved()
+        counts = enrichment.stage_counts(self.db.cursor(), embedder.name if embedder else None, PAGE_SUMMARY)
+        notes = {"layout": "" if s.layout else "switched off (index.layout)",
+                 "embeddings": "" if s.dense else "switched off (index.dense)",
+                 "page images": "" if embedder else "no page embedder installed (docqa models)",
+                 "summaries": "written by `docqa prepare` or the first SimpleDoc question"}
+        return [StageStatus(stage, done, pending, "chunks" if stage == "embeddings" else "pages", notes.get(stage, ""))
+                for stage, (done, pending) in counts.items()]
 
     def libraries(self) -> list[str]:
         return catalog.libraries(self.db.cursor())

@@ -81,7 +81,11 @@ def test_unknown_document_is_a_clear_error(indexed):
 def test_human_readable_output(indexed):
     home, _ = indexed
     status = docqa("status", home=home).stdout
-    assert "indexed" in status and "3 documents, 13 pages" in status and "wait for embeddings" not in status
+    assert "indexed" in status and "3 documents, 13 pages" in status
+    stages = {line.split()[0]: line for line in status.splitlines() if line.startswith("  ")}
+    assert "13 / 13 pages" in stages["keywords"] and "13 / 13 pages" in stages["layout"]
+    assert "pending" not in stages["embeddings"]
+    assert "no page embedder installed" in stages["page"]  # page images: none here, and it says why
     assert str(home / "data" / "library.duckdb") in status
     assert "p.1" in docqa("search", "Gull Island", home=home).stdout
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..domain import FileEntry, FileStatus
+from ..domain import FileEntry, FileStatus, StageStatus
 
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
 OTHER_FILES = "Single files"
@@ -76,6 +76,10 @@ class LibraryPanel(QWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.tree)
         layout.addWidget(self.stack)
+        self.stages = QLabel()  # how far the background passes have got; hidden until there are pages
+        self.stages.setWordWrap(True)
+        self.stages.setVisible(False)
+        layout.addWidget(self.stages)
         layout.addLayout(buttons)
         self.setAcceptDrops(True)
 
@@ -100,6 +104,17 @@ class LibraryPanel(QWidget):
             self.tree.addTopLevelItem(folder)
             folder.setExpanded(root in expanded or len(expanded) == 0)
         self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
+
+    def show_stages(self, stages: list[StageStatus]) -> None:
+        """One line per stage: done / total, and what is pending (why, when a stage does not run)."""
+        pages = next((s.done for s in stages if s.stage == "keywords"), 0)
+        lines = [f"{s.stage.capitalize()}: {s.counts}" + (f" — {s.pending:,} pending" if s.pending else "")
+                 for s in stages]
+        self.stages.setText("\n".join(lines))
+        self.stages.setToolTip("\n".join(f"{s.stage}: {s.note}" for s in stages if s.note) or
+                               "Documents are searchable by keywords as soon as they are read; layout, embeddings "
+                               "and page images follow in the background, most recently added and asked-about first.")
+        self.stages.setVisible(pages > 0)
 
     def mark_indexing(self, path: str | None) -> None:
         """Show which document the indexer is working on (until the next refresh of the list)."""

@@ -52,6 +52,10 @@ def progress_text(p: Progress) -> str:
     eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
     if p.phase == "visual":
         return f"Embedding page images of {name} — {p.done}/{p.total}{eta}"
+    if p.phase == "layout":
+        return f"Searchable now; analysing the layout of {name} — {p.done}/{p.total} pages{eta}"
+    if p.phase == "embedding":
+        return f"Searchable now; embedding passages — {p.done}/{p.total} {p.unit}{eta}"
     return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.done}/{p.total} {p.unit}, "
             f"{p.rate:.1f}/s{eta}")
 
@@ -160,10 +164,11 @@ class MainWindow(QMainWindow):
 
     def refresh_library(self) -> None:
         def read(progress, cancel):
-            return self.service.libraries(), self.service.status()
+            return self.service.libraries(), self.service.status(), self.service.enrichment()
 
         def show(result):
-            roots, entries = result
+            roots, entries, stages = result
+            self.library.show_stages(stages)
             first_time = not self.roots and roots and self.watch_task is None
             self.roots = roots
             self.library.show_library(roots, entries)
