@@ -48,12 +48,13 @@ def _list(service: Service, args) -> int:
     if args.json:
         print(json.dumps({
             "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
-                         "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload},
+                         "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload,
+                         "onnx_providers": service.onnx_providers()},
             "recommended": {"name": recommended, "variant": variant, "reason": why},
             "roles": roles,
             "models": [vars(r) for r in rows]}, indent=2))
         return 0
-    print(hardware.describe())
+    print(f"{hardware.describe()}   layout and OCR: {service.onnx_device()}")
     print(f"Recommended here: {recommended} {variant} ({why})\n")
     print(f"{'ROLE':14}{'NAME':26}{'STATE':15}{'VARIANT':9}{'SIZE':>9}{'MEMORY':>8}  LICENCE")
     for r in rows:

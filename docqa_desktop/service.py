@@ -12,6 +12,7 @@ from .domain import FileEntry, IndexReport, SearchHit, StageStatus
 from .export import FORMATS as EXPORT_FORMATS
 from .export import cited_line
 from .export import export as export_answer
+from .index import onnx_device
 from .index.indexer import Indexer
 from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
@@ -196,6 +197,13 @@ class Service:
 
     def totals(self) -> dict[str, int]:
         return catalog.totals(self.db.cursor())
+
+    def onnx_providers(self) -> list[str]:
+        """The onnxruntime execution providers layout and OCR use here, preferred first."""
+        return onnx_device.execution_providers(self.settings.index.device)
+
+    def onnx_device(self) -> str:
+        return onnx_device.describe(self.settings.index.device)
 
     def enrichment(self) -> list[StageStatus]:
         """Each stage's done and pending work: keyword search comes with indexing, the rest are background

@@ -32,6 +32,12 @@ class Option(StrEnum):
         return ", ".join(member.value for member in cls)
 
 
+class Device(Option):
+    AUTO = "auto"  # the GPU when there is a usable one
+    CPU = "cpu"
+    CUDA = "cuda"  # asked for; the CPU (with a warning in the log) when it is not available
+
+
 class VisualIndexing(Option):
     AUTO = "auto"  # on with a GPU only
     ON = "on"
@@ -120,6 +126,7 @@ class IndexSettings:
     ocr: bool = True
     ocr_dpi: int = 110
     layout: bool = True
+    device: Device = Device.AUTO  # layout and OCR models: onnxruntime's CUDA provider (pip install ".[gpu]") or CPU
     dense: bool = True  # chunk embeddings for dense retrieval: the slowest stage on a CPU
     embed_batch: int = 64  # chunks per embedding task and per commit
     pages_per_task: int = 8  # a large PDF is split into tasks of this many pages: both cores help, memory stays bounded

@@ -43,7 +43,7 @@ class LayoutPass:
             by_doc[doc_id] = []
             for first in range(1, pages + 1, s.pages_per_task):
                 by_doc[doc_id].append(len(tasks))
-                tasks.append(Task(index, (paths[doc_id], first, min(pages, first + s.pages_per_task - 1))))
+                tasks.append(Task(index, (paths[doc_id], first, min(pages, first + s.pages_per_task - 1), s.device)))
         pool = OrderedPool(analyse_layout, tasks, s.workers,
                            on_crash=lambda: LayoutResult(error="the layout process crashed on this file"),
                            timeout=s.task_timeout_seconds,

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+from functools import lru_cache
 
 import pymupdf
 
 from ..domain import Element
+from .onnx_device import on_cuda
 
 
 # The layout pass asks mupdf to collect text styles, which takes time quadratic in a page's characters
@@ -14,10 +16,11 @@ from ..domain import Element
 LAYOUT_MAX_CHARS = 50_000
 
 
-def layout_elements(doc: pymupdf.Document, page_numbers: list[int]) -> dict[int, list[Element]]:
+def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str = "auto") -> dict[int, list[Element]]:
     """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
     import pymupdf4llm  # heavy: imported only in processes that analyse layout
 
+    _layout_model_on(device)
     page_numbers = [n for n in page_numbers if _characters(doc[n - 1]) <= LAYOUT_MAX_CHARS]
     if not page_numbers:
         return {}
@@ -35,6 +38,17 @@ def layout_elements(doc: pymupdf.Document, page_numbers: list[int]) -> dict[int,
                                     text=text[start:end].strip()))
         result[number] = elements
     return result
+
+
+@lru_cache(maxsize=1)
+def _layout_model_on(device: str) -> None:
+    """pymupdf.layout loads its model on the CPU when imported; with CUDA chosen, a second one on the GPU takes
+    over (pymupdf calls whatever pymupdf._get_layout is)."""
+    import pymupdf.layout
+
+    if on_cuda(device):
+        model = pymupdf.layout.DocumentLayoutAnalyzer.get_model(use_gpu=True)
+        pymupdf._get_layout = lambda *args, **kwargs: model.predict(*args, **kwargs)
 
 
 def _characters(page: pymupdf.Page) -> int:

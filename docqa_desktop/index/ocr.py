@@ -13,6 +13,7 @@ import numpy as np
 import pymupdf
 
 from ..domain import Word
+from .onnx_device import on_cuda
 from .pdf import words_to_text
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
@@ -21,10 +22,12 @@ _GLUED = re.compile(r"\d*[A-Z]{1,3}\d+[A-Z\d]*|[A-Za-z]*[a-z](?=[A-Z]{1,3}\d)|[A
 _ORDINALS = {"st", "nd", "rd", "th"}
 
 
-@lru_cache(maxsize=1)
-def _engine():
+@lru_cache(maxsize=2)
+def _engine(device: str = "auto"):
     from rapidocr_onnxruntime import RapidOCR  # loads ONNX models: only in processes that OCR
-    return RapidOCR()
+
+    cuda = on_cuda(device)
+    return RapidOCR(det_use_cuda=cuda, cls_use_cuda=cuda, rec_use_cuda=cuda)
 
 
 @lru_cache(maxsize=1)
@@ -62,7 +65,7 @@ def restore_spaces(line: str) -> str:
     return " ".join(out)
 
 
-def ocr_page(page: pymupdf.Page, dpi: int = 110) -> tuple[str, list[Word]]:
+def ocr_page(page: pymupdf.Page, dpi: int = 110, device: str = "auto") -> tuple[str, list[Word]]:
     """Render, recognise, and return text plus word boxes in PDF points."""
     rect = page.rect
     scale = dpi / 72
@@ -71,7 +74,7 @@ def ocr_page(page: pymupdf.Page, dpi: int = 110) -> tuple[str, list[Word]]:
         scale *= (MAX_OCR_PIXELS / pixels) ** 0.5
     pix = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csRGB, alpha=False)
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
-    result, _ = _engine()(image)
+    result, _ = _engine(device)(image)
     words: list[Word] = []
     for line_no, (quad, raw_text, _score) in enumerate(sorted(result or [], key=_reading_order)):
         xs = [p[0] / scale for p in quad]

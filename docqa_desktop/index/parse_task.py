@@ -101,7 +101,7 @@ def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> Tas
             def ocr(page):
                 where["stage"] = "OCR"
                 with _timed(seconds, "ocr"):
-                    found = ocr_page(page, options.ocr_dpi)
+                    found = ocr_page(page, options.ocr_dpi, options.device)
                 where["stage"] = "text extraction"
                 return found
         for number in range(first, min(last, doc.page_count) + 1):
@@ -128,7 +128,7 @@ class LayoutResult:
     seconds: float = 0.0
 
 
-def analyse_layout(path: str, first: int, last: int) -> LayoutResult:
+def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> LayoutResult:
     """Layout elements of pages first..last (1-based, inclusive): the background layout pass's unit of work.
     Never raises: errors come back in the result."""
     from .layout import layout_elements
@@ -143,7 +143,7 @@ def analyse_layout(path: str, first: int, last: int) -> LayoutResult:
         result.error = str(exc)
         return result
     try:
-        result.elements = layout_elements(doc, list(range(first, min(last, doc.page_count) + 1)))
+        result.elements = layout_elements(doc, list(range(first, min(last, doc.page_count) + 1)), device)
     except Exception as exc:  # a damaged page: the document keeps its text, without layout
         result.error = page_failure(exc, f"pages {first}-{last}", "layout analysis")
     finally:
