@@ -1,6 +1,6 @@
-"""Today's keyword index at library scale (issue 21's starting point): how long DuckDB's full-text index takes to
-rebuild, how fast BM25 answers, and what adding or removing one 20-page document costs, since every change
-rebuilds the whole index.
+"""DuckDB's full-text index at library scale (issue 21's starting point, the keyword index before v5): how long it
+takes to rebuild, how fast BM25 answers, and what adding or removing one 20-page document costs, since every change
+rebuilds the whole index. Kept to compare with the keyword index that replaced it (benchmarks/library_scale.py).
 
     .venv/bin/python benchmarks/fts_rebuild.py --pages 10000 [--queries 30] [--json]
 
@@ -13,61 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pymupdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
-
-PAGES_PER_DOCUMENT = 20
-REPLACED = 0.2  # share of each page's words drawn anew from the vocabulary
-_WORD = re.compile(r"\S+")
-
-
-def corpus_pages(corpus: Path) -> list[list[str]]:
-    pages = []
-    for pdf in sorted(corpus.glob("*.pdf")):
-        with pymupdf.open(pdf) as doc:
-            pages += [words for page in doc if len(words := _WORD.findall(page.get_text())) >= 20]
-    return pages
-
-
-def synthetic_pages(base: list[list[str]], count: int, seed: int = 7):
-    """`count` page texts: corpus pages in turn, each with REPLACED of its words resampled by frequency."""
-    rng = np.random.default_rng(seed)
-    vocabulary, counts = np.unique(np.concatenate([np.array(p) for p in base]), return_counts=True)
-    weights = counts / counts.sum()
-    for i in range(count):
-        words = np.array(base[i % len(base)], dtype=object)
-        swap = rng.random(len(words)) < REPLACED
-        words[swap] = rng.choice(vocabulary, size=int(swap.sum()), p=weights)
-        yield " ".join(words)
-
-
-def add_documents(db, texts: list[str], first_doc: int) -> list[int]:
-    """Documents of PAGES_PER_DOCUMENT pages holding `texts`; returns their ids."""
-    docs = list(range(first_doc, first_doc + -(-len(texts) // PAGES_PER_DOCUMENT)))
-    with db.transaction() as cur:
-        db.insert_arrow(cur, "documents", pa.table({
-            "id": pa.array(docs, pa.int64()), "sha256": [f"synthetic-{d}" for d in docs],
-            "size": pa.array([0] * len(docs), pa.int64()), "pages": pa.array([PAGES_PER_DOCUMENT] * len(docs), pa.int32()),
-            "title": [f"Synthetic {d}" for d in docs], "parser_version": pa.array([1] * len(docs), pa.int32())}))
-        numbers = list(range(len(texts)))
-        db.insert_arrow(cur, "pages", pa.table({
-            "doc_id": pa.array([docs[n // PAGES_PER_DOCUMENT] for n in numbers], pa.int64()),
-            "page": pa.array([n % PAGES_PER_DOCUMENT + 1 for n in numbers], pa.int32()),
-            "label": [str(n % PAGES_PER_DOCUMENT + 1) for n in numbers],
-            "width": pa.array([612.0] * len(texts), pa.float32()), "height": pa.array([792.0] * len(texts), pa.float32()),
-            "text": texts, "text_source": ["layer"] * len(texts)}))
-    return docs
-
+from _synthetic import PAGES_PER_DOCUMENT, add_documents, corpus_pages, synthetic_pages  # noqa: E402
 
 def timed(fn) -> float:
     started = time.perf_counter()
@@ -75,8 +30,20 @@ def timed(fn) -> float:
     return time.perf_counter() - started
 
 
+def rebuild_fts(db) -> None:
+    """DuckDB FTS's index over all pages, as the product built it before the keyword index (store/keywords.py)."""
+    cur = db.cursor()
+    cur.execute("PRAGMA create_fts_index('pages', 'id', 'text', stemmer='porter', stopwords='english', "
+                "ignore='(\\.|[^a-z0-9])+', strip_accents=1, lower=1, overwrite=1)")
+
+
+def search_fts(db, query: str, limit: int) -> list:
+    return db.cursor().execute(
+        "SELECT doc_id, page, score FROM (SELECT doc_id, page, fts_main_pages.match_bm25(id, ?) AS score FROM pages) "
+        "WHERE score IS NOT NULL ORDER BY score DESC, doc_id, page LIMIT ?", [query, limit]).fetchall()
+
+
 def measure(pages: int, queries: list[str], base: list[list[str]]) -> dict:
-    from docqa_desktop.retrieval.bm25 import search_pages
     from docqa_desktop.store.database import Database
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,17 +52,17 @@ def measure(pages: int, queries: list[str], base: list[list[str]]) -> dict:
         texts = list(synthetic_pages(base, pages + PAGES_PER_DOCUMENT))
         add_documents(db, texts[:pages], 1)
         insert_s = time.perf_counter() - started
-        rebuild_s = timed(db.rebuild_text_index)
+        rebuild_s = timed(lambda: rebuild_fts(db))
         latencies = []
         for query in queries:
             started = time.perf_counter()
-            search_pages(db, query, None, 10)
+            search_fts(db, query, 10)
             latencies.append(1000 * (time.perf_counter() - started))
         extra = pages // PAGES_PER_DOCUMENT + 1
-        add_s = timed(lambda: (add_documents(db, texts[pages:], extra), db.rebuild_text_index()))
+        add_s = timed(lambda: (add_documents(db, texts[pages:], extra), rebuild_fts(db)))
         with db.transaction() as cur:
             remove_s = timed(lambda: cur.execute("DELETE FROM pages WHERE doc_id = ?", [extra]))
-        remove_s += timed(db.rebuild_text_index)
+        remove_s += timed(lambda: rebuild_fts(db))
         db.close()
         db_mb = sum(f.stat().st_size for f in Path(tmp).glob("library.duckdb*")) / 2**20
     return {"pages": pages, "library_build_s": round(insert_s, 1), "fts_rebuild_s": round(rebuild_s, 2),

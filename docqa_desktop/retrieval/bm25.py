@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..store import keywords
+from ..store import keywords, versions
 from ..store.database import Database
 from .fusion import PageKey
 
@@ -55,6 +55,7 @@ class _Segment:
 
 
 _EMPTY_ROWS = np.zeros(0, np.int32)
+_NEVER = object()
 _EMPTY_TF = np.zeros(0, np.float32)
 
 
@@ -70,13 +71,18 @@ class KeywordIndex:
         self.length = np.zeros(0, np.float32)
         self.alive = np.zeros(0, bool)
         self.slots: dict[int, np.ndarray] = {}  # doc id -> its page slots
+        self.version: str | None | object = _NEVER  # the store's keyword counter when last caught up
 
     # -- keeping in step with the store ---------------------------------------------------------------
 
     def refresh(self, cur) -> None:
         """Take in the documents added and removed since the last search."""
+        version = versions.current(cur, versions.KEYWORDS)
+        if version == self.version:
+            return
         stored = keywords.indexed_documents(cur)
         with self._lock:
+            self.version = version
             known = set(self.slots)
             removed, added = known - stored, stored - known
             if removed and self._mostly_dead(removed):

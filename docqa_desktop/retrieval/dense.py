@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..store import catalog
+from ..store import versions
 from ..store.database import Database
 from ..visual.codes import quantize_int8, sign_codes
 from .fusion import PageKey
 
 DIM = 384
-EXACT_ROWS = 100_000  # up to this many chunks in scope, every one is scored from its int8 codes
+EXACT_ROWS = 20_000  # up to this many chunks in scope (~3,000 pages), every one is scored from its int8 codes
 
 
 def shortlist_size(rows: int, wanted: int) -> int:
@@ -67,15 +67,20 @@ class ChunkVectors:
         self.block = _Block.joined([])
         self.alive = np.zeros(0, bool)
         self.counts: dict[int, int] = {}  # doc id -> embedded chunks loaded
+        self.version: str | None | object = _NEVER  # the store's chunk counter when last caught up
 
     def refresh(self, db: Database) -> None:
         cur = db.cursor()
+        version = versions.current(cur, versions.CHUNKS)
+        if version == self.version:
+            return
         stored = dict(cur.execute("SELECT doc_id, count(*) FROM chunks WHERE embedding IS NOT NULL "
                                   "GROUP BY doc_id").fetchall())
         with self._lock:
             changed = {d for d, n in self.counts.items() if stored.get(d) != n}
             fresh = sorted(changed | (set(stored) - set(self.counts)))
             fresh = [d for d in fresh if d in stored]
+            self.version = version
             if not changed and not fresh:
                 return
             alive = self.alive.copy()
@@ -99,17 +104,22 @@ class ChunkVectors:
             else:
                 self.block, self.alive = _Block.joined(blocks), alive
 
-    def scored(self, query: np.ndarray, doc_ids: set[int], wanted: int):
+    def scored(self, query: np.ndarray, doc_ids: set[int] | None, wanted: int):
         """(doc ids, pages, chunk ids, approximate cosine) of the best chunks in scope, best first: all of them
         when few, else the int8-scored shortlist of the Hamming stage."""
         with self._lock:
             block, alive = self.block, self.alive
-        rows = np.flatnonzero(alive & _in_documents(block.docs, doc_ids))
+        scope = alive if doc_ids is None else alive & _in_documents(block.docs, doc_ids)
+        in_scope = int(scope.sum())
         query = np.asarray(query, np.float32)
-        if len(rows) > EXACT_ROWS:
-            distance = np.bitwise_count(block.signs[rows] ^ sign_codes(query[None, :])).sum(axis=1)
-            keep = shortlist_size(len(rows), wanted)
-            rows = rows[np.argpartition(distance, keep - 1)[:keep]]
+        if in_scope > EXACT_ROWS:
+            # over every row (a gather of the rows in scope would cost more than it saves), out of scope last
+            distance = np.bitwise_count(block.signs ^ sign_codes(query[None, :])).sum(axis=1, dtype=np.int32)
+            distance[~scope] = DIM + 1
+            keep = shortlist_size(in_scope, wanted)
+            rows = np.argpartition(distance, keep - 1)[:keep]
+        else:
+            rows = np.flatnonzero(scope)
         scores = (block.codes[rows].astype(np.float32) @ query) * block.scales[rows]
         order = np.argsort(-scores, kind="stable")
         rows = rows[order]
@@ -122,20 +132,25 @@ def _in_documents(docs: np.ndarray, doc_ids) -> np.ndarray:
     return np.isin(docs, np.fromiter(doc_ids, np.int64), kind="table")  # a lookup table: O(n), not a sort
 
 
+_NEVER = object()
 _indexes: dict[str, ChunkVectors] = {}
 _indexes_guard = threading.Lock()
 
 
-def has_vectors(db: Database) -> bool:
-    return db.cursor().execute("SELECT count(embedding) > 0 FROM chunks").fetchone()[0]
-
-
-def _scored_chunks(db: Database, query_vector: np.ndarray, doc_ids: list[int] | None, wanted: int):
+def _index(db: Database) -> ChunkVectors:
     with _indexes_guard:
         index = _indexes.setdefault(str(db.path), ChunkVectors())
     index.refresh(db)
-    live = catalog.live_documents(db.cursor()) if doc_ids is None else set(doc_ids)
-    return index.scored(query_vector, live, wanted)
+    return index
+
+
+def has_vectors(db: Database) -> bool:
+    return bool(_index(db).alive.any())
+
+
+def _scored_chunks(db: Database, query_vector: np.ndarray, doc_ids: list[int] | None, wanted: int):
+    # the whole library needs no filter: a document's chunks go in the transaction that drops the document
+    return _index(db).scored(query_vector, None if doc_ids is None else set(doc_ids), wanted)
 
 
 def search_pages(db: Database, query_vector: np.ndarray, doc_ids: list[int] | None,

@@ -16,7 +16,13 @@ def best_window(text: str, query: str, width: int = 30) -> str:
     if len(words) <= width:
         return " ".join(words)
     wanted = {stem(w) for w in _WORD.findall(query) if len(w) > 2}
-    hits = [bool(wanted & {stem(t) for t in _WORD.findall(w)}) for w in words]
+    matched: dict[str, bool] = {}  # pages repeat their words: each distinct one is tokenised once
+    hits = []
+    for w in words:
+        hit = matched.get(w)
+        if hit is None:
+            hit = matched[w] = bool(wanted & {stem(t) for t in _WORD.findall(w)})
+        hits.append(hit)
     best_start, best_score, score = 0, -1, sum(hits[:width])
     for start in range(0, len(words) - width + 1):
         if start:

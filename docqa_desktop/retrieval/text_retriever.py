@@ -41,7 +41,7 @@ class TextRetriever:
         if doc_ids is not None and not doc_ids:
             return []
         scores = self._scores(query, doc_ids, mode)
-        scores = with_neighbours(scores, self.settings.neighbour_weight, self._page_counts(doc_ids))
+        scores = with_neighbours(scores, self.settings.neighbour_weight, self._page_counts({d for d, _ in scores}))
         top = max(scores.values(), default=1.0)
         for key in page_refs.resolve(self.db.cursor(), page_refs.referenced_labels(query), doc_ids):
             scores[key] = scores.get(key, 0.0) + top  # a page the question names comes first
@@ -62,18 +62,20 @@ class TextRetriever:
                                           self.settings.rrf_k)
         return convex_fusion(lexical, semantic, self.settings.bm25_weight)
 
-    def _page_counts(self, doc_ids: list[int] | None) -> dict[int, int]:
-        rows = self.db.cursor().execute("SELECT id, pages FROM documents").fetchall()
-        return {d: n for d, n in rows if doc_ids is None or d in doc_ids}
+    def _page_counts(self, doc_ids: set[int]) -> dict[int, int]:
+        """Page counts of the documents that scored (not of the whole library: 10,000 rows a query add up)."""
+        return dict(self.db.cursor().execute("SELECT id, pages FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))",
+                                             [sorted(doc_ids)]).fetchall())
 
     def hits(self, ranked_pages, query: str, regions: dict | None = None) -> list[SearchHit]:
         """Search hits with file names and snippets (and, where known, the best-matching page region)."""
         cur = self.db.cursor()
-        paths = catalog.doc_paths(cur) if ranked_pages else {}
+        paths = catalog.doc_paths(cur, sorted({doc for (doc, _), _ in ranked_pages})) if ranked_pages else {}
+        texts = content.page_texts(cur, [key for key, _ in ranked_pages])
         hits = []
         for (doc_id, page), score in ranked_pages:
             path = paths.get(doc_id, "")
-            text = content.page_text(cur, doc_id, page) or ""
+            text = texts.get((doc_id, page), "")
             hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, best_window(text, query),
                                   (regions or {}).get((doc_id, page))))
         return hits

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 from ..domain import FileEntry, FileStatus
+from . import versions
 
 # documents at least one path on disk still refers to: what searches see
 LIVE_DOCUMENTS = "SELECT doc_id FROM files WHERE doc_id IS NOT NULL"
@@ -74,6 +75,9 @@ def drop_orphan_documents(cur) -> int:
                   "tree_builds", "keyword_postings", "keyword_pages", "enrichment"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN (SELECT unnest(?::BIGINT[]))", [orphans])
     cur.execute("DELETE FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))", [orphans])
+    if orphans:
+        versions.bump(cur, versions.KEYWORDS)
+        versions.bump(cur, versions.CHUNKS)
     return len(orphans)
 
 
@@ -97,8 +101,11 @@ def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
     return resolved
 
 
-def doc_paths(cur) -> dict[int, str]:
-    """One representative path per document (the first alphabetically) for display."""
+def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
+    """One representative path per document (the first alphabetically) for display; of `doc_ids` only, if given."""
+    if doc_ids is not None:
+        return dict(cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IN (SELECT unnest(?::BIGINT[])) "
+                                "GROUP BY doc_id", [list(doc_ids)]).fetchall())
     rows = cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IS NOT NULL GROUP BY doc_id").fetchall()
     return dict(rows)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import versions
+
 STOPWORDS_FILE = Path(__file__).with_name("english_stopwords.txt")  # DuckDB FTS's 'english' list
 
 _TOKENS = """
@@ -32,7 +34,8 @@ def stopwords_sql() -> str:
 
 
 def index_pages_sql(source: str) -> str:
-    """Statements adding the terms of every page in `source` (a table or subquery with doc_id, page, text)."""
+    """Statements adding the terms of every page in `source` (a table or subquery with doc_id, page, text), and
+    telling the in-RAM index (store/versions.py)."""
     tokens = _TOKENS.format(keys="doc_id, page", text="text", source=source, and_not_stopword=_NOT_STOPWORD)
     return f"""
         CREATE OR REPLACE TEMP TABLE _page_terms AS {tokens};
@@ -45,6 +48,7 @@ def index_pages_sql(source: str) -> str:
             SELECT s.doc_id, s.page, count(t.term) FROM {source} s
             LEFT JOIN _page_terms t ON t.doc_id = s.doc_id AND t.page = s.page GROUP BY ALL;
         DROP TABLE _page_terms;
+        {versions.bump_sql(versions.KEYWORDS)};
     """
 
 
