@@ -123,6 +123,19 @@ def _fts_headline(path: Path) -> list[tuple[str, str]]:
              f"{d['remove_document_s']:.1f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}") for d in _by_pages(path, "fts_rebuild")]
 
 
+def _scale_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for d in _by_pages(path, "library_scale"):
+        rows.append((f"library_scale at {d['pages']:,} pages ({d['indexed_pages']:,} indexed for real into "
+                     f"{d['synthetic_pages']:,} synthetic): searchable s; enrichment pages/s; BM25 / dense / hybrid "
+                     f"p50 ms; dense recall@10; add one 20-page document searchable s / remove s; RSS searching MB; "
+                     f"database MB",
+                     f"{d['searchable_s']:.1f}; {d['enrich_pages_per_s']:.2f}; {d['bm25_p50_ms']:.0f} / "
+                     f"{d['dense_p50_ms']:.0f} / {d['hybrid_p50_ms']:.0f}; {d['dense_recall_at_10']:.3f}; "
+                     f"{d['add_document_s']:.1f} / {d['remove_document_s']:.2f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}"))
+    return rows
+
+
 def _by_pages(path: Path, prefix: str) -> list[dict]:
     """The results of every library size measured: <prefix>-N.json beside `path`, smallest N first."""
     found = sorted(path.parent.glob(f"{prefix}-*.json"), key=lambda p: int(p.stem.split("-")[1]))
@@ -321,6 +334,9 @@ BENCHMARKS = [
               BENCH / "results/first_text.json", _first_text_headline, {"QT_QPA_PLATFORM": "offscreen"}),
     Benchmark("fts_rebuild", lambda a: [PYTHON, str(BENCH / "fts_rebuild.py"), "--pages", "1000" if a.quick else "10000"],
               BENCH / "results/fts_rebuild-10000.json", _fts_headline),
+    Benchmark("library_scale", lambda a: [PYTHON, str(BENCH / "library_scale.py"), "--pages",
+                                          "2000" if a.quick else "10000"],
+              BENCH / "results/library_scale-10000.json", _scale_headline),
     Benchmark("maxsim_search", lambda a: [PYTHON, str(BENCH / "maxsim_search.py"), "--pages", "10000"],
               BENCH / "results/maxsim_search-10000.json", _maxsim_headline),
     Benchmark("visual_bookkeeping", lambda a: [PYTHON, str(BENCH / "visual_bookkeeping.py"), "--pages", "10000"],
