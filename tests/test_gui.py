@@ -36,6 +36,12 @@ def test_only_the_ui_package_imports_qt_and_the_ui_imports_no_engines():
             assert "PySide6" not in imports, path
 
 
+def _pages(win) -> list[str]:
+    tree = win.library.tree
+    return [tree.topLevelItem(i).child(j).text(1) for i in range(tree.topLevelItemCount())
+            for j in range(tree.topLevelItem(i).childCount())]
+
+
 def _documents(win) -> dict[str, str]:
     tree = win.library.tree
     found = {}
@@ -64,6 +70,12 @@ def test_adding_a_folder_indexes_it_and_lists_its_documents(window, qtbot, libra
                     timeout=30_000)
     assert not window.cancel_button.isVisible() and not window.progress.isVisible()
     assert window.library.stack.currentWidget() is window.library.tree
+    # the background passes' state under the list (this window's service has layout and embeddings off)
+    qtbot.waitUntil(lambda: window.library.stages.isVisible(), timeout=30_000)
+    stages = window.library.stages.text()
+    pages = sum(int(p or 0) for p in _pages(window))
+    assert f"Keywords: {pages:,} / {pages:,} pages" in stages and f"Layout: 0 / {pages:,} pages" in stages
+    assert "switched off" in window.library.stages.toolTip()
     # recorded, not asserted (tests do not judge wall-clock time): benchmarks/gui_stall.py measures the corpus
     for key, value in meter.summary().items():
         record_property(key, value)
