@@ -92,7 +92,6 @@ def snapshot(db_path: Path, wait: float = 60) -> dict:
         chunks = grouped("SELECT doc_id, page, seq, text, embedding FROM chunks ORDER BY doc_id, page, seq")
         orphan_sql = " + ".join(f"(SELECT count(*) FROM {t} WHERE doc_id NOT IN (SELECT id FROM documents))"
                                 for t in CHILD_TABLES)
-        stale = rows("SELECT value FROM meta WHERE key = 'fts_stale'")
         return {
             "docs": {i: (sha, pages) for i, sha, pages in rows("SELECT id, sha256, pages FROM documents")},
             "files": {p: (d, s) for p, d, s in rows("SELECT path, doc_id, status FROM files")},
@@ -106,8 +105,9 @@ def snapshot(db_path: Path, wait: float = 60) -> dict:
             "summaries": {(d, p, m): s for d, p, m, s in rows(
                 "SELECT doc_id, page, model, list(value) FROM artifacts GROUP BY ALL")},
             "orphans": rows(f"SELECT {orphan_sql}")[0][0],
-            "fts_ready": bool(rows("SELECT count(*) FROM information_schema.schemata "
-                                   "WHERE schema_name = 'fts_main_pages'")[0][0]) and stale != [("1",)],
+            # every page has its keyword rows (written in the page's own transaction), and nothing else has
+            "keywords": rows("SELECT (SELECT count(*) FROM pages p ANTI JOIN keyword_pages k USING (doc_id, page)), "
+                             "(SELECT count(*) FROM keyword_pages k ANTI JOIN pages p USING (doc_id, page))")[0],
         }
     finally:
         con.close()
@@ -153,8 +153,9 @@ def compare(got: dict, ref: dict, folder: Path, visual_ref: dict | None = None) 
             vr = {sha: doc_id for doc_id, (sha, _) in visual_ref["docs"].items()}[sha]
             issues += _vector_issues(name, got["vectors"].get(g, []), visual_ref["vectors"].get(vr, []))
     issues += _file_issues(got, folder)
-    if not got["fts_ready"]:
-        issues.append("the full-text index is stale or missing")
+    if got["keywords"] != (0, 0):
+        issues.append(f"keyword index: {got['keywords'][0]} pages without keyword rows, {got['keywords'][1]} rows "
+                      "without a page")
     issues += [f"page summary {key} stored {len(s)} times" for key, s in got["summaries"].items() if len(s) > 1]
     return issues, lost
 

@@ -142,7 +142,7 @@ def main() -> int:
             for mode in MODES:
                 service.search("warm up", docs=[docs[0]], k=args.k, mode=Mode(mode))
             fts_build_started = time.perf_counter()
-            service.db.rebuild_text_index()  # same content: only timed, for the comparison with bm25s
+            fts_bm25.KeywordIndex().refresh(service.db.cursor())  # the keyword index read in full, as on a first search
             fts_build_seconds = time.perf_counter() - fts_build_started
 
             for i, q in enumerate(questions):
@@ -219,7 +219,7 @@ def main() -> int:
         "summary": summary,
         "speed": {
             "fts_ranking_ms_mean": round(statistics.fmean(fts_ms), 2) if fts_ms else None,
-            "fts_index_rebuild_seconds": round(fts_build_seconds, 3),
+            "keyword_index_load_seconds": round(fts_build_seconds, 3),
             "bm25s": bm25s_timing,
             "note": "mode latencies are Service.search() end to end (ranking + snippets); fts_ranking_ms is "
                     "DuckDB FTS ranking alone (100 candidates); bm25s latency is tokenize + retrieve in memory",
@@ -254,8 +254,8 @@ def render(data: dict) -> str:
         f"- index: {data['index_report']['added']} added / {data['index_report']['unchanged']} unchanged, "
         f"{data['index_wall_seconds']} s, pages by text source {data['index_text_sources']}, "
         f"errors {data['index_report']['errors'] or 'none'}",
-        f"- speed: DuckDB FTS ranking alone {sp['fts_ranking_ms_mean']} ms/query, FTS rebuild "
-        f"{sp['fts_index_rebuild_seconds']} s; bm25s index build {sp['bm25s']['index_seconds_total']} s "
+        f"- speed: keyword ranking alone {sp['fts_ranking_ms_mean']} ms/query, keyword index load "
+        f"{sp['keyword_index_load_seconds']} s; bm25s index build {sp['bm25s']['index_seconds_total']} s "
         f"for {sp['bm25s']['pages']} pages",
         "",
         _common.markdown_table(["document", "questions", *[f"{m} all@10" for m in (*MODES, "bm25s")]],

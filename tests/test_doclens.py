@@ -250,7 +250,8 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
 def test_the_builtin_model_answers_with_citations_of_pages_it_read(home, paper, capsys):
     settings = make_settings(home, layout=False, dense=False)
     settings = dataclasses.replace(settings, tables={**settings.tables, "methods": {"doclens": dict(
-        navigator_samples=2, navigator_page_tokens=40, page_tokens=150, answer_tokens=300, fallback_k=2)}},
+        navigator_samples=2, navigator_page_tokens=40, page_tokens=150, answer_tokens=120, fallback_k=2,
+        max_read_pages=2, skip_unanimous=True)}},
         llm=dataclasses.replace(settings.llm, threads=1))
     answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "doclens",
                               capsys)

@@ -303,7 +303,8 @@ def test_a_bad_setting_names_itself(paper_service):
 # -- the real model --------------------------------------------------------------------------------------
 
 @pytest.mark.model
-def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, capsys):
+def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, capsys, monkeypatch):
+    monkeypatch.setenv("DOCQA_ASK_PRESET", "cpu")  # the CPU preset's smaller tree and budgets: same steps, less text
     settings = make_settings(home, layout=False, ocr=False)
     with Service(settings) as service:
         service.index([str(paper)])
