@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--json", action="store_true", help="print the run's report as JSON")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--searchable-only", action="store_true",
+                   help="stop once every document is keyword-searchable; layout, embeddings and page images "
+                        "follow at the next index, watch or app start (see `docqa status`)")
 
     p = sub.add_parser("watch", parents=[common], help="index, then follow folders for changes (Ctrl-C stops)")
     p.add_argument("paths", nargs="+")
@@ -142,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 def _cmd_index(service: Service, args) -> int:
     cancel = cancel_on_sigint()
     bar = None if args.no_progress or args.json else ProgressBar()
-    report = service.index(args.paths, bar, cancel)
+    report = service.index(args.paths, bar, cancel, enrich=not args.searchable_only)
     if bar:
         bar.close()
     if args.json:

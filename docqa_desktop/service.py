@@ -149,8 +149,9 @@ class Service:
     # -- indexing ----------------------------------------------------------------------------
 
     def index(self, paths: list[str], progress: ProgressFn | None = None,
-              cancel: threading.Event | None = None) -> IndexReport:
-        report = Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel)
+              cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
+        """Bring the library in line with `paths`; then, with `enrich`, run the background passes that are due."""
+        report = Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel, enrich)
         if report.pages_embedded_visually or report.removed or report.updated:
             self.visual.catch_up()
         return report

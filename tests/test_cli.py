@@ -38,13 +38,18 @@ def indexed(tmp_path_factory):
 @pytest.mark.model  # `indexed` runs the default pipeline (OCR, layout, MiniLM) over three PDFs: ~25 s
 def test_status_json_shape(indexed):
     home, folder = indexed
-    docs = json.loads(docqa("status", "--json", home=home).stdout)["documents"]
+    status = json.loads(docqa("status", "--json", home=home).stdout)
+    docs = status["documents"]
     assert sorted(d["name"] for d in docs) == sorted([SMALL_PAPER, "ferry-memo-scanned.pdf",
                                                       "harbour-solar-report.pdf"])
     for d in docs:
         assert set(d) == {"name", "path", "pages", "status", "error"}
         assert d["status"] == "indexed" and d["error"] is None and d["pages"] >= 1
         assert d["path"] == str(folder / d["name"])
+    stages = {s["stage"]: s for s in status["stages"]}
+    assert list(stages) == ["keywords", "layout", "embeddings", "page images", "summaries"]
+    assert all({"stage", "done", "pending", "unit"} <= set(s) for s in stages.values())
+    assert stages["layout"]["pending"] == 0 and stages["layout"]["done"] == sum(d["pages"] for d in docs)
 
 
 @pytest.mark.model

@@ -134,3 +134,23 @@ def test_a_kill_during_the_layout_pass_keeps_the_library_searchable_and_the_next
                    capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     with Service(make_settings(home, dense=False)) as service:
         assert stages(service)["layout"] == (18, 0)
+
+
+def test_searchable_only_stops_before_the_passes_and_the_next_index_runs_them(tmp_path, monkeypatch, capsys):
+    from docqa_desktop.cli import main
+
+    folder = tmp_path / "lib"
+    library(folder, 2)
+    home = tmp_path / "home"
+    monkeypatch.setenv("DOCQA_INDEX_VISUAL", "off")
+    assert main(["index", str(folder), "--searchable-only", "--json", "--home", str(home)]) == 0
+    assert json.loads(capsys.readouterr().out)["added"] == 2
+    assert main(["status", "--json", "--home", str(home)]) == 0
+    by_stage = {s["stage"]: s for s in json.loads(capsys.readouterr().out)["stages"]}
+    assert by_stage["keywords"]["done"] == 4 and by_stage["layout"]["pending"] == 4
+    assert by_stage["embeddings"]["done"] == 0 and by_stage["embeddings"]["pending"] > 0
+    assert main(["search", "heron colony 11 nests", "--mode", "bm25", "--json", "--home", str(home)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["doc"] == "report-1.pdf"
+    assert main(["index", str(folder), "--json", "--home", str(home)]) == 0  # nothing new: the passes catch up
+    report = json.loads(capsys.readouterr().out)
+    assert report["added"] == 0 and report["pages_with_layout"] == 4 and report["chunks_embedded"] > 0

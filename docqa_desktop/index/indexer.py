@@ -70,7 +70,7 @@ class Indexer:
         self.stage_seconds: dict[str, float] = {}
 
     def run(self, paths: list[str], progress: ProgressFn | None = None,
-            cancel: threading.Event | None = None) -> IndexReport:
+            cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
         started = time.monotonic()
         cancel = cancel or threading.Event()
         report = IndexReport()
@@ -82,13 +82,8 @@ class Indexer:
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
         # searchable by keywords from here on (each document as it committed); the background passes follow
-        if self.settings.layout and not cancel.is_set():
-            report.pages_with_layout = LayoutPass(self.db, self.settings, self._add_stage_time).run(
-                emit, cancel, report.errors)
-        if self.settings.dense and not cancel.is_set():
-            report.chunks_embedded = EmbeddingPass(self.db, self.settings, self._add_stage_time).run(emit, cancel)
-        if self.visual_stage is not None and not cancel.is_set():
-            self._embed_page_images(report, emit, cancel)
+        if enrich:
+            self._enrich(report, emit, cancel)
         report.cancelled = cancel.is_set()
         report.stage_seconds = {k: round(v, 3) for k, v in self.stage_seconds.items()}
         report.seconds = round(time.monotonic() - started, 3)
@@ -231,6 +226,16 @@ class Indexer:
                 progress.finish_document()
         finally:
             pipeline.close(kill=cancel.is_set())
+
+    def _enrich(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
+        """The background passes, each over whatever it still owes (this run's documents or earlier ones)."""
+        if self.settings.layout and not cancel.is_set():
+            report.pages_with_layout = LayoutPass(self.db, self.settings, self._add_stage_time).run(
+                emit, cancel, report.errors)
+        if self.settings.dense and not cancel.is_set():
+            report.chunks_embedded = EmbeddingPass(self.db, self.settings, self._add_stage_time).run(emit, cancel)
+        if self.visual_stage is not None and not cancel.is_set():
+            self._embed_page_images(report, emit, cancel)
 
     def _embed_page_images(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
         """The last, slowest and optional stage: page-image embeddings for visual search."""
