@@ -201,9 +201,12 @@ def count_images_sent(runtime) -> list[int]:
 
 def ask_from_the_cli(home: Path, settings: Settings, folder: Path, question: str, method: str, capsys):
     """Index `folder`, ask through `docqa ask --method M --json` on the built-in model, and return the stored
-    answer with its full trace (the CLI's exit code and JSON checked on the way)."""
+    answer with its full trace (the CLI's exit code and JSON checked on the way). The CLI reads `settings` from
+    the home's settings file, where they are saved first (the test's budgets would otherwise be the defaults)."""
     from docqa_desktop.cli import main
+    from docqa_desktop.settings import save
 
+    save(settings)
     with Service(settings) as service:
         service.index([str(folder)])
     code = main(["ask", question, "--method", method, "--json", "--home", str(home)])

@@ -30,13 +30,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.model]
 DOCQA = Path(sys.executable).with_name("docqa")
 APP_SESSION = Path(__file__).with_name("app_session.py")
 # Small budgets: what is watched is where connections go, not what the answer says. Every method at its CPU
-# preset, and the multi-call ones cut to a sample or a round each.
+# preset, the multi-call ones cut to a sample or a round each, one llama.cpp thread.
 QUICK_ASK = {"DOCQA_ASK_K": "2", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_ASK_MAX_PAGES": "1",
              "DOCQA_ASK_PAGE_TOKENS": "200", "DOCQA_ASK_SUMMARY_TOKENS": "32", "DOCQA_ASK_PRESET": "cpu",
              "DOCQA_DOCLENS_NAVIGATOR_SAMPLES": "1", "DOCQA_DOCLENS_ANSWER_SAMPLES": "1",
              "DOCQA_DOCLENS_ANSWER_TOKENS": "120", "DOCQA_DOCREACT_ROUNDS": "1", "DOCQA_DOCREACT_CANDIDATE_SETS": "2",
              "DOCQA_MMRAG_SUMMARY_TOKENS": "40", "DOCQA_MMRAG_ANSWER_TOKENS": "200",
-             "DOCQA_MMRAG_ANALYSIS_STEPS": "2"}
+             "DOCQA_MMRAG_ANALYSIS_STEPS": "2",
+             "DOCQA_LLM_THREADS": "1"}  # llama.cpp's threads sync through futexes, and strace stops at every one
 QUESTION = "How many megawatts does the harbour solar plant produce?"
 
 
