@@ -206,7 +206,7 @@ def downgrade_to_v2(db: Path) -> None:
     with duckdb.connect(str(db)) as con:
         con.execute("DROP TABLE tree_nodes; DROP TABLE tree_builds; DROP SEQUENCE tree_node_ids")
         con.execute("DROP TABLE keyword_terms; DROP TABLE keyword_postings; DROP TABLE keyword_pages; "
-                    "DROP TABLE keyword_stopwords; DROP SEQUENCE keyword_term_ids")
+                    "DROP TABLE keyword_stopwords; DROP SEQUENCE keyword_term_ids; DROP TABLE enrichment")
         con.execute("CREATE TABLE page_summaries (doc_id BIGINT, page INTEGER, model VARCHAR, summary VARCHAR, "
                     "created_at TIMESTAMP DEFAULT current_timestamp)")
         con.execute("INSERT INTO page_summaries SELECT doc_id, page, model, value, created_at FROM artifacts "
