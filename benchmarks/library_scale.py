@@ -10,9 +10,11 @@ How the library is made:
   chunks, and for the rest a mixture of two of those plus noise, normalised — parsing and embedding 100,000 pages
   would take this machine a day; what is measured here is the store and the search over them.
 - Then the last `--index-pages` pages, as real 20-page PDFs, are indexed by Service.index into that same library with
-  the default pipeline (text, layout pass, embedding pass; page images off: no page embedder here). searchable_s is
-  the time from the start of that call until its last document committed (keyword-searchable, checked by a search);
-  enrich_pages_per_s is those pages over the time the background passes took after that.
+  the default pipeline (text, layout pass, embedding pass; page images off: no page embedder here).
+  indexed_searchable_s is the time from the start of that call until its last document committed
+  (keyword-searchable); enrich_pages_per_s is those pages over the time the background passes took after that.
+- searchable_s: `--searchable-pages` more pages (20-page PDFs) indexed into a fresh library with the passes left
+  for later (`docqa index --searchable-only`): the time until every page is keyword-searchable.
 - Searches are the dev questions through Service.search (query embedding included for dense and hybrid), after one
   warm-up search that loads the in-RAM indexes (first_search_s). hybrid = BM25 + dense fused (search.mode fused);
   visual is null: no page embedder is installed here.
@@ -171,7 +173,26 @@ def exact_top10(db, queries: np.ndarray) -> list[list[int]]:
     return [list(b) for b in best]
 
 
-def measure(pages: int, index_pages: int, queries: list[str], base: list[list[str]]) -> dict:
+def write_library(folder: Path, texts: list[str]) -> None:
+    folder.mkdir(parents=True)
+    for n in range(len(texts) // PAGES_PER_DOCUMENT):
+        write_pdf(folder / f"incoming-{n:04d}.pdf", texts[n * PAGES_PER_DOCUMENT:(n + 1) * PAGES_PER_DOCUMENT])
+
+
+def time_to_searchable(settings, folder: Path, pages: int) -> float:
+    """A fresh library: seconds from Service.index's start until every page is keyword-searchable (the
+    background passes are left for later, as `docqa index --searchable-only` leaves them)."""
+    from docqa_desktop.service import Service
+
+    with Service(settings) as service:
+        started = time.perf_counter()
+        report = service.index([str(folder)], enrich=False)
+        seconds = time.perf_counter() - started
+        assert report.pages == pages and service.enrichment()[0].done == pages, report.as_json()
+    return seconds
+
+
+def measure(pages: int, index_pages: int, searchable_pages: int, queries: list[str], base: list[list[str]]) -> dict:
     from docqa_desktop.index.embedder import default_embedder
     from docqa_desktop.retrieval import dense
     from docqa_desktop.service import Service
@@ -182,22 +203,24 @@ def measure(pages: int, index_pages: int, queries: list[str], base: list[list[st
         settings = Settings.load(home)
         settings = dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off"))
         synthetic = max(0, pages - index_pages)
-        texts = list(synthetic_pages(base, synthetic + index_pages + PAGES_PER_DOCUMENT))
+        texts = list(synthetic_pages(base, synthetic + index_pages + PAGES_PER_DOCUMENT + searchable_pages))
         sample_chunks = [" ".join(words[:80]) for words in base[: REAL_VECTORS]]
+        first_library = Path(tmp) / "first-library"
+        write_library(first_library, texts[len(texts) - searchable_pages:])
+        fresh = dataclasses.replace(settings, locations=dataclasses.replace(
+            settings.locations, data_dir=Path(tmp) / "fresh-data"))
+        searchable_s = time_to_searchable(fresh, first_library, searchable_pages)
         with Service(settings) as service:
             db = service.db
             started = time.perf_counter()
             build = build_library(db, texts[:synthetic], SyntheticVectors(sample_chunks))
             build_s = time.perf_counter() - started
             folder = Path(tmp) / "incoming"
-            folder.mkdir()
-            for n in range(index_pages // PAGES_PER_DOCUMENT):
-                part = texts[synthetic + n * PAGES_PER_DOCUMENT: synthetic + (n + 1) * PAGES_PER_DOCUMENT]
-                write_pdf(folder / f"incoming-{n:04d}.pdf", part)
+            write_library(folder, texts[synthetic:synthetic + index_pages])
             clock = PhaseClock()
             report = service.index([str(folder)], clock)
             total_s = time.perf_counter() - clock.started
-            searchable_s = clock.searchable_at or total_s
+            in_library_s = clock.searchable_at or total_s
             assert report.added == index_pages // PAGES_PER_DOCUMENT, report.as_json()
 
             started = time.perf_counter()
@@ -213,12 +236,12 @@ def measure(pages: int, index_pages: int, queries: list[str], base: list[list[st
             searching_rss = rss_mb()
 
             extra = folder / "added.pdf"
-            write_pdf(extra, texts[synthetic + index_pages:])
+            write_pdf(extra, texts[synthetic + index_pages:synthetic + index_pages + PAGES_PER_DOCUMENT])
             clock = PhaseClock()
             service.index([str(extra)], clock)
             add_enriched_s = time.perf_counter() - clock.started
             add_s = clock.searchable_at or add_enriched_s
-            assert service.search(texts[-1][:60], k=3, mode="bm25")
+            assert service.search(texts[synthetic + index_pages][:60], k=3, mode="bm25")
             started = time.perf_counter()
             service.remove(str(extra))
             remove_s = time.perf_counter() - started
@@ -229,8 +252,9 @@ def measure(pages: int, index_pages: int, queries: list[str], base: list[list[st
     return {
         "pages": pages, "synthetic_pages": synthetic, "indexed_pages": index_pages, "chunks": chunks,
         "build_s": round(build_s, 1), "build_steps_s": build,
-        "searchable_s": round(searchable_s, 1), "index_total_s": round(total_s, 1),
-        "enrich_pages_per_s": round(index_pages / max(total_s - searchable_s, 1e-9), 2),
+        "searchable_pages": searchable_pages, "searchable_s": round(searchable_s, 1),
+        "indexed_searchable_s": round(in_library_s, 1), "index_total_s": round(total_s, 1),
+        "enrich_pages_per_s": round(index_pages / max(total_s - in_library_s, 1e-9), 2),
         "stage_seconds": report.stage_seconds,
         "first_search_s": round(first_search_s, 2),
         "bm25_p50_ms": p50["bm25"], "bm25_p90_ms": p90["bm25"], "dense_p50_ms": p50["dense"],
@@ -246,15 +270,18 @@ def measure(pages: int, index_pages: int, queries: list[str], base: list[list[st
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, required=True, help="pages in the library")
-    ap.add_argument("--index-pages", type=int, default=1000,
+    ap.add_argument("--index-pages", type=int, default=200,
                     help="of those, pages indexed for real (20-page PDFs) after the synthetic rest; a multiple of 20")
+    ap.add_argument("--searchable-pages", type=int, default=1000,
+                    help="pages (20-page PDFs) of a separate fresh library timed until keyword-searchable")
     ap.add_argument("--queries", type=int, default=30, help="dev questions asked per search mode")
     ap.add_argument("--corpus", type=Path, default=_common.CORPUS)
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--out")
     args = ap.parse_args()
     questions = [json.loads(line)["question"] for line in _common.EVAL_FILE.read_text().splitlines() if line.strip()]
-    figures = measure(args.pages, args.index_pages, questions[: args.queries], corpus_pages(args.corpus))
+    figures = measure(args.pages, args.index_pages, args.searchable_pages, questions[: args.queries],
+                      corpus_pages(args.corpus))
     path = _common.write_json({"environment": _common.environment(), **figures}, args.out,
                               f"library_scale-{args.pages}.json")
     print(json.dumps(figures) if args.json else f"{json.dumps(figures, indent=2)}\nwritten to {path}")

@@ -105,6 +105,17 @@ def page_text(cur, doc_id: int, page: int) -> str | None:
     return row[0] if row else None
 
 
+def chunk_embeddings(cur, chunk_ids: list[int]) -> dict[int, np.ndarray]:
+    """{chunk id: float32 embedding} of those that have one."""
+    if not chunk_ids:
+        return {}
+    table = cur.execute("SELECT id, embedding FROM chunks WHERE id IN (SELECT unnest(?::BIGINT[])) "
+                        "AND embedding IS NOT NULL", [chunk_ids]).fetch_arrow_table()
+    flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
+    vectors = flat.reshape(table.num_rows, -1).astype(np.float32) if table.num_rows else flat
+    return dict(zip(table.column("id").to_numpy().tolist(), vectors))
+
+
 def chunks_by_id(cur, chunk_ids: list[int]) -> dict[int, tuple[int, int, str]]:
     """{chunk id: (doc_id, page, text)}."""
     if not chunk_ids:
