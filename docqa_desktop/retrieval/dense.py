@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..store import content, versions
+from ..store import catalog, content, versions
 from ..store.database import Database
 from ..visual.codes import quantize_int8, sign_codes
 from .fusion import PageKey
@@ -92,10 +92,9 @@ class ChunkVectors:
                 self.counts.pop(doc_id)
             blocks = [self.block]
             if fresh:
-                table = cur.execute(
-                    "SELECT doc_id, page, embedding, id FROM chunks WHERE embedding IS NOT NULL "
-                    + ("" if not self.counts else "AND doc_id IN (SELECT unnest(?::BIGINT[])) ")
-                    + "ORDER BY id", [] if not self.counts else [fresh]).fetch_arrow_table()
+                only = "" if not self.counts else f"AND doc_id IN ({catalog.listed(fresh)}) "
+                table = cur.execute("SELECT doc_id, page, embedding, id FROM chunks WHERE embedding IS NOT NULL "
+                                    f"{only}ORDER BY id").fetch_arrow_table()
                 added = _Block.from_table(table)
                 blocks.append(added)
                 alive = np.concatenate([alive, np.ones(len(added.ids), bool)])

@@ -6,6 +6,7 @@ import pyarrow as pa
 
 from ..domain import ParsedPage
 from . import enrichment, versions
+from .catalog import listed
 
 
 def insert_document(cur, *, sha256: str, size: int, title: str | None, page_count: int,
@@ -95,9 +96,10 @@ def page_texts(cur, pages: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
     """{(doc_id, page): text} in one query (a query costs ~2 ms however little it reads)."""
     if not pages:
         return {}
-    return {(d, p): t for d, p, t in cur.execute(
-        "SELECT doc_id, page, text FROM pages WHERE (doc_id, page) IN (SELECT (unnest(?::BIGINT[]), unnest(?::INTEGER[])))",
-        [[d for d, _ in pages], [p for _, p in pages]]).fetchall()}
+    wanted = set(pages)
+    rows = cur.execute(f"SELECT doc_id, page, text FROM pages WHERE doc_id IN ({listed(d for d, _ in wanted)})"
+                       ).fetchall()
+    return {(d, p): t for d, p, t in rows if (d, p) in wanted}
 
 
 def page_text(cur, doc_id: int, page: int) -> str | None:
@@ -109,8 +111,8 @@ def chunk_embeddings(cur, chunk_ids: list[int]) -> dict[int, np.ndarray]:
     """{chunk id: float32 embedding} of those that have one."""
     if not chunk_ids:
         return {}
-    table = cur.execute("SELECT id, embedding FROM chunks WHERE id IN (SELECT unnest(?::BIGINT[])) "
-                        "AND embedding IS NOT NULL", [chunk_ids]).fetch_arrow_table()
+    table = cur.execute(f"SELECT id, embedding FROM chunks WHERE id IN ({listed(chunk_ids)}) "
+                        "AND embedding IS NOT NULL").fetch_arrow_table()
     flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
     vectors = flat.reshape(table.num_rows, -1).astype(np.float32) if table.num_rows else flat
     return dict(zip(table.column("id").to_numpy().tolist(), vectors))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import versions
+from .catalog import listed
 
 STOPWORDS_FILE = Path(__file__).with_name("english_stopwords.txt")  # DuckDB FTS's 'english' list
 
@@ -81,9 +82,8 @@ def indexed_documents(cur) -> set[int]:
 def postings(cur, doc_ids: list[int] | None = None):
     """(pages, postings) as arrow tables for the given documents (all when None): pages has doc_id, page, length;
     postings has doc_id, page, term_id, tf."""
-    where = "" if doc_ids is None else "WHERE doc_id IN (SELECT unnest(?::BIGINT[]))"
-    args = [] if doc_ids is None else [list(doc_ids)]
-    pages = cur.execute(f"SELECT doc_id, page, length FROM keyword_pages {where} ORDER BY doc_id, page",
-                        args).fetch_arrow_table()
-    found = cur.execute(f"SELECT doc_id, page, term_id, tf FROM keyword_postings {where}", args).fetch_arrow_table()
+    where = "" if doc_ids is None else f"WHERE doc_id IN ({listed(doc_ids)})"
+    pages = cur.execute(f"SELECT doc_id, page, length FROM keyword_pages {where} ORDER BY doc_id, page"
+                        ).fetch_arrow_table()
+    found = cur.execute(f"SELECT doc_id, page, term_id, tf FROM keyword_postings {where}").fetch_arrow_table()
     return pages, found
