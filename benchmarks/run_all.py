@@ -127,7 +127,7 @@ def _scale_headline(path: Path) -> list[tuple[str, str]]:
     rows = []
     for d in _by_pages(path, "library_scale"):
         rows.append((f"library_scale at {d['pages']:,} pages ({d['indexed_pages']:,} indexed for real into "
-                     f"{d['synthetic_pages']:,} synthetic): searchable s; enrichment pages/s; BM25 / dense / hybrid "
+                     f"{d['synthetic_pages']:,} synthetic): a fresh {d['searchable_pages']:,}-page library keyword-searchable s; enrichment pages/s; BM25 / dense / hybrid "
                      f"p50 ms; dense recall@10; add one 20-page document searchable s / remove s; RSS searching MB; "
                      f"database MB",
                      f"{d['searchable_s']:.1f}; {d['enrich_pages_per_s']:.2f}; {d['bm25_p50_ms']:.0f} / "
