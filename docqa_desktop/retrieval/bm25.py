@@ -55,8 +55,8 @@ class _Segment:
 
 
 _EMPTY_ROWS = np.zeros(0, np.int32)
-_NEVER = object()
 _EMPTY_TF = np.zeros(0, np.float32)
+_NEVER = object()  # a version no store has: the first refresh always loads
 
 
 class KeywordIndex:
@@ -88,8 +88,11 @@ class KeywordIndex:
             if removed and self._mostly_dead(removed):
                 self._reset()
                 removed, added = set(), stored
-            for doc_id in removed:
-                self.alive[self.slots.pop(doc_id)] = False
+            if removed:  # a new mask, not an edit of the one a running search holds
+                alive = self.alive.copy()
+                for doc_id in removed:
+                    alive[self.slots.pop(doc_id)] = False
+                self.alive = alive
             if added:
                 self._add(cur, sorted(added))
             if len(self.segments) > MAX_SEGMENTS:
