@@ -73,7 +73,7 @@ class Service:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = Database(self.settings.locations.database)
+            self._db = Database(self.settings.locations.database, memory_mb=self.settings.index.store_memory_mb)
         return self._db
 
     @property

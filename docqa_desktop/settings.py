@@ -133,6 +133,7 @@ class IndexSettings:
     task_timeout_seconds: float = 600.0  # a task of pages_per_task pages still unparsed after this fails its file
     chunk_words: int = 80  # ~110 word pieces: inside MiniLM's 256-token window
     chunk_overlap: int = 20
+    store_memory_mb: int = 512  # DuckDB's memory limit: its cache of table blocks (larger work spills to disk)
     settle_seconds: float = 1.0  # watcher: a file must stop changing this long before it is indexed
     # page-image embeddings (ColQwen2.5), when a page embedder is installed. auto = on with a GPU only:
     # on a CPU the real model needs minutes per page (benchmarks/results/visual_embed-real.json)

@@ -37,10 +37,15 @@ class _Segment:
     @classmethod
     def build(cls, term_ids: np.ndarray, rows: np.ndarray, tf: np.ndarray) -> "_Segment":
         order = np.argsort(term_ids, kind="stable")
-        term_ids, rows, tf = term_ids[order], rows[order], tf[order]
-        unique, first = np.unique(term_ids, return_index=True)
-        return cls(unique.astype(np.int32), np.append(first, len(term_ids)).astype(np.int64),
-                   rows.astype(np.int32), tf.astype(np.float32))
+        return cls.from_sorted(term_ids[order], rows[order], tf[order])
+
+    @classmethod
+    def from_sorted(cls, term_ids: np.ndarray, rows: np.ndarray, tf: np.ndarray) -> "_Segment":
+        """From postings already in term order."""
+        first = np.flatnonzero(np.diff(term_ids)) + 1
+        starts = np.concatenate([[0], first, [len(term_ids)]]) if len(term_ids) else np.zeros(1, np.int64)
+        unique = term_ids[starts[:-1]]
+        return cls(unique.astype(np.int32), starts.astype(np.int64), rows.astype(np.int32), tf.astype(np.float32))
 
     @classmethod
     def merged(cls, parts: list["_Segment"]) -> "_Segment":
@@ -111,15 +116,12 @@ class KeywordIndex:
         self.page_of = np.concatenate([self.page_of, numbers.astype(np.int32)])
         self.length = np.concatenate([self.length, pages.column("length").to_numpy().astype(np.float32)])
         self.alive = np.concatenate([self.alive, np.ones(len(docs), bool)])
-        # a page's slot: pages arrive sorted by (doc_id, page), so its position in that order
-        slot_keys = _page_keys(docs, numbers)
         for doc_id, (start, stop) in _runs(docs).items():
             self.slots[int(doc_id)] = np.arange(first + start, first + stop)
         if found.num_rows:
-            keys = _page_keys(found.column("doc_id").to_numpy(), found.column("page").to_numpy())
-            rows = first + np.searchsorted(slot_keys, keys)
-            self.segments.append(_Segment.build(found.column("term_id").to_numpy(), rows,
-                                                found.column("tf").to_numpy()))
+            self.segments.append(_Segment.from_sorted(found.column("term_id").to_numpy(),
+                                                      first + found.column("slot").to_numpy(),
+                                                      found.column("tf").to_numpy()))
 
     # -- searching ----------------------------------------------------------------------------------------
 
@@ -153,11 +155,6 @@ class KeywordIndex:
         # best first; ties by document and page, like the SQL ranking it replaces
         order = sorted(hits, key=lambda r: (-float(scores[r]), int(doc_of[r]), int(page_of[r])))
         return [((int(doc_of[r]), int(page_of[r])), float(scores[r])) for r in order]
-
-
-def _page_keys(doc_ids: np.ndarray, pages: np.ndarray) -> np.ndarray:
-    """One sortable int64 per (document, page), in (doc_id, page) order."""
-    return (doc_ids.astype(np.int64) << 24) + pages.astype(np.int64)
 
 
 def _runs(values: np.ndarray) -> dict[int, tuple[int, int]]:

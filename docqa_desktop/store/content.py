@@ -111,11 +111,10 @@ def chunk_embeddings(cur, chunk_ids: list[int]) -> dict[int, np.ndarray]:
     """{chunk id: float32 embedding} of those that have one."""
     if not chunk_ids:
         return {}
-    table = cur.execute(f"SELECT id, embedding FROM chunks WHERE id IN ({listed(chunk_ids)}) "
-                        "AND embedding IS NOT NULL").fetch_arrow_table()
-    flat = table.column("embedding").combine_chunks().values.to_numpy(zero_copy_only=False)
-    vectors = flat.reshape(table.num_rows, -1).astype(np.float32) if table.num_rows else flat
-    return dict(zip(table.column("id").to_numpy().tolist(), vectors))
+    # no "embedding IS NOT NULL" in SQL: that test reads the embedding of every row (600 ms at 711,000 chunks)
+    # where the id list alone is answered from the primary key (6 ms)
+    rows = cur.execute(f"SELECT id, embedding FROM chunks WHERE id IN ({listed(chunk_ids)})").fetchall()
+    return {i: np.asarray(v, np.float32) for i, v in rows if v is not None}
 
 
 def chunks_by_id(cur, chunk_ids: list[int]) -> dict[int, tuple[int, int, str]]:
