@@ -39,12 +39,21 @@ def shortlist_size(rows: int, wanted: int) -> int:
 
 
 def centred_signs(codes: np.ndarray, scales: np.ndarray, centre: np.ndarray) -> np.ndarray:
-    """Sign codes of the dequantized vectors minus `centre`, a batch at a time."""
-    out = np.empty((len(codes), DIM // 64), np.uint64)
+    """Sign codes of the dequantized vectors minus `centre`, a batch at a time, as word planes [6, n]: the
+    Hamming pass reads each word of every chunk from one contiguous array (5 ms instead of 27 at 711,000)."""
+    out = np.empty((DIM // 64, len(codes)), np.uint64)
     for start in range(0, len(codes), LOAD_BATCH):
         part = slice(start, start + LOAD_BATCH)
-        out[part] = sign_codes(codes[part] * scales[part, None] - centre)
+        out[:, part] = sign_codes(codes[part] * scales[part, None] - centre).T
     return out
+
+
+def hamming(planes: np.ndarray, query_signs: np.ndarray) -> np.ndarray:
+    """Bits in which each chunk's code differs from the query's: int32 [n]."""
+    distance = np.zeros(planes.shape[1], np.int32)
+    for word, query_word in zip(planes, query_signs):
+        distance += np.bitwise_count(word ^ query_word)
+    return distance
 
 
 @dataclass
@@ -55,7 +64,7 @@ class _Block:
     ids: np.ndarray  # int64
     codes: np.ndarray  # [n, 384] int8
     scales: np.ndarray  # [n] float32
-    signs: np.ndarray  # [n, 6] uint64, centred
+    signs: np.ndarray  # [6, n] uint64 word planes, centred
 
     @classmethod
     def read(cls, cur, where: str, centre: np.ndarray | None) -> "_Block":
@@ -87,14 +96,16 @@ class _Block:
         if not blocks:
             return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
                        np.zeros((0, DIM), np.int8), np.zeros(0, np.float32), _NO_SIGNS)
-        parts = {field.name: np.concatenate([getattr(b, field.name) for b in blocks])
+        # rows run along the first axis, but along the last one of the sign planes
+        parts = {field.name: np.concatenate([getattr(b, field.name) for b in blocks],
+                                            axis=-1 if field.name == "signs" else 0)
                  for field in dataclasses.fields(cls)}
         if keep is not None:
-            parts = {name: value[keep] for name, value in parts.items()}
+            parts = {name: value[..., keep] if name == "signs" else value[keep] for name, value in parts.items()}
         return cls(**parts)
 
 
-_NO_SIGNS = np.zeros((0, DIM // 64), np.uint64)
+_NO_SIGNS = np.zeros((DIM // 64, 0), np.uint64)
 
 
 class ChunkVectors:
@@ -160,7 +171,7 @@ class ChunkVectors:
         query = np.asarray(query, np.float32)
         if in_scope > EXACT_ROWS:
             # over every row (a gather of the rows in scope would cost more than it saves), out of scope last
-            distance = np.bitwise_count(block.signs ^ sign_codes(query[None, :])).sum(axis=1, dtype=np.int32)
+            distance = hamming(block.signs, sign_codes(query[None, :])[0])
             distance[~scope] = DIM + 1
             keep = shortlist_size(in_scope, wanted)
             rows = np.argpartition(distance, keep - 1)[:keep]

@@ -64,8 +64,8 @@ class TextRetriever:
 
     def _page_counts(self, doc_ids: set[int]) -> dict[int, int]:
         """Page counts of the documents that scored (not of the whole library: 10,000 rows a query add up)."""
-        return dict(self.db.cursor().execute("SELECT id, pages FROM documents WHERE id IN (SELECT unnest(?::BIGINT[]))",
-                                             [sorted(doc_ids)]).fetchall())
+        return dict(self.db.cursor().execute(f"SELECT id, pages FROM documents WHERE id IN ({catalog.listed(doc_ids)})"
+                                             ).fetchall())
 
     def hits(self, ranked_pages, query: str, regions: dict | None = None) -> list[SearchHit]:
         """Search hits with file names and snippets (and, where known, the best-matching page region)."""

@@ -111,8 +111,8 @@ def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
 def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
     """One representative path per document (the first alphabetically) for display; of `doc_ids` only, if given."""
     if doc_ids is not None:
-        return dict(cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IN (SELECT unnest(?::BIGINT[])) "
-                                "GROUP BY doc_id", [list(doc_ids)]).fetchall())
+        return dict(cur.execute(f"SELECT doc_id, min(path) FROM files WHERE doc_id IN ({listed(doc_ids)}) "
+                                "GROUP BY doc_id").fetchall())
     rows = cur.execute("SELECT doc_id, min(path) FROM files WHERE doc_id IS NOT NULL GROUP BY doc_id").fetchall()
     return dict(rows)
 

@@ -92,14 +92,23 @@ def _box_columns(boxes) -> dict:
     return {name: pa.array(arr[:, i]) for i, name in enumerate(("x0", "y0", "x1", "y1"))}
 
 
+POINT_LOOKUPS = 20  # up to this many pages, one index lookup each: 8 ms for 10 of 100,000 pages instead of 24
+
+
 def page_texts(cur, pages: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-    """{(doc_id, page): text} in one query (a query costs ~2 ms however little it reads)."""
-    if not pages:
+    """{(doc_id, page): text} in one query. A few pages are looked up one by one through the (doc_id, page) index,
+    joined by UNION ALL; more are read by document, as a filter over the table, which decompresses the text of
+    every row near a wanted one: its cost grows slowly with the pages wanted, a lookup's by ~0.8 ms a page."""
+    wanted = list(dict.fromkeys(pages))
+    if not wanted:
         return {}
-    wanted = set(pages)
-    rows = cur.execute(f"SELECT doc_id, page, text FROM pages WHERE doc_id IN ({listed(d for d, _ in wanted)})"
-                       ).fetchall()
-    return {(d, p): t for d, p, t in rows if (d, p) in wanted}
+    if len(wanted) <= POINT_LOOKUPS:
+        sql = " UNION ALL ".join(f"SELECT doc_id, page, text FROM pages WHERE doc_id = {int(d)} AND page = {int(p)}"
+                                 for d, p in wanted)
+    else:
+        sql = f"SELECT doc_id, page, text FROM pages WHERE doc_id IN ({listed(d for d, _ in wanted)})"
+    keep = set(wanted)
+    return {(d, p): t for d, p, t in cur.execute(sql).fetchall() if (d, p) in keep}
 
 
 def page_text(cur, doc_id: int, page: int) -> str | None:

@@ -138,7 +138,8 @@ def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
 class Database:
     """One connection to the library file; threads take cursors from it."""
 
-    def __init__(self, path: str | os.PathLike, *, wait_seconds: float = 10.0, memory_mb: int = IndexSettings.store_memory_mb):
+    def __init__(self, path: str | os.PathLike, *, wait_seconds: float = 10.0,
+                 memory_mb: int = IndexSettings.store_memory_mb):
         self.path = Path(path)
         self.read_only = False  # an existing file in a folder this process cannot write: searches still work
         if not self.path.exists():
