@@ -63,7 +63,7 @@ def run_config(name: str, home: Path, folder: Path, workers: int) -> dict:
     con = duckdb.connect(str(settings.locations.database), read_only=True)
     try:
         sources = dict(con.execute("SELECT text_source, count(*) FROM pages GROUP BY 1").fetchall())
-        chunks = con.execute("SELECT count(*), count(embedding) FROM chunks").fetchone()
+        chunks = con.execute("SELECT count(*), (SELECT count(*) FROM chunk_vectors) FROM chunks").fetchone()
         per_doc = con.execute("""
             SELECT regexp_extract(f.path, '[^/]+$') AS name, d.pages,
                    count(*) FILTER (WHERE p.text_source = 'ocr') AS ocr_pages,

@@ -44,7 +44,7 @@ PAPER, DECK = "1912.01214.pdf", "germanwingsdigitalcrisisanalysis-150403064828-c
 DECK_PAGES = 3
 HOLD = "harbour-solar-report.pdf"  # taken out before a watch starts, put back as the burst; also summarised
 MOVER = "ferry-memo-scanned.pdf"  # moved into a subfolder in the same burst
-CHILD_TABLES = ("pages", "words", "elements", "chunks", "page_vectors", "artifacts")
+CHILD_TABLES = ("pages", "words", "elements", "chunks", "chunk_vectors", "page_vectors", "artifacts")
 PHASES = {"index": ["scanning", "parsing", "finishing", "embedding"],
           "watch": ["scanning", "parsing", "finishing", "embedding", "burst"],
           "visual": ["visual"], "summarize": ["summaries"]}
@@ -89,7 +89,8 @@ def snapshot(db_path: Path, wait: float = 60) -> dict:
                 out.setdefault(row[0], []).append(tuple(row[1:]))
             return out
 
-        chunks = grouped("SELECT doc_id, page, seq, text, embedding FROM chunks ORDER BY doc_id, page, seq")
+        chunks = grouped("SELECT c.doc_id, c.page, c.seq, c.text, v.embedding FROM chunks c LEFT JOIN chunk_vectors v "
+                         "USING (id) ORDER BY c.doc_id, c.page, c.seq")
         orphan_sql = " + ".join(f"(SELECT count(*) FROM {t} WHERE doc_id NOT IN (SELECT id FROM documents))"
                                 for t in CHILD_TABLES)
         return {

@@ -112,10 +112,14 @@ def build_library(db, texts: list[str], vectors: SyntheticVectors) -> dict:
             chunks = [(d, c.page, c.seq, c.text) for d, p, text in zip(doc_of, page_of, part)
                       for c in chunk_page(p, text)]
             embedded = vectors.make(len(chunks))
+            ids = pa.array([i for (i,) in cur.execute("SELECT nextval('chunk_ids') FROM range(?)", [len(chunks)]
+                                                      ).fetchall()], pa.int64())
+            doc_ids, pages = pa.array([c[0] for c in chunks], pa.int64()), pa.array([c[1] for c in chunks], pa.int32())
             db.insert_arrow(cur, "chunks", pa.table({
-                "doc_id": pa.array([c[0] for c in chunks], pa.int64()),
-                "page": pa.array([c[1] for c in chunks], pa.int32()),
-                "seq": pa.array([c[2] for c in chunks], pa.int32()), "text": [c[3] for c in chunks],
+                "id": ids, "doc_id": doc_ids, "page": pages,
+                "seq": pa.array([c[2] for c in chunks], pa.int32()), "text": [c[3] for c in chunks]}))
+            db.insert_arrow(cur, "chunk_vectors", pa.table({
+                "id": ids, "doc_id": doc_ids, "page": pages,
                 "embedding": pa.FixedSizeListArray.from_arrays(pa.array(embedded.ravel()), embedded.shape[1])}))
             seconds["chunks"] += time.perf_counter() - started
     return {k: round(v, 1) for k, v in seconds.items()}
@@ -160,7 +164,7 @@ def exact_top10(db, queries: np.ndarray) -> list[list[int]]:
     best = [np.zeros(0, np.int64) for _ in queries]
     best_scores = [np.zeros(0, np.float32) for _ in queries]
     cur = db.cursor()
-    reader = cur.execute("SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL").fetch_record_batch(100_000)
+    reader = cur.execute("SELECT id, embedding FROM chunk_vectors").fetch_record_batch(100_000)
     for batch in reader:
         ids = batch.column(0).to_numpy()
         flat = batch.column(1).values.to_numpy(zero_copy_only=False)

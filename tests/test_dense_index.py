@@ -19,7 +19,7 @@ QUESTIONS = [json.loads(line)["question"] for line in EVAL_FILE.read_text().spli
 
 
 def exact_top(db, query: np.ndarray, k: int) -> list[int]:
-    rows = db.cursor().execute("SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL").fetchall()
+    rows = db.cursor().execute("SELECT id, embedding FROM chunk_vectors").fetchall()
     ids = np.array([i for i, _ in rows])
     vectors = np.array([v for _, v in rows], np.float32)
     return list(ids[np.argsort(-(vectors @ query), kind="stable")[:k]])

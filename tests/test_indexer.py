@@ -137,12 +137,12 @@ def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
         first = service.index([str(library)], progress, cancel)
         assert first.cancelled and 0 < first.chunks_embedded
         assert phases.index("embedding") > phases.index("indexing")
-        waiting = _count(service, "SELECT count(*) FROM chunks WHERE embedding IS NULL")
+        waiting = _count(service, "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM chunk_vectors)")
         assert waiting > 0
         assert service.search("ferry Gull Island", k=1)[0].doc == "ferry-memo-scanned.pdf"  # keywords already work
         second = service.index([str(library)])
         assert second.pages == 0 and second.chunks_embedded == waiting
-        assert _count(service, "SELECT count(*) FROM chunks WHERE embedding IS NULL") == 0
+        assert _count(service, "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM chunk_vectors)") == 0
         assert service.search("when does the boat leave", k=1, mode=Mode.DENSE)[0].doc == "ferry-memo-scanned.pdf"
 
 

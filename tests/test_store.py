@@ -1,4 +1,5 @@
 import duckdb
+import numpy as np
 import pytest
 
 from docqa_desktop.store import Database, StoreBusy, StoreError
@@ -160,3 +161,33 @@ def test_migration_to_v3_moves_page_summaries_into_artifacts(tmp_path):
     with duckdb.connect(str(backup), read_only=True) as old:  # the file as it was, kept beside
         assert migrations.current_version(old) == 2
         assert old.execute("SELECT count(*) FROM page_summaries").fetchone()[0] == 4
+
+
+def test_migration_to_v6_moves_chunk_embeddings_into_their_own_table(tmp_path):
+    """A v5 library's chunk embeddings move to chunk_vectors: the embedding pass takes the chunks without one,
+    dense search finds the ones with one, and the old column is emptied."""
+    from docqa_desktop.retrieval import dense
+    from docqa_desktop.store import content
+
+    path = tmp_path / "lib.duckdb"
+    Database(path).close()
+    con = duckdb.connect(str(path))  # back to v5
+    con.execute("DROP TABLE chunk_vectors; UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    vector = [1.0] + [0.0] * 383
+    con.execute("INSERT INTO documents (id, sha256, size, pages, parser_version) VALUES (4, 'x', 1, 1, 2)")
+    con.execute("INSERT INTO files (path, doc_id, status) VALUES ('/lib/a.pdf', 4, 'indexed')")
+    con.execute("INSERT INTO chunks (id, doc_id, page, seq, text, embedding) VALUES "
+                "(1, 4, 1, 0, 'embedded already', ?::FLOAT[384]), (2, 4, 1, 1, 'still waiting', NULL)", [vector])
+    con.close()
+    query = np.array(vector, np.float32)
+    with Database(path) as db:
+        cur = db.cursor()
+        assert cur.execute("SELECT id, doc_id, page FROM chunk_vectors").fetchall() == [(1, 4, 1)]
+        assert cur.execute("SELECT count(embedding) FROM chunks").fetchone()[0] == 0
+        assert content.pending_chunks(cur) == [(2, "still waiting")]
+        assert [i for i, _ in dense.search_chunks(db, query, None, 5)] == [1]
+        with db.transaction() as write:
+            content.set_embeddings(db, write, [2], np.array([vector], np.float32))
+        assert content.pending_chunks(cur) == []
+        assert sorted(i for i, _ in dense.search_chunks(db, query, None, 5)) == [1, 2]
+        assert catalog.totals(cur)["chunks_without_embedding"] == 0

@@ -70,8 +70,8 @@ class _Block:
     def read(cls, cur, where: str, centre: np.ndarray | None) -> "_Block":
         """The embedded chunks matching `where`, quantized batch by batch; signs centred on `centre`, or on
         these chunks' own mean when None."""
-        reader = cur.execute(f"SELECT doc_id, page, id, embedding FROM chunks WHERE embedding IS NOT NULL {where} "
-                             "ORDER BY id").fetch_record_batch(LOAD_BATCH)
+        reader = cur.execute(f"SELECT doc_id, page, id, embedding FROM chunk_vectors {where} ORDER BY id"
+                             ).fetch_record_batch(LOAD_BATCH)
         parts = []
         for batch in reader:
             flat = batch.column(3).values.to_numpy(zero_copy_only=False)
@@ -126,8 +126,7 @@ class ChunkVectors:
         version = versions.current(cur, versions.CHUNKS)
         if version == self.version:
             return
-        stored = dict(cur.execute("SELECT doc_id, count(*) FROM chunks WHERE embedding IS NOT NULL "
-                                  "GROUP BY doc_id").fetchall())
+        stored = dict(cur.execute("SELECT doc_id, count(*) FROM chunk_vectors GROUP BY doc_id").fetchall())
         with self._lock:
             changed = {d for d, n in self.counts.items() if stored.get(d) != n}
             fresh = sorted(changed | (set(stored) - set(self.counts)))
@@ -143,7 +142,7 @@ class ChunkVectors:
             blocks = [self.block]
             if fresh:
                 first_load = not self.counts
-                only = "" if first_load else f"AND doc_id IN ({catalog.listed(fresh)})"
+                only = "" if first_load else f"WHERE doc_id IN ({catalog.listed(fresh)})"
                 added = _Block.read(cur, only, None if first_load else self.centre)
                 if first_load:
                     self.centre, self.centred_rows = added.mean(), len(added.ids)

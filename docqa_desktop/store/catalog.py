@@ -78,7 +78,7 @@ def drop_orphan_documents(cur) -> int:
     orphans = [r[0] for r in cur.execute(
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
-    for table in ("pages", "words", "elements", "chunks", "page_vectors", "artifacts", "tree_nodes",
+    for table in ("pages", "words", "elements", "chunks", "chunk_vectors", "page_vectors", "artifacts", "tree_nodes",
                   "tree_builds", "keyword_postings", "keyword_pages", "enrichment"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN ({listed(orphans)})")
     cur.execute(f"DELETE FROM documents WHERE id IN ({listed(orphans)})")
@@ -135,7 +135,8 @@ def totals(cur) -> dict[str, int]:
     """Library-wide counts for `docqa status`."""
     docs, pages = cur.execute(f"SELECT count(*), coalesce(sum(pages), 0) FROM documents "
                               f"WHERE id IN ({LIVE_DOCUMENTS})").fetchone()
-    chunks, waiting = cur.execute("SELECT count(*), count(*) - count(embedding) FROM chunks").fetchone()
+    chunks, waiting = cur.execute("SELECT count(*), count(*) - (SELECT count(*) FROM chunk_vectors) FROM chunks"
+                                  ).fetchone()
     visual = cur.execute(f"SELECT count(*) FROM page_vectors WHERE doc_id IN ({LIVE_DOCUMENTS})").fetchone()[0]
     return {"documents": docs, "pages": pages, "chunks": chunks, "chunks_without_embedding": waiting,
             "pages_with_image_embeddings": visual}

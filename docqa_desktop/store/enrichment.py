@@ -3,7 +3,7 @@
 A document is keyword-searchable when its parse commits; the passes that follow (layout, chunk embeddings,
 page-image embeddings, page summaries) each record their progress in the rows they write, so a pass stopped by
 a cancel, a crash or a restart resumes with what is still missing. Layout records a finished document in the
-`enrichment` table; the others are known by their own rows (chunks with an embedding, page_vectors, artifacts).
+`enrichment` table; the others are known by their own rows (chunk_vectors, page_vectors, artifacts).
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def stage_counts(cur, page_embedder: str | None, summary_kind: str) -> dict[str,
     pages = cur.execute(f"SELECT count(*) FROM pages WHERE {live}").fetchone()[0]
     layout = cur.execute(f"SELECT count(*) FROM pages WHERE {live} AND doc_id IN "
                          "(SELECT doc_id FROM enrichment WHERE stage = ?)", [LAYOUT]).fetchone()[0]
-    chunks, embedded = cur.execute(f"SELECT count(*), count(embedding) FROM chunks WHERE {live}").fetchone()
+    chunks = cur.execute(f"SELECT count(*) FROM chunks WHERE {live}").fetchone()[0]
+    embedded = cur.execute(f"SELECT count(*) FROM chunk_vectors WHERE {live}").fetchone()[0]
     images = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM page_vectors WHERE {live} AND model = ?",
                          [page_embedder or ""]).fetchone()[0]
     summaries = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM artifacts WHERE {live} AND kind = ? "

@@ -101,7 +101,7 @@ def written_nodes(cur, doc_ids: list[int], model: str) -> list[TreeNode]:
 
 def leaves(cur, doc_id: int) -> tuple[list[int], list[int], list[str], list[np.ndarray | None]]:
     """The document's chunks: (ids, pages, texts, embeddings or None where not embedded yet), in order."""
-    table = cur.execute("SELECT id, page, text, embedding FROM chunks WHERE doc_id = ? ORDER BY page, seq, id",
-                        [doc_id]).fetch_arrow_table()
+    table = cur.execute("SELECT c.id, c.page, c.text, v.embedding FROM chunks c LEFT JOIN chunk_vectors v USING (id) "
+                        "WHERE c.doc_id = ? ORDER BY c.page, c.seq, c.id", [doc_id]).fetch_arrow_table()
     return (table.column("id").to_pylist(), table.column("page").to_pylist(), table.column("text").to_pylist(),
             embedding_rows(table.column("embedding")))
