@@ -22,8 +22,9 @@ How the library is made:
   chunk vector, mean over the queries.
 - add_document_s: a new 20-page PDF, from Service.index's start until it is searchable (its parse committed);
   add_document_enriched_s until its layout and embeddings are done too. remove_document_s: Service.remove.
-- rss_mb: this process's resident memory after the searches (the indexes loaded); peak_rss_mb: its peak, the
-  library build included.
+- The searches, the recall, adding and removing run in a second process that opens the built library and does
+  nothing else, as the app would: rss_mb is its resident memory after the timed searches (the in-RAM indexes
+  loaded), peak_rss_mb its peak until then (the first search's loading included).
 
 Writes benchmarks/results/library_scale-N.json.
 """
@@ -34,6 +35,7 @@ import dataclasses
 import gc
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -196,16 +198,21 @@ def time_to_searchable(settings, folder: Path, pages: int) -> float:
     return seconds
 
 
-def measure(pages: int, index_pages: int, searchable_pages: int, queries: list[str], base: list[list[str]]) -> dict:
-    from docqa_desktop.index.embedder import default_embedder
-    from docqa_desktop.retrieval import dense
-    from docqa_desktop.service import Service
+def library_settings(home: Path):
     from docqa_desktop.settings import Settings
+
+    settings = Settings.load(home)
+    return dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off"))
+
+
+def measure(pages: int, index_pages: int, searchable_pages: int, queries: int, base: list[list[str]]) -> dict:
+    """Builds the library here, then searches, adds and removes in a fresh process (searching()), whose memory is
+    what the app's would be: this one holds every synthetic page's text."""
+    from docqa_desktop.service import Service
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
-        settings = Settings.load(home)
-        settings = dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off"))
+        settings = library_settings(home)
         synthetic = max(0, pages - index_pages)
         texts = list(synthetic_pages(base, synthetic + index_pages + PAGES_PER_DOCUMENT + searchable_pages))
         sample_chunks = [" ".join(words[:80]) for words in base[: REAL_VECTORS]]
@@ -215,9 +222,8 @@ def measure(pages: int, index_pages: int, searchable_pages: int, queries: list[s
             settings.locations, data_dir=Path(tmp) / "fresh-data"))
         searchable_s = time_to_searchable(fresh, first_library, searchable_pages)
         with Service(settings) as service:
-            db = service.db
             started = time.perf_counter()
-            build = build_library(db, texts[:synthetic], SyntheticVectors(sample_chunks))
+            build = build_library(service.db, texts[:synthetic], SyntheticVectors(sample_chunks))
             build_s = time.perf_counter() - started
             folder = Path(tmp) / "incoming"
             write_library(folder, texts[synthetic:synthetic + index_pages])
@@ -226,54 +232,69 @@ def measure(pages: int, index_pages: int, searchable_pages: int, queries: list[s
             total_s = time.perf_counter() - clock.started
             in_library_s = clock.searchable_at or total_s
             assert report.added == index_pages // PAGES_PER_DOCUMENT, report.as_json()
-
-            started = time.perf_counter()
-            service.search("annual report revenue", k=10, mode="fused")  # loads the in-RAM indexes
-            first_search_s = time.perf_counter() - started
-            latency = {mode: timed_searches(service, queries, mode) for mode in ("bm25", "dense", "fused")}
-
-            query_vectors = default_embedder().embed(queries)
-            exact = exact_top10(db, query_vectors)
-            found = [[i for i, _ in dense.search_chunks(db, q, None, 10)] for q in query_vectors]
-            recall = statistics.fmean(len(set(f) & set(e)) / 10 for f, e in zip(found, exact))
-            gc.collect()
-            searching_rss = rss_mb()
-
-            extra = folder / "added.pdf"
-            write_pdf(extra, texts[synthetic + index_pages:synthetic + index_pages + PAGES_PER_DOCUMENT])
-            clock = PhaseClock()
-            service.index([str(extra)], clock)
-            add_enriched_s = time.perf_counter() - clock.started
-            add_s = clock.searchable_at or add_enriched_s
-            assert service.search(texts[synthetic + index_pages][:60], k=3, mode="bm25")
-            started = time.perf_counter()
-            service.remove(str(extra))
-            remove_s = time.perf_counter() - started
-            chunks = db.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
+        added = Path(tmp) / "added.pdf"
+        write_pdf(added, texts[synthetic + index_pages:synthetic + index_pages + PAGES_PER_DOCUMENT])
+        child = subprocess.run([sys.executable, __file__, "--searching", str(home), "--added", str(added),
+                                "--probe", texts[synthetic + index_pages][:60], "--queries", str(queries)],
+                               capture_output=True, text=True, check=True)
+        found = json.loads(child.stdout.splitlines()[-1])
         db_mb = sum(f.stat().st_size for f in home.rglob("library.duckdb*")) / 2**20
-    p50 = {mode: percentile(v, 50) for mode, v in latency.items()}
-    p90 = {mode: percentile(v, 90) for mode, v in latency.items()}
     return {
-        "pages": pages, "synthetic_pages": synthetic, "indexed_pages": index_pages, "chunks": chunks,
+        "pages": pages, "synthetic_pages": synthetic, "indexed_pages": index_pages,
         "build_s": round(build_s, 1), "build_steps_s": build,
         "searchable_pages": searchable_pages, "searchable_s": round(searchable_s, 1),
         "indexed_searchable_s": round(in_library_s, 1), "index_total_s": round(total_s, 1),
         "enrich_pages_per_s": round(index_pages / max(total_s - in_library_s, 1e-9), 2),
-        "stage_seconds": report.stage_seconds,
-        "first_search_s": round(first_search_s, 2),
+        "stage_seconds": report.stage_seconds, **found, "db_mb": round(db_mb, 1),
+    }
+
+
+def searching(home: Path, added: Path, probe: str, queries: list[str]) -> dict:
+    """In a process that has done nothing else: the first search (loading the in-RAM indexes), timed searches,
+    dense recall against exact, memory while searching, then adding and removing one document."""
+    from docqa_desktop.index.embedder import default_embedder
+    from docqa_desktop.retrieval import dense
+    from docqa_desktop.service import Service
+
+    with Service(library_settings(home)) as service:
+        db = service.db
+        started = time.perf_counter()
+        service.search("annual report revenue", k=10, mode="fused")
+        first_search_s = time.perf_counter() - started
+        latency = {mode: timed_searches(service, queries, mode) for mode in ("bm25", "dense", "fused")}
+        gc.collect()
+        searching_rss, searching_peak = rss_mb(), _common.peak_rss_mb()["main_mb"]
+
+        query_vectors = default_embedder().embed(queries)
+        exact = exact_top10(db, query_vectors)
+        found = [[i for i, _ in dense.search_chunks(db, q, None, 10)] for q in query_vectors]
+        recall = statistics.fmean(len(set(f) & set(e)) / 10 for f, e in zip(found, exact))
+
+        clock = PhaseClock()
+        service.index([str(added)], clock)
+        add_enriched_s = time.perf_counter() - clock.started
+        add_s = clock.searchable_at or add_enriched_s
+        assert service.search(probe, k=3, mode="bm25")
+        started = time.perf_counter()
+        service.remove(str(added))
+        remove_s = time.perf_counter() - started
+        chunks = db.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
+    p50 = {mode: percentile(v, 50) for mode, v in latency.items()}
+    p90 = {mode: percentile(v, 90) for mode, v in latency.items()}
+    return {
+        "chunks": chunks, "first_search_s": round(first_search_s, 2),
         "bm25_p50_ms": p50["bm25"], "bm25_p90_ms": p90["bm25"], "dense_p50_ms": p50["dense"],
         "dense_p90_ms": p90["dense"], "hybrid_p50_ms": p50["fused"], "hybrid_p90_ms": p90["fused"],
         "visual_p50_ms": None, "dense_recall_at_10": round(recall, 4),
         "add_document_s": round(add_s, 2), "add_document_enriched_s": round(add_enriched_s, 1),
         "remove_document_s": round(remove_s, 2),
-        "rss_mb": searching_rss, "peak_rss_mb": _common.peak_rss_mb()["main_mb"], "db_mb": round(db_mb, 1),
-        "queries": len(queries),
+        "rss_mb": searching_rss, "peak_rss_mb": searching_peak, "queries": len(queries),
     }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pages", type=int, required=True, help="pages in the library")
+    ap.add_argument("--pages", type=int, help="pages in the library (required)")
     ap.add_argument("--index-pages", type=int, default=200,
                     help="of those, pages indexed for real (20-page PDFs) after the synthetic rest; a multiple of 20")
     ap.add_argument("--searchable-pages", type=int, default=1000,
@@ -282,10 +303,17 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=_common.CORPUS)
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("--out")
+    ap.add_argument("--searching", type=Path, help=argparse.SUPPRESS)  # the search phase's process: the home
+    ap.add_argument("--added", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--probe", help=argparse.SUPPRESS)
     args = ap.parse_args()
     questions = [json.loads(line)["question"] for line in _common.EVAL_FILE.read_text().splitlines() if line.strip()]
-    figures = measure(args.pages, args.index_pages, args.searchable_pages, questions[: args.queries],
-                      corpus_pages(args.corpus))
+    if args.searching:
+        print(json.dumps(searching(args.searching, args.added, args.probe, questions[: args.queries])))
+        return 0
+    if args.pages is None:
+        ap.error("--pages is required")
+    figures = measure(args.pages, args.index_pages, args.searchable_pages, args.queries, corpus_pages(args.corpus))
     path = _common.write_json({"environment": _common.environment(), **figures}, args.out,
                               f"library_scale-{args.pages}.json")
     print(json.dumps(figures) if args.json else f"{json.dumps(figures, indent=2)}\nwritten to {path}")
