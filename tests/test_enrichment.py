@@ -15,7 +15,8 @@ import pytest
 from docqa_desktop.answers import Answer, AnswerStatus, Citation
 from docqa_desktop.service import Service
 from docqa_desktop.store import answers as answers_store
-from docqa_desktop.store import content, enrichment
+from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.store import artifacts, content, enrichment
 
 from conftest import ROOT, assert_consistent, make_settings, write_pdf
 
@@ -66,6 +67,8 @@ def test_passes_take_asked_about_documents_first_then_the_newest(tmp_path):
         chunk_docs = [service.db.cursor().execute("SELECT doc_id FROM chunks WHERE id = ?", [i]).fetchone()[0]
                       for i, _ in content.pending_chunks(service.db.cursor())]
         assert list(dict.fromkeys(chunk_docs)) == order
+        summary_docs = [d for d, _ in artifacts.missing_pages(service.db.cursor(), PAGE_SUMMARY, None, "any")]
+        assert list(dict.fromkeys(summary_docs)) == order
 
 
 def test_searchable_before_layout_and_a_cancelled_pass_resumes(tmp_path):

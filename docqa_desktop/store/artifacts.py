@@ -7,6 +7,9 @@ one. Rows go with their document (catalog.drop_orphan_documents) and survive `do
 """
 from __future__ import annotations
 
+from . import enrichment
+from .catalog import listed
+
 Key = tuple[int, int, int]  # (doc_id, page, item)
 
 
@@ -50,13 +53,14 @@ def put(cur, kind: str, doc_id: int, page: int, item: int, model: str, value: st
 
 
 def missing_pages(cur, kind: str, doc_ids: list[int] | None, model: str) -> list[tuple[int, int]]:
-    """(doc_id, page) of the pages of `doc_ids` (None: every document) with no text of `kind` by `model`."""
-    scope = "" if doc_ids is None else "AND p.doc_id IN (SELECT unnest(?::BIGINT[]))"
-    params = [kind, model] + ([list(doc_ids)] if doc_ids is not None else [])
+    """(doc_id, page) of the pages of `doc_ids` (None: every document) with no text of `kind` by `model`, in the
+    background passes' document order (store/enrichment.py)."""
+    scope = "" if doc_ids is None else f"AND p.doc_id IN ({listed(doc_ids)})"
     return [tuple(r) for r in cur.execute(
-        "SELECT p.doc_id, p.page FROM pages p WHERE NOT EXISTS (SELECT 1 FROM artifacts a "
+        f"SELECT p.doc_id, p.page FROM pages p LEFT JOIN ({enrichment.PRIORITY}) o ON o.doc_id = p.doc_id "
+        "WHERE NOT EXISTS (SELECT 1 FROM artifacts a "
         "WHERE a.doc_id = p.doc_id AND a.page = p.page AND a.kind = ? AND a.model = ?) "
-        f"{scope} ORDER BY p.doc_id, p.page", params).fetchall()]
+        f"{scope} ORDER BY o.rank NULLS LAST, p.doc_id, p.page", [kind, model]).fetchall()]
 
 
 def count(cur, kind: str, doc_ids: list[int] | None, model: str | None) -> int:
