@@ -28,7 +28,7 @@ from .fusion import PageKey
 DIM = 384
 EXACT_HEAD = 64  # the top chunks rescored in float32
 EXACT_ROWS = 20_000  # up to this many chunks in scope (~3,000 pages), every one is scored from its int8 codes
-LOAD_BATCH = 65_536  # chunk rows quantized at a time: the float32 vectors of a whole library never sit in RAM
+LOAD_BATCH = 16_384  # chunk rows quantized at a time: the float32 vectors of a whole library never sit in RAM
 RECENTRE_GROWTH = 2  # the mean is taken again once the library has this many times the chunks it was taken from
 
 
