@@ -71,7 +71,7 @@ def test_chunk_vectors_follow_added_and_removed_documents(embedded):
     (folder / "ferries.pdf").unlink()
     service.index([str(folder)])
     assert all(doc != ferries for (doc, _), _ in dense.search_pages(db, query, None, 50))
-    kept = dense._indexes[str(db.path)]
+    kept = dense._indexes(db)
     fresh = dense.ChunkVectors()
     fresh.refresh(db)
     live = {e.doc_id for e in service.status()}

@@ -63,7 +63,7 @@ def test_an_index_kept_in_step_ranks_like_a_fresh_one_and_like_duckdb_fts(fast_s
     change(lambda: write_pdf(folder / "late.pdf", ["A late megawatt count for 2019."]))
 
     db = fast_service.db
-    kept = bm25._indexes[str(db.path)]
+    kept = bm25._indexes(db)
     kept.refresh(db.cursor())
     assert len(kept.segments) <= 3 and not kept.alive.all()  # merged, and the removed document masked
     docs = sorted(keywords.indexed_documents(db.cursor()))

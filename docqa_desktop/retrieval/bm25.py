@@ -20,6 +20,7 @@ import numpy as np
 from ..store import keywords, versions
 from ..store.database import Database
 from .fusion import PageKey
+from .in_ram import NEVER, PerLibrary
 
 K1 = 1.2
 B = 0.75
@@ -61,7 +62,6 @@ class _Segment:
 
 _EMPTY_ROWS = np.zeros(0, np.int32)
 _EMPTY_TF = np.zeros(0, np.float32)
-_NEVER = object()  # a version no store has: the first refresh always loads
 
 
 class KeywordIndex:
@@ -76,7 +76,7 @@ class KeywordIndex:
         self.length = np.zeros(0, np.float32)
         self.alive = np.zeros(0, bool)
         self.slots: dict[int, np.ndarray] = {}  # doc id -> its page slots
-        self.version: str | None | object = _NEVER  # the store's keyword counter when last caught up
+        self.version: str | None | object = NEVER  # the store's keyword counter when last caught up
 
     # -- keeping in step with the store ---------------------------------------------------------------
 
@@ -167,15 +167,13 @@ def _runs(values: np.ndarray) -> dict[int, tuple[int, int]]:
     return {int(values[a]): (int(a), int(b)) for a, b in zip(starts, stops)}
 
 
-_indexes: dict[str, KeywordIndex] = {}
-_indexes_guard = threading.Lock()
+_indexes = PerLibrary(KeywordIndex)
 
 
 def search_pages(db: Database, query: str, doc_ids: list[int] | None, limit: int) -> list[tuple[PageKey, float]]:
     if not query.strip():
         return []
-    with _indexes_guard:
-        index = _indexes.setdefault(str(db.path), KeywordIndex())
+    index = _indexes(db)
     cur = db.cursor()
     index.refresh(cur)
     return index.search([term_id for term_id, _ in keywords.query_terms(cur, query)], doc_ids, limit)

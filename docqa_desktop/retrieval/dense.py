@@ -24,6 +24,7 @@ from ..store import catalog, content, versions
 from ..store.database import Database
 from ..visual.codes import quantize_int8, sign_codes
 from .fusion import PageKey
+from .in_ram import NEVER, PerLibrary
 
 DIM = 384
 EXACT_HEAD = 64  # the top chunks rescored in float32
@@ -119,7 +120,7 @@ class ChunkVectors:
         self.centre = np.zeros(DIM, np.float32)  # what the sign codes are taken relative to
         self.centred_rows = 0  # live chunks when the centre was taken
         self.counts: dict[int, int] = {}  # doc id -> embedded chunks loaded
-        self.version: str | None | object = _NEVER  # the store's chunk counter when last caught up
+        self.version: str | None | object = NEVER  # the store's chunk counter when last caught up
 
     def refresh(self, db: Database) -> None:
         cur = db.cursor()
@@ -188,14 +189,11 @@ def _in_documents(docs: np.ndarray, doc_ids) -> np.ndarray:
     return np.isin(docs, np.fromiter(doc_ids, np.int64), kind="table")  # a lookup table: O(n), not a sort
 
 
-_NEVER = object()
-_indexes: dict[str, ChunkVectors] = {}
-_indexes_guard = threading.Lock()
+_indexes = PerLibrary(ChunkVectors)
 
 
 def _index(db: Database) -> ChunkVectors:
-    with _indexes_guard:
-        index = _indexes.setdefault(str(db.path), ChunkVectors())
+    index = _indexes(db)
     index.refresh(db)
     return index
 
