@@ -118,10 +118,11 @@ class KeywordIndex:
         self.alive = np.concatenate([self.alive, np.ones(len(docs), bool)])
         for doc_id, (start, stop) in _runs(docs).items():
             self.slots[int(doc_id)] = np.arange(first + start, first + stop)
-        if found.num_rows:
-            self.segments.append(_Segment.from_sorted(found.column("term_id").to_numpy(),
-                                                      first + found.column("slot").to_numpy(),
-                                                      found.column("tf").to_numpy()))
+        parts = [(part.column("term_id").to_numpy(), part.column("slot").to_numpy().astype(np.int32),
+                  part.column("tf").to_numpy().astype(np.float32)) for part in found if part.num_rows]
+        if parts:
+            term_ids, rows, tf = (np.concatenate(column) for column in zip(*parts))
+            self.segments.append(_Segment.from_sorted(term_ids, first + rows, tf))
 
     # -- searching ----------------------------------------------------------------------------------------
 
