@@ -46,7 +46,8 @@ class _Segment:
         first = np.flatnonzero(np.diff(term_ids)) + 1
         starts = np.concatenate([[0], first, [len(term_ids)]]) if len(term_ids) else np.zeros(1, np.int64)
         unique = term_ids[starts[:-1]]
-        return cls(unique.astype(np.int32), starts.astype(np.int64), rows.astype(np.int32), tf.astype(np.float32))
+        return cls(unique.astype(np.int32), starts.astype(np.int64), rows.astype(np.int32, copy=False),
+                   tf.astype(np.float32, copy=False))
 
     @classmethod
     def merged(cls, parts: list["_Segment"]) -> "_Segment":
@@ -108,7 +109,7 @@ class KeywordIndex:
         return dead > len(self.alive) - dead
 
     def _add(self, cur, doc_ids: list[int]) -> None:
-        pages, found = keywords.postings(cur, None if not self.slots else doc_ids)
+        pages, term_ids, rows, tf = keywords.postings(cur, None if not self.slots else doc_ids)
         first = len(self.doc_of)
         docs = pages.column("doc_id").to_numpy()
         numbers = pages.column("page").to_numpy()
@@ -118,11 +119,9 @@ class KeywordIndex:
         self.alive = np.concatenate([self.alive, np.ones(len(docs), bool)])
         for doc_id, (start, stop) in _runs(docs).items():
             self.slots[int(doc_id)] = np.arange(first + start, first + stop)
-        parts = [(part.column("term_id").to_numpy(), part.column("slot").to_numpy().astype(np.int32),
-                  part.column("tf").to_numpy().astype(np.float32)) for part in found if part.num_rows]
-        if parts:
-            term_ids, rows, tf = (np.concatenate(column) for column in zip(*parts))
-            self.segments.append(_Segment.from_sorted(term_ids, first + rows, tf))
+        if len(term_ids):
+            rows += first
+            self.segments.append(_Segment.from_sorted(term_ids, rows, tf))
 
     # -- searching ----------------------------------------------------------------------------------------
 

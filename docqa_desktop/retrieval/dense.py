@@ -69,14 +69,23 @@ class _Block:
     signs: np.ndarray  # [6, n] uint64 word planes, centred
 
     @classmethod
-    def read(cls, cur, where: str, centre: np.ndarray | None) -> "_Block":
-        """The embedded chunks matching `where`, quantized batch by batch; signs centred on `centre`, or on
-        these chunks' own mean when None."""
-        reader = cur.execute(f"SELECT doc_id, page, id, embedding FROM chunk_vectors {where} ORDER BY id"
-                             ).fetch_record_batch(LOAD_BATCH)
+    def read(cls, cur, condition: str, centre: np.ndarray | None) -> "_Block":
+        """The embedded chunks matching the SQL `condition`, quantized batch by batch; signs centred on `centre`,
+        or on these chunks' own mean when None.
+
+        A batch is a query for a range of chunk ids: one query sorted by id needed DuckDB memory for every
+        vector (1 GB at 100,000 pages, out of memory at a 256 MB limit), and one streamed unsorted left the
+        process 0.3 GB fuller than this (ties are broken by chunk id when scoring, so rows need no order)."""
+        low, high = cur.execute(f"SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM chunk_vectors "
+                                f"WHERE {condition}").fetchone()
+        batches = (cur.execute(f"SELECT doc_id, page, id, embedding FROM chunk_vectors WHERE {condition} "
+                               f"AND id >= {start} AND id < {start + LOAD_BATCH}").fetch_arrow_table()
+                   for start in range(low, high + 1, LOAD_BATCH))
         parts = []
-        for batch in reader:
-            flat = batch.column(3).values.to_numpy(zero_copy_only=False)
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            flat = batch.column(3).combine_chunks().values.to_numpy(zero_copy_only=False)
             codes, scales = quantize_int8(flat.reshape(batch.num_rows, DIM))
             parts.append(cls(batch.column(0).to_numpy().astype(np.int64), batch.column(1).to_numpy().astype(np.int64),
                              batch.column(2).to_numpy().astype(np.int64), codes, scales, _NO_SIGNS))
@@ -144,7 +153,7 @@ class ChunkVectors:
             blocks = [self.block]
             if fresh:
                 first_load = not self.counts
-                only = "" if first_load else f"WHERE doc_id IN ({catalog.listed(fresh)})"
+                only = "true" if first_load else f"doc_id IN ({catalog.listed(fresh)})"
                 added = _Block.read(cur, only, None if first_load else self.centre)
                 if first_load:
                     self.centre, self.centred_rows = added.mean(), len(added.ids)
@@ -179,7 +188,7 @@ class ChunkVectors:
         else:
             rows = np.flatnonzero(scope)
         scores = (block.codes[rows].astype(np.float32) @ query) * block.scales[rows]
-        order = np.argsort(-scores, kind="stable")
+        order = np.lexsort((block.ids[rows], -scores))  # best first, equal scores by chunk id: rows have no order
         rows = rows[order]
         return block.docs[rows], block.pages[rows], block.ids[rows], scores[order]
 

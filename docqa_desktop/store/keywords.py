@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from . import versions
 from .catalog import listed
 
@@ -83,19 +85,33 @@ POSTINGS_SLICES = 8  # a whole library's postings are read in this many term ran
 
 
 def postings(cur, doc_ids: list[int] | None = None):
-    """(pages, postings) for the given documents (all when None). pages is an arrow table of doc_id, page, length,
-    in (doc_id, page) order; postings yields arrow tables of term_id, slot (the page's position in pages), tf,
-    which together are in (term_id, slot) order: what a search structure needs, joined and sorted by DuckDB
-    (numpy's sort held every row twice: 1.5 GB at 100,000 pages). A whole library's come in term ranges: DuckDB
-    keeps what one sort allocated for seconds after it, 0.65 GB for all 15 million postings of 100,000 pages."""
+    """(pages, term_ids, slots, tf) for the given documents (all when None), read in one snapshot. pages is an
+    arrow table of doc_id, page, length in (doc_id, page) order; the three numpy arrays are every posting in
+    (term, slot) order, slot being the page's position in pages: what a search structure needs.
+
+    DuckDB joins and sorts them (numpy's sort held every row twice: 1.5 GB at 100,000 pages), a range of terms
+    at a time (what one sort of all 15 million postings allocated stayed resident for seconds), into arrays
+    sized beforehand (collecting the ranges and joining them held three copies)."""
     where = "" if doc_ids is None else f"WHERE doc_id IN ({listed(doc_ids)})"
-    pages = cur.execute(f"SELECT doc_id, page, length FROM keyword_pages {where} ORDER BY doc_id, page"
-                        ).fetch_arrow_table()
-    last_term = cur.execute("SELECT coalesce(max(id), 0) FROM keyword_terms").fetchone()[0]
-    step = last_term // (POSTINGS_SLICES if doc_ids is None else 1) + 1
-    slots = f"SELECT doc_id, page, row_number() OVER (ORDER BY doc_id, page) - 1 AS slot FROM keyword_pages {where}"
-    found = (cur.execute(f"SELECT p.term_id, s.slot::INTEGER AS slot, p.tf FROM keyword_postings p JOIN ({slots}) s "
-                         f"USING (doc_id, page) WHERE p.term_id >= {low} AND p.term_id < {low + step} "
-                         "ORDER BY p.term_id, slot").fetch_arrow_table()
-             for low in range(0, last_term + 1, step))
-    return pages, found
+    cur.execute("BEGIN TRANSACTION")  # slots are positions in `pages`: both must see the same documents
+    try:
+        pages = cur.execute(f"SELECT doc_id, page, length FROM keyword_pages {where} ORDER BY doc_id, page"
+                            ).fetch_arrow_table()
+        count, last_term = cur.execute(f"SELECT count(*), coalesce(max(term_id), 0) FROM keyword_postings {where}"
+                                       ).fetchone()
+        term_ids, slots, tf = np.empty(count, np.int32), np.empty(count, np.int32), np.empty(count, np.float32)
+        step = last_term // (POSTINGS_SLICES if doc_ids is None else 1) + 1
+        page_slots = (f"SELECT doc_id, page, row_number() OVER (ORDER BY doc_id, page) - 1 AS slot "
+                      f"FROM keyword_pages {where}")
+        at = 0
+        for low in range(0, last_term + 1, step):
+            part = cur.execute(
+                f"SELECT p.term_id, s.slot::INTEGER AS slot, p.tf FROM keyword_postings p JOIN ({page_slots}) s "
+                f"USING (doc_id, page) WHERE p.term_id >= {low} AND p.term_id < {low + step} "
+                "ORDER BY p.term_id, slot").fetch_arrow_table()
+            for array, column in ((term_ids, "term_id"), (slots, "slot"), (tf, "tf")):
+                array[at:at + part.num_rows] = part.column(column).to_numpy()
+            at += part.num_rows
+    finally:
+        cur.execute("COMMIT")
+    return pages, term_ids, slots, tf
