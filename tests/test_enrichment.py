@@ -65,7 +65,7 @@ def test_passes_take_asked_about_documents_first_then_the_newest(tmp_path):
         # the passes' own queues follow that order
         assert [d for d, _ in enrichment.documents_without(service.db.cursor(), enrichment.LAYOUT)] == order
         chunk_docs = [service.db.cursor().execute("SELECT doc_id FROM chunks WHERE id = ?", [i]).fetchone()[0]
-                      for i, _ in content.pending_chunks(service.db.cursor())]
+                      for i in content.pending_chunks(service.db.cursor())]
         assert list(dict.fromkeys(chunk_docs)) == order
         summary_docs = [d for d, _ in artifacts.missing_pages(service.db.cursor(), PAGE_SUMMARY, None, "any")]
         assert list(dict.fromkeys(summary_docs)) == order

@@ -184,7 +184,8 @@ def test_migration_to_v6_moves_chunk_embeddings_into_their_own_table(tmp_path):
         cur = db.cursor()
         assert cur.execute("SELECT id, doc_id, page FROM chunk_vectors").fetchall() == [(1, 4, 1)]
         assert cur.execute("SELECT count(embedding) FROM chunks").fetchone()[0] == 0
-        assert content.pending_chunks(cur) == [(2, "still waiting")]
+        assert content.pending_chunks(cur) == [2]
+        assert content.chunk_texts(cur, [2, 1]) == ["still waiting", "embedded already"]
         assert [i for i, _ in dense.search_chunks(db, query, None, 5)] == [1]
         with db.transaction() as write:
             content.set_embeddings(db, write, [2], np.array([vector], np.float32))

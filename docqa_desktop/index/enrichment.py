@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Callable
 
 from ..progress import ProgressFn
@@ -83,15 +84,14 @@ class EmbeddingPass:
 
     def run(self, emit: ProgressFn, cancel: threading.Event) -> int:
         """Embed the pending chunks; returns how many were embedded."""
-        rows = content.pending_chunks(self.db.cursor())  # ~0.5 KB of text per chunk
-        if not rows:
+        pending = content.pending_chunks(self.db.cursor())
+        if not pending:
             return 0
         size = self.settings.embed_batch
-        batches = [rows[start:start + size] for start in range(0, len(rows), size)]
-        ids = [[chunk_id for chunk_id, _ in part] for part in batches]
-        tasks = [Task(i, ([text for _, text in part],)) for i, part in enumerate(batches)]
-        pool = OrderedPool(embed_texts, tasks, self.settings.workers, on_crash=lambda: (None, 0.0))
-        progress = ProgressTracker(1, len(rows), emit, phase="embedding", unit="chunks")
+        ids = [pending[start:start + size] for start in range(0, len(pending), size)]
+        pool = OrderedPool(embed_texts, _TextBatches(self.db, ids), self.settings.workers,
+                           on_crash=lambda: (None, 0.0))
+        progress = ProgressTracker(1, len(pending), emit, phase="embedding", unit="chunks")
         done = 0
         try:
             for index, chunk_ids in enumerate(ids):
@@ -108,3 +108,20 @@ class EmbeddingPass:
         finally:
             pool.close(kill=cancel.is_set())
         return done
+
+
+class _TextBatches(Sequence[Task]):
+    """The embedding tasks, each batch's texts read from the store when the pool gets to it: the pending chunks
+    of a large import are too many to hold (~0.5 KB of text each, 711,000 at 100,000 pages)."""
+
+    def __init__(self, db: Database, batches: list[list[int]]):
+        self.db, self.batches = db, batches
+        self._last: Task | None = None  # the pool looks at a task twice: whether to skip it, then to submit it
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int) -> Task:
+        if self._last is None or self._last.job != index:
+            self._last = Task(index, (content.chunk_texts(self.db.cursor(), self.batches[index]),))
+        return self._last

@@ -5,6 +5,7 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ class Task:
 
 
 class OrderedPool:
-    def __init__(self, fn: Callable, tasks: list[Task], workers: int, on_crash: Callable[[], Any],
+    def __init__(self, fn: Callable, tasks: Sequence[Task], workers: int, on_crash: Callable[[], Any],
                  timeout: float | None = None, on_timeout: Callable[[], Any] | None = None):
         self.fn = fn
         self.tasks = tasks

@@ -67,10 +67,17 @@ def insert_chunks(db, cur, doc_id: int, chunks) -> None:
     }))
 
 
-def pending_chunks(cur) -> list[tuple[int, str]]:
-    """(chunk id, text) of chunks still waiting for an embedding, in the background passes' document order."""
-    return cur.execute(f"SELECT c.id, c.text FROM chunks c JOIN ({enrichment.PRIORITY}) o ON o.doc_id = c.doc_id "
-                       "WHERE c.id NOT IN (SELECT id FROM chunk_vectors) ORDER BY o.rank, c.id").fetchall()
+def pending_chunks(cur) -> list[int]:
+    """Ids of the chunks still waiting for an embedding, in the background passes' document order."""
+    return [i for (i,) in cur.execute(
+        f"SELECT c.id FROM chunks c JOIN ({enrichment.PRIORITY}) o ON o.doc_id = c.doc_id "
+        "WHERE c.id NOT IN (SELECT id FROM chunk_vectors) ORDER BY o.rank, c.id").fetchall()]
+
+
+def chunk_texts(cur, chunk_ids: list[int]) -> list[str]:
+    """The chunks' texts, in the order of `chunk_ids` (each must exist)."""
+    texts = dict(cur.execute(f"SELECT id, text FROM chunks WHERE id IN ({listed(chunk_ids)})").fetchall())
+    return [texts[i] for i in chunk_ids]
 
 
 def set_embeddings(db, cur, chunk_ids: list[int], vectors: np.ndarray) -> None:
