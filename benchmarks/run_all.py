@@ -120,7 +120,8 @@ def _fts_headline(path: Path) -> list[tuple[str, str]]:
     return [(f"keyword index at {d['pages']:,} pages (DuckDB FTS, rebuilt on every change): rebuild s; BM25 p50 / "
              f"p90 ms; add / remove one 20-page document s; peak RSS MB; database MB",
              f"{d['fts_rebuild_s']:.1f}; {d['bm25_p50_ms']:.0f} / {d['bm25_p90_ms']:.0f}; {d['add_document_s']:.1f} / "
-             f"{d['remove_document_s']:.1f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}") for d in _by_pages(path, "fts_rebuild")]
+             f"{d['remove_document_s']:.1f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}", d["_file"])
+            for d in _by_pages(path, "fts_rebuild")]
 
 
 def _scale_headline(path: Path) -> list[tuple[str, str]]:
@@ -132,14 +133,15 @@ def _scale_headline(path: Path) -> list[tuple[str, str]]:
                      f"database MB",
                      f"{d['searchable_s']:.1f}; {d['enrich_pages_per_s']:.2f}; {d['bm25_p50_ms']:.0f} / "
                      f"{d['dense_p50_ms']:.0f} / {d['hybrid_p50_ms']:.0f}; {d['dense_recall_at_10']:.3f}; "
-                     f"{d['add_document_s']:.1f} / {d['remove_document_s']:.2f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}"))
+                     f"{d['add_document_s']:.1f} / {d['remove_document_s']:.2f}; {d['rss_mb']:.0f}; {d['db_mb']:.0f}",
+                     d["_file"]))
     return rows
 
 
 def _by_pages(path: Path, prefix: str) -> list[dict]:
     """The results of every library size measured: <prefix>-N.json beside `path`, smallest N first."""
     found = sorted(path.parent.glob(f"{prefix}-*.json"), key=lambda p: int(p.stem.split("-")[1]))
-    return [_json(f) for f in found]
+    return [{**_json(f), "_file": f} for f in found]  # a row's own source: its size's file
 
 
 def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
@@ -148,7 +150,7 @@ def _maxsim_headline(path: Path) -> list[tuple[str, str]]:
         rows.append((f"visual search, {d['pages']:,} synthetic pages (768 x 128 each): p50 / p90, recall@10 vs "
                      f"exact, RAM, disk per page; exact float32 p50; floor",
                      f"{d['p50_ms']} / {d['p90_ms']} ms, {d['recall_at_10']}, {d['rss_mb']} MB, "
-                     f"{d['bytes_per_page'] / 1000:.0f} KB; {d['exact_p50_ms']:,.0f} ms; {d['floor_ms']} ms"))
+                     f"{d['bytes_per_page'] / 1000:.0f} KB; {d['exact_p50_ms']:,.0f} ms; {d['floor_ms']} ms", d["_file"]))
     return rows
 
 
@@ -157,7 +159,7 @@ def _bookkeeping_headline(path: Path) -> list[tuple[str, str]]:
     for d in _by_pages(path, "visual_bookkeeping"):
         rows.append((f"visual search, {d['pages']:,} pages: database checks before each search p50 / p90; "
                      f"catch-up after {d['catch_up_pages']:,} pages changed",
-                     f"{d['checks_p50_ms']} / {d['checks_p90_ms']} ms; {d['catch_up_ms']:,.0f} ms"))
+                     f"{d['checks_p50_ms']} / {d['checks_p90_ms']} ms; {d['catch_up_ms']:,.0f} ms", d["_file"]))
     return rows
 
 
@@ -404,8 +406,10 @@ def _table(benchmarks: list[Benchmark]) -> list[str]:
         if not bench.result.exists():
             lines.append(f"| {bench.name} | not measured yet | – | – | `{source}` |")
             continue
-        for figure, value in bench.headline(bench.result):
-            lines.append(f"| {bench.name} | {figure} | {value} | {measured_on(bench.result)} | `{source}` |")
+        for figure, value, *own in bench.headline(bench.result):  # a row may name its own result file
+            result = own[0] if own else bench.result
+            lines.append(f"| {bench.name} | {figure} | {value} | {measured_on(result)} | "
+                         f"`{result.relative_to(_common.REPO)}` |")
     return lines
 
 
