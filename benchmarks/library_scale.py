@@ -53,9 +53,11 @@ REAL_VECTORS = 2000
 BUILD_BATCH_PAGES = 5000
 
 
-def rss_mb() -> float:
+def status_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory now (VmRSS) or at its peak (VmHWM). Not getrusage's ru_maxrss: that one
+    survives exec, so a child started by a big parent reports the parent's size at the fork."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
 
@@ -263,7 +265,7 @@ def searching(home: Path, added: Path, probe: str, queries: list[str]) -> dict:
         first_search_s = time.perf_counter() - started
         latency = {mode: timed_searches(service, queries, mode) for mode in ("bm25", "dense", "fused")}
         gc.collect()
-        searching_rss, searching_peak = rss_mb(), _common.peak_rss_mb()["main_mb"]
+        searching_rss, searching_peak = status_mb("VmRSS"), status_mb("VmHWM")
 
         query_vectors = default_embedder().embed(queries)
         exact = exact_top10(db, query_vectors)

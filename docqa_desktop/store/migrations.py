@@ -200,7 +200,7 @@ CREATE TABLE chunk_vectors (
     page INTEGER NOT NULL,
     embedding FLOAT[384] NOT NULL    -- all-MiniLM-L6-v2, L2-normalised
 );
-INSERT INTO chunk_vectors SELECT id, doc_id, page, embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY id;
+INSERT INTO chunk_vectors SELECT id, doc_id, page, embedding FROM chunks WHERE embedding IS NOT NULL;
 UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL;
 """
 
