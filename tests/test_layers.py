@@ -53,6 +53,8 @@ SIBLINGS: set[tuple[str, str]] = {
     # model (the model manager finds it, its failures are model errors); queries are embedded by the model
     # that embedded the chunks at index time
     ("visual", "index.pdf"), ("visual", "llm.types"), ("visual", "llm.manager"),
+    # the page-image stage reports progress as the other indexing passes do
+    ("visual", "index.tracking"),
     ("retrieval", "index.embedder"),
     # chunk vectors are quantized the way page-image vectors are
     ("retrieval", "visual.codes"),

@@ -3,6 +3,7 @@ machine has no GPU: the choice is tested against provider lists, and the fallbac
 from __future__ import annotations
 
 import logging
+import os
 
 import pymupdf
 import pytest
@@ -58,3 +59,17 @@ def test_ocr_and_layout_set_up_for_cuda_fall_back_to_the_cpu_and_still_work(monk
         assert found[1] and any(e.kind == "text" for e in found[1])
     finally:
         layout._layout_model_on.cache_clear()
+
+
+@pytest.mark.model  # the real OCR models, loaded in a worker and here
+def test_index_workers_run_onnx_models_on_their_share_of_the_cores():
+    from docqa_desktop.index.pipeline import OrderedPool, Task
+    from pool_tasks import ocr_session_threads
+
+    pool = OrderedPool(ocr_session_threads, [Task(0, (0,))], workers=2, on_crash=lambda: None)
+    try:
+        in_worker = pool.result(0)
+    finally:
+        pool.close()
+    assert in_worker == max(1, (os.cpu_count() or 1) // 2)  # two workers share the cores, not a thread per core each
+    assert ocr_session_threads(0) == 0  # outside the index's workers: onnxruntime's own default

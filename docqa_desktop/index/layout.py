@@ -8,7 +8,7 @@ from functools import lru_cache
 import pymupdf
 
 from ..domain import Element
-from .onnx_device import on_cuda
+from .onnx_device import on_cuda, session_threads_applied
 
 
 # The layout pass asks mupdf to collect text styles, which takes time quadratic in a page's characters
@@ -18,6 +18,7 @@ LAYOUT_MAX_CHARS = 50_000
 
 def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str = "auto") -> dict[int, list[Element]]:
     """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
+    session_threads_applied()  # before the imports: they load the layout model
     import pymupdf4llm  # heavy: imported only in processes that analyse layout
 
     _layout_model_on(device)

@@ -1,8 +1,13 @@
-"""Where the ONNX models of indexing (layout, OCR) run: the one place that picks onnxruntime's execution providers.
+"""Where the ONNX models of indexing (layout, OCR) run: the one place that picks onnxruntime's execution providers
+and the threads of its sessions.
 
 With onnxruntime-gpu installed (`pip install ".[gpu]"`, README) and a CUDA device present, onnxruntime offers
 CUDAExecutionProvider and both models use it; otherwise, or with index.device = "cpu", they run on the CPU. The
 CPU provider always comes last, so an operator CUDA cannot run falls back to it.
+
+Threads: onnxruntime gives each session a thread per core. The index runs a worker process per core, so each
+worker's sessions get their share of the cores instead (two layout workers on 2 cores: 2.8 pages/s with a thread
+per core each, 4.2 with one each; benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ import logging
 from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
+
+_session_threads = 0  # 0: onnxruntime's default, a thread per core
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -44,3 +51,33 @@ def describe(device: str = "auto", available: Sequence[str] | None = None) -> st
     if device == "cpu":
         return "CPU (index.device = cpu)"
     return "CPU (no CUDA provider in onnxruntime; see the README's GPU section)"
+
+
+def share_cores(threads: int) -> None:
+    """Sessions made in this process from now on use `threads` threads (an index worker's share of the cores)."""
+    global _session_threads
+    _session_threads = max(1, threads)
+
+
+def session_threads_applied() -> None:
+    """Applies the share to every onnxruntime session made from now on, the ones libraries make inside (the layout
+    model's) too: call before a model loads. A session whose maker chose its own thread count keeps it."""
+    if not _session_threads:
+        return
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession
+    if getattr(session.__init__, "shares_cores", False):
+        return
+    init = session.__init__
+
+    def sharing_init(self, path_or_bytes, sess_options=None, *args, **kwargs):
+        options = sess_options or onnxruntime.SessionOptions()
+        if options.intra_op_num_threads == 0:
+            options.intra_op_num_threads = _session_threads
+        if options.inter_op_num_threads == 0:
+            options.inter_op_num_threads = 1
+        init(self, path_or_bytes, options, *args, **kwargs)
+
+    sharing_init.shares_cores = True
+    session.__init__ = sharing_init

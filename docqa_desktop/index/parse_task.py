@@ -28,10 +28,13 @@ class TaskResult:
 WORKER_NICENESS = 10  # background work: the app and whatever the user is doing come first
 
 
-def init_worker() -> None:
-    """Keep workers quiet (stdout carries --json output), single-threaded (one core each) and at a
-    lower priority, so that on a busy CPU the scheduler prefers the app's own threads."""
+def init_worker(cores: int = 1) -> None:
+    """Keep workers quiet (stdout carries --json output), to their share of the cores (BLAS single-threaded,
+    ONNX models on `cores` threads) and at a lower priority, so that on a busy CPU the scheduler prefers the
+    app's own threads."""
     from threadpoolctl import threadpool_limits
+
+    from .onnx_device import share_cores
 
     if hasattr(os, "nice"):
         os.nice(WORKER_NICENESS)
@@ -39,6 +42,7 @@ def init_worker() -> None:
     os.dup2(devnull, 1)
     os.close(devnull)
     threadpool_limits(1)  # workers spawned after the first miss the environment the pool set
+    share_cores(cores)
     _exit_with_parent()
 
 

@@ -41,7 +41,8 @@ class OrderedPool:
         os.environ.update({v: "1" for v in saved})
         try:
             pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=init_worker)
+                                       initializer=init_worker,
+                                       initargs=(max(1, (os.cpu_count() or 1) // self.workers),))
             pool.submit(int).result()  # start the workers now, while the environment is set
         finally:
             for var, value in saved.items():

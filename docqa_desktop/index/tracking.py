@@ -15,20 +15,31 @@ def index_progress(phase: str, docs_done: int = 0, docs_total: int = 0, done: in
 
 
 class ProgressTracker:
+    """Counts documents and `unit`s done. The rate is per second of the run, or with `rate_by_work` per second
+    of the work reported with each step (the visual stage: embedding is its only real cost, and its slow
+    pages would otherwise be averaged with the rendering and committing around them)."""
+
     def __init__(self, docs_total: int, pages_total: int, emit: ProgressFn, phase: str = "indexing",
-                 unit: str = "pages"):
+                 unit: str = "pages", rate_by_work: bool = False):
         self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
-        self.phase, self.unit = phase, unit
+        self.phase, self.unit, self.rate_by_work = phase, unit, rate_by_work
         self.docs_done = self.pages_done = 0
+        self.work_seconds = 0.0
         self.current: str | None = None
         self.started = time.monotonic()
 
-    def start_document(self, path: str) -> None:
+    def start_document(self, path: str | None) -> None:
         self.current = path
         self._send()
 
-    def pages_parsed(self, count: int) -> None:
+    def pages_parsed(self, count: int, seconds: float = 0.0) -> None:
         self.pages_done += count
+        self.work_seconds += seconds
+        self._send()
+
+    def skip(self, count: int) -> None:
+        """`count` units will not be done after all (their file went away)."""
+        self.pages_total -= count
         self._send()
 
     def finish_document(self) -> None:
@@ -36,8 +47,8 @@ class ProgressTracker:
         self._send()
 
     def _send(self) -> None:
-        elapsed = max(1e-6, time.monotonic() - self.started)
-        rate = self.pages_done / elapsed
+        seconds = self.work_seconds if self.rate_by_work else time.monotonic() - self.started
+        rate = self.pages_done / seconds if seconds > 0 else 0.0
         eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
         self.emit(index_progress(self.phase, self.docs_done, self.docs_total, self.pages_done, self.pages_total,
-                                 self.current, round(rate, 2), None if eta is None else round(eta, 1), self.unit))
+                                 self.current, round(rate, 3), None if eta is None else round(eta, 1), self.unit))

@@ -12,7 +12,8 @@ import time
 from itertools import groupby
 
 from ..index.pdf import PdfError
-from ..progress import Cancelled, Progress, ProgressFn
+from ..index.tracking import ProgressTracker
+from ..progress import Cancelled, ProgressFn
 from ..store import catalog, page_vectors
 from ..store.database import Database
 from .embedder import PageEmbedder, PageVectors
@@ -51,23 +52,24 @@ class VisualStage:
     def _run(self, todo, emit, cancel, errors) -> int:
         paths = catalog.doc_paths(self.db.cursor())
         docs = {doc for doc, _ in todo}
-        progress = _ProgressTracker(len(docs), len(todo), emit)
+        progress = ProgressTracker(len(docs), len(todo), emit, phase=PHASE, unit="page images",
+                                   rate_by_work=True)
         done = 0
         for doc_id, group in groupby(todo, key=lambda item: item[0]):
             if cancel.is_set():
                 break
             pages = [page for _, page in group]
             path = paths.get(doc_id)
-            progress.document(path)
+            progress.start_document(path)
             try:
                 done += self._embed_document(doc_id, path, pages, progress, cancel)
             except (PdfError, OSError) as exc:  # vanished or damaged since text indexing: the watcher will see
                 errors[path or str(doc_id)] = f"page images not embedded: {exc}"
                 progress.skip(len(pages))
-            progress.document_done()
+            progress.finish_document()
         return done
 
-    def _embed_document(self, doc_id: int, path: str | None, pages: list[int], progress: "_ProgressTracker",
+    def _embed_document(self, doc_id: int, path: str | None, pages: list[int], progress: ProgressTracker,
                         cancel: threading.Event) -> int:
         if path is None:
             raise OSError("no file on disk refers to this document any more")
@@ -84,7 +86,7 @@ class VisualStage:
             except Cancelled:
                 break
             batch += [stored_page(doc_id, page, vectors) for (page, _), vectors in zip(chunk, embedded)]
-            progress.pages(len(chunk), time.perf_counter() - started)
+            progress.pages_parsed(len(chunk), time.perf_counter() - started)
             if len(batch) >= self.commit_pages:
                 stored += self._commit(batch)
                 batch = []
@@ -95,36 +97,3 @@ class VisualStage:
             with self.db.transaction() as cur:
                 page_vectors.save(self.db, cur, self.embedder.name, batch)
         return len(batch)
-
-
-class _ProgressTracker:
-    """Progress with an ETA from the embedding time per page measured so far (the stage's only real cost)."""
-
-    def __init__(self, docs_total: int, pages_total: int, emit: ProgressFn):
-        self.docs_total, self.pages_total, self.emit = docs_total, pages_total, emit
-        self.docs_done = self.pages_done = 0
-        self.seconds = 0.0
-        self.current: str | None = None
-
-    def document(self, path: str | None) -> None:
-        self.current = path
-        self._send()
-
-    def pages(self, count: int, seconds: float) -> None:
-        self.pages_done += count
-        self.seconds += seconds
-        self._send()
-
-    def skip(self, count: int) -> None:
-        self.pages_total -= count
-        self._send()
-
-    def document_done(self) -> None:
-        self.docs_done += 1
-        self._send()
-
-    def _send(self) -> None:
-        rate = self.pages_done / self.seconds if self.seconds > 0 else 0.0
-        eta = (self.pages_total - self.pages_done) / rate if rate > 0 else None
-        self.emit(Progress("index", PHASE, self.pages_done, self.pages_total, "page images", self.current,
-                           round(rate, 3), None if eta is None else round(eta, 1), self.docs_done, self.docs_total))
