@@ -73,3 +73,27 @@ def test_index_workers_run_onnx_models_on_their_share_of_the_cores():
         pool.close()
     assert in_worker == max(1, (os.cpu_count() or 1) // 2)  # two workers share the cores, not a thread per core each
     assert ocr_session_threads(0) == 0  # outside the index's workers: onnxruntime's own default
+
+
+LAYOUT_SESSIONS = """
+import gc, sys
+import pymupdf  # importing it loads the layout model, with onnxruntime's default threads
+import onnxruntime
+from docqa_desktop.index import layout, onnx_device
+onnx_device.share_cores(1)  # what an index worker does once its parent's main module is imported
+with pymupdf.open(sys.argv[1]) as doc:
+    assert layout.layout_elements(doc, [1])[1]
+gc.collect()
+print(sorted({s.get_session_options().intra_op_num_threads
+              for s in gc.get_objects() if isinstance(s, onnxruntime.InferenceSession)}))
+"""
+
+
+@pytest.mark.model  # the real layout model, in a process of its own (share_cores changes onnxruntime for good)
+def test_a_layout_model_loaded_before_the_share_is_made_again_on_it():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", LAYOUT_SESSIONS, str(corpus_pdf(SMALL_PAPER))],
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[-2] == "[1]", run.stdout + run.stderr  # no session left on a thread per core

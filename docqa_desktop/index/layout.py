@@ -8,7 +8,7 @@ from functools import lru_cache
 import pymupdf
 
 from ..domain import Element
-from .onnx_device import on_cuda, session_threads_applied
+from .onnx_device import cores_shared, on_cuda
 
 
 # The layout pass asks mupdf to collect text styles, which takes time quadratic in a page's characters
@@ -18,7 +18,6 @@ LAYOUT_MAX_CHARS = 50_000
 
 def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str = "auto") -> dict[int, list[Element]]:
     """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
-    session_threads_applied()  # before the imports: they load the layout model
     import pymupdf4llm  # heavy: imported only in processes that analyse layout
 
     _layout_model_on(device)
@@ -43,12 +42,14 @@ def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str 
 
 @lru_cache(maxsize=1)
 def _layout_model_on(device: str) -> None:
-    """pymupdf.layout loads its model on the CPU when imported; with CUDA chosen, a second one on the GPU takes
-    over (pymupdf calls whatever pymupdf._get_layout is)."""
+    """pymupdf loads the layout model on the CPU, with onnxruntime's default threads, when it is imported, which may
+    be before an index worker takes its share of the cores (the spawned worker imports its parent's main module
+    first). On CUDA, or in such a worker, a second model takes over: pymupdf calls whatever pymupdf._get_layout is."""
     import pymupdf.layout
 
-    if on_cuda(device):
-        model = pymupdf.layout.DocumentLayoutAnalyzer.get_model(use_gpu=True)
+    cuda = on_cuda(device)
+    if cuda or cores_shared():
+        model = pymupdf.layout.DocumentLayoutAnalyzer.get_model(use_gpu=cuda)
         pymupdf._get_layout = lambda *args, **kwargs: model.predict(*args, **kwargs)
 
 

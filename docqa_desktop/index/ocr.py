@@ -13,7 +13,7 @@ import numpy as np
 import pymupdf
 
 from ..domain import Word
-from .onnx_device import on_cuda, session_threads_applied
+from .onnx_device import on_cuda
 from .pdf import words_to_text
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
@@ -27,7 +27,6 @@ def _engine(device: str = "auto"):
     from rapidocr_onnxruntime import RapidOCR  # loads ONNX models: only in processes that OCR
 
     cuda = on_cuda(device)
-    session_threads_applied()
     return RapidOCR(det_use_cuda=cuda, cls_use_cuda=cuda, rec_use_cuda=cuda)
 
 

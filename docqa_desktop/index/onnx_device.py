@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
-_session_threads = 0  # 0: onnxruntime's default, a thread per core
+_session_threads = 0  # set in index workers (share_cores); 0 elsewhere: onnxruntime's default, a thread per core
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -53,19 +53,18 @@ def describe(device: str = "auto", available: Sequence[str] | None = None) -> st
     return "CPU (no CUDA provider in onnxruntime; see the README's GPU section)"
 
 
+def cores_shared() -> bool:
+    return _session_threads > 0
+
+
 def share_cores(threads: int) -> None:
-    """Sessions made in this process from now on use `threads` threads (an index worker's share of the cores)."""
+    """Every onnxruntime session made in this process from now on, the ones libraries make inside too, uses
+    `threads` threads (an index worker's share of the cores). A session whose maker chose its own thread count
+    keeps it; sessions made before keep theirs (layout.py makes its model again in a worker)."""
     global _session_threads
-    _session_threads = max(1, threads)
-
-
-def session_threads_applied() -> None:
-    """Applies the share to every onnxruntime session made from now on, the ones libraries make inside (the layout
-    model's) too: call before a model loads. A session whose maker chose its own thread count keeps it."""
-    if not _session_threads:
-        return
     import onnxruntime
 
+    _session_threads = max(1, threads)
     session = onnxruntime.InferenceSession
     if getattr(session.__init__, "shares_cores", False):
         return
