@@ -55,6 +55,14 @@ def _index_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _born_digital_headline(path: Path) -> list[tuple[str, str]]:
+    run = _json(path)["runs"]["full_default"]
+    stages = run["stages"]
+    return [(f"born-digital corpus PDFs, {run['pages']} pages, text + layout + embeddings: pages/s (wall); layout / "
+             "embedding pages/s per stage", f"{run['pages_per_s']:.2f}; {stages['layout']['pages_per_s']:.2f} / "
+                                            f"{stages['embed']['pages_per_s']:.2f}")]
+
+
 def _retrieval_headline(path: Path) -> list[tuple[str, str]]:
     summary = _json(path)["summary"]
     return [(f"{mode}: all-hit@10 / recall@10 / median ms", f"{s['all_hit@10']:.3f} / {s['recall@10']:.3f} / "
@@ -326,6 +334,10 @@ BENCHMARKS = [
               _prefix_headline),
     Benchmark("index_throughput", lambda a: [PYTHON, str(BENCH / "index_throughput.py")] + (["--quick"] if a.quick else []),
               BENCH / "results/index_throughput.json", _index_headline),
+    Benchmark("index_throughput_born_digital",
+              lambda a: [PYTHON, str(BENCH / "index_throughput.py"), "--born-digital", "--configs", "full_default",
+                         "--out", str(BENCH / "results/index_throughput-born-digital.json")] + (["--quick"] if a.quick else []),
+              BENCH / "results/index_throughput-born-digital.json", _born_digital_headline),
     Benchmark("retrieval_eval", lambda a: [PYTHON, str(BENCH / "retrieval_eval.py"), "--home", str(a.home)],
               BENCH / "results/retrieval_eval.json", _retrieval_headline),
     Benchmark("llm_speed", lambda a: [PYTHON, str(BENCH / "llm_speed.py")] + (["--repeats", "2"] if a.quick else []),
