@@ -11,7 +11,8 @@ INET_ADDRESS = re.compile(r'sa_family=AF_INET6?, sin6?_port=htons\((\d+)\)[^}]*?
 
 
 def traced(strace: str, log: Path, argv: list[str]) -> list[str]:
-    return [strace, "-f", "-qq", "-e", SYSCALLS, "-o", str(log), *argv]
+    # --seccomp-bpf: the kernel stops a traced process only at these calls, not at every futex of its threads
+    return [strace, "-f", "--seccomp-bpf", "-qq", "-e", SYSCALLS, "-o", str(log), *argv]
 
 
 def outbound(log: Path, allowed: set[tuple[str, int]] = frozenset()) -> tuple[list[str], list[str]]:
