@@ -22,6 +22,7 @@ import numpy as np
 
 from ..store import catalog, content, versions
 from ..store.database import Database
+from ..store.snapshot import snapshot
 from ..visual.codes import quantize_int8, sign_codes
 from .fusion import PageKey
 from .in_ram import NEVER, PerLibrary
@@ -77,8 +78,7 @@ class _Block:
         id needed DuckDB memory for every vector (1 GB at 100,000 pages, out of memory at a 256 MB limit), one
         streamed unsorted left the process 0.3 GB fuller, and joining per-batch arrays held the codes twice.
         Ties are broken by chunk id when scoring, so rows need no order."""
-        cur.execute("BEGIN TRANSACTION")  # the count and the batches see the same rows
-        try:
+        with snapshot(cur):  # the count and the batches see the same rows
             count, low, high = cur.execute(f"SELECT count(*), coalesce(min(id), 0), coalesce(max(id), -1) "
                                            f"FROM chunk_vectors WHERE {condition}").fetchone()
             block = cls(np.empty(count, np.int64), np.empty(count, np.int64), np.empty(count, np.int64),
@@ -93,8 +93,6 @@ class _Block:
                 for array, column in ((block.docs, 0), (block.pages, 1), (block.ids, 2)):
                     array[rows] = batch.column(column).to_numpy()
                 at += batch.num_rows
-        finally:
-            cur.execute("COMMIT")
         return block.centred(block.mean() if centre is None else centre)
 
     def mean(self) -> np.ndarray:

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import versions
 from .catalog import listed
+from .snapshot import snapshot
 
 STOPWORDS_FILE = Path(__file__).with_name("english_stopwords.txt")  # DuckDB FTS's 'english' list
 
@@ -93,8 +94,7 @@ def postings(cur, doc_ids: list[int] | None = None):
     at a time (what one sort of all 15 million postings allocated stayed resident for seconds), into arrays
     sized beforehand (collecting the ranges and joining them held three copies)."""
     where = "" if doc_ids is None else f"WHERE doc_id IN ({listed(doc_ids)})"
-    cur.execute("BEGIN TRANSACTION")  # slots are positions in `pages`: both must see the same documents
-    try:
+    with snapshot(cur):  # slots are positions in `pages`: both must see the same documents
         pages = cur.execute(f"SELECT doc_id, page, length FROM keyword_pages {where} ORDER BY doc_id, page"
                             ).fetch_arrow_table()
         count, last_term = cur.execute(f"SELECT count(*), coalesce(max(term_id), 0) FROM keyword_postings {where}"
@@ -112,6 +112,4 @@ def postings(cur, doc_ids: list[int] | None = None):
             for array, column in ((term_ids, "term_id"), (slots, "slot"), (tf, "tf")):
                 array[at:at + part.num_rows] = part.column(column).to_numpy()
             at += part.num_rows
-    finally:
-        cur.execute("COMMIT")
     return pages, term_ids, slots, tf
