@@ -11,10 +11,30 @@ from .domain import BBox
 
 
 class AnswerStatus(str, Enum):
-    ANSWERED = "answered"
-    NOT_ANSWERABLE = "not_answerable"
+    """The verdict, named alike in the CLI, the app, exports and --json (the labels below)."""
+    ANSWERED = "answered"  # a value the method stands behind, in a cited passage
+    PASSAGES = "passages"  # no confident value: the closest passages, cited, for the reader to judge
+    NOT_FOUND = "not_found"  # nothing relevant in the documents (a model method: it says they do not tell)
     FAILED = "failed"  # a model or store error; `error` says which
     CANCELLED = "cancelled"
+
+    @classmethod
+    def _missing_(cls, value):
+        return cls.NOT_FOUND if value == "not_answerable" else None  # the name in history saved before Nov 2026
+
+    @property
+    def label(self) -> str:
+        return STATUS_LABELS[self]
+
+    @property
+    def confident(self) -> bool:
+        """Whether the short answer is the product's answer (shown as such), not a draft or a pointer."""
+        return self is AnswerStatus.ANSWERED
+
+
+STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.PASSAGES: "Closest passages",
+                 AnswerStatus.NOT_FOUND: "Not found", AnswerStatus.FAILED: "Failed",
+                 AnswerStatus.CANCELLED: "Cancelled"}
 
 
 @dataclass(frozen=True)

@@ -266,12 +266,12 @@ def _cmd_ask(service: Service, args) -> int:
         for n, c in enumerate(answer.citations, 1):
             print(cited_line(n, c))
         thread = f" · thread {answer.thread}" if answer.thread else ""
-        print(f"\n{answer.status.value} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
+        print(f"\n{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
         if answer.method == QUOTED:
             print(service.upgrade_hint())
-    return {"answered": 0, "not_answerable": 0, "cancelled": 130}.get(answer.status.value, 1)
+    return {"answered": 0, "passages": 0, "not_found": 0, "cancelled": 130}.get(answer.status.value, 1)
 
 
 class StreamPrinter:
@@ -343,7 +343,7 @@ def _cmd_history(service: Service, args) -> int:
         print("no questions asked yet: docqa ask QUESTION")
     for a in answers:
         follow_up = f"↳ (follow-up in thread {a.thread}) " if a.thread else ""
-        print(f"{a.id}  {a.created_at}  {a.status.value:14} {follow_up}{a.question}\n{'':48}{a.text[:100]}")
+        print(f"{a.id}  {a.created_at}  {a.status.label:16} {follow_up}{a.question}\n{'':48}{a.text[:100]}")
     return 0
 
 

@@ -82,7 +82,7 @@ def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
         heading = "##" if thread else "#"
         lines += [f"{heading} {markdown_text(_one_line(answer.question))}", "",
                   markdown_text(answer.text).replace("\n", "  \n"),
-                  "", f"*{answer.status.value} · {markdown_text(answer.method)} · "
+                  "", f"*{answer.status.label} · {markdown_text(answer.method)} · "
                   f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", f"{heading}# Citations", ""]
         for n, c in enumerate(answer.citations, 1):
             lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
@@ -134,7 +134,7 @@ def _html(answers: list[Answer], render: RenderFn) -> str:
     for answer in answers:
         parts += [f"<h{heading}>{html.escape(answer.question)}</h{heading}>",
                   f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
-                  f"<p><small>{answer.status.value} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
+                  f"<p><small>{answer.status.label} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
                   f"· {answer.seconds:.1f} s</small></p><h{heading + 1}>Citations</h{heading + 1}><ol>"]
         for c in answer.citations:
             png = render(c)
@@ -156,7 +156,7 @@ def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
             page, y = _new_page(doc), 50.0
         y = _write(doc, page, y, answer.question, 15)
         y = _write(doc, page, y, answer.text, 11)
-        y = _write(doc, page, y, f"{answer.status.value} - {answer.method} - {len(answer.calls)} model calls", 9)
+        y = _write(doc, page, y, f"{answer.status.label} - {answer.method} - {len(answer.calls)} model calls", 9)
         for n, c in enumerate(answer.citations, 1):
             if y > 700:
                 page, y = _new_page(doc), 50.0

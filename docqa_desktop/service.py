@@ -378,7 +378,7 @@ class Service:
             return "", []
         answers = self.thread(follow_up)  # every answer of a thread carries the thread's id
         # stopped and failed answers are not what the thread knows
-        earlier = [a for a in answers if a.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_ANSWERABLE)]
+        earlier = [a for a in answers if a.status in (AnswerStatus.ANSWERED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND)]
         keep = self.settings.ask.follow_up_turns
         return answers[0].thread_id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
 

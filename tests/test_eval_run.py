@@ -78,7 +78,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
     pages_in = {SMALL_PAPER: pymupdf.open(corpus_pdf(SMALL_PAPER)).page_count,
                 REPORT_15: pymupdf.open(corpus_pdf(REPORT_15)).page_count}
     for r in records:
-        assert r["status"] in ("answered", "not_answerable"), r["error"]
+        assert r["status"] in ("answered", "passages", "not_found"), r["error"]
         assert r["pages_used"] and all(1 <= p <= pages_in[r["doc"]] for p in r["pages_used"])
         assert r["llm_calls"] >= 1 and r["prompt_tokens"] > 0 and r["output_tokens"] > 0 and r["seconds"] > 0
         assert r["score"] == pytest.approx(score(r["gold"], r["extracted"], r["answer_format"]), abs=1e-4)
@@ -88,7 +88,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
             assert r["page_metrics"]["precision"] == len(hit) / len(r["pages_used"])
         else:
             assert r["page_metrics"] is None
-        if r["status"] == "not_answerable":
+        if r["status"] == "not_found":
             assert r["extracted"] == "Not answerable"
         if r is not records[0]:  # the first run had no --judge
             assert r["judge"].get("correct") in (0, 1) or r["judge"]["error"]
@@ -152,7 +152,7 @@ def test_report_only_rebuilds_the_report_from_saved_results(eval_setup, capsys):
     out.mkdir()
     records = [result_record(qs[0], "m3docrag", answer(qs[0], "Department of State.", AnswerStatus.ANSWERED, [1, 2])),
                result_record(qs[1], "m3docrag", answer(qs[1], "It is about pivots", AnswerStatus.ANSWERED, [4])),
-               result_record(qs[2], "m3docrag", answer(qs[2], "No.", AnswerStatus.NOT_ANSWERABLE, [2]))]
+               result_record(qs[2], "m3docrag", answer(qs[2], "No.", AnswerStatus.NOT_FOUND, [2]))]
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert main(["--home", str(home), "eval", str(questions), "--corpus", str(corpus), "--out", str(out),
                  "--report-only"]) == 0

@@ -121,9 +121,9 @@ def test_passage_retrieval_returns_chunks_with_their_page(indexed):
 @pytest.mark.parametrize("reply, status, short, fmt", [
     ({"answer": "The rate is 56.8 %.", "short_answer": "56.8", "answer_format": "Float"}, "answered", "56.8", "Float"),
     ({"answer": "The pages do not say.", "short_answer": "Not answerable", "answer_format": "None"},
-     "not_answerable", "Not answerable", "None"),
+     "not_found", "Not answerable", "None"),
     ({"answer": "Paris", "short_answer": "Not answerable", "answer_format": "Str"},
-     "not_answerable", "Not answerable", "None"),
+     "not_found", "Not answerable", "None"),
 ])
 def test_final_answer_is_typed(reply, status, short, fmt):
     answer = Answer("t", "q", "m")

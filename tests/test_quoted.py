@@ -142,7 +142,7 @@ def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(sample
 
 def test_a_question_the_library_cannot_answer_gets_no_confident_quote(samples_home, capsys):
     answer = _ask_json(samples_home, "What is the capital city of Mars?", capsys)
-    assert answer["status"] == "not_answerable" and answer["citations"] == []
+    assert answer["status"] == "not_found" and answer["citations"] == []
     assert answer["short_answer"] == "Not answerable" and "The closest" in answer["answer"]
 
 

@@ -16,10 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..answers import Answer, AnswerStatus
+from ..answers import Answer
 
-STATUS_TEXT = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.NOT_ANSWERABLE: "Not found in the documents",
-               AnswerStatus.FAILED: "Failed", AnswerStatus.CANCELLED: "Stopped"}
 
 
 def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
@@ -27,7 +25,7 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
     smaller, their chips linking to `cite:T-N` (citations stay with the answer they belong to). Model output,
     page text, file names and errors are untrusted: all are escaped, so they show as text and the only links
     are ours."""
-    meta = (f"{STATUS_TEXT[answer.status]} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
+    meta = (f"{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
             f"{answer.iterations} round(s) · "
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")

@@ -21,7 +21,7 @@ class HistoryPanel(QListWidget):
         self.clear()
         for answer in by_thread(answers):
             arrow = "↳ " if answer.thread and answer.thread != answer.id else ""
-            item = QListWidgetItem(f"{arrow}{answer.question}\n{arrow and '   '}{answer.status.value} · "
+            item = QListWidgetItem(f"{arrow}{answer.question}\n{arrow and '   '}{answer.status.label} · "
                                    f"{answer.created_at[:16]}")
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             item.setToolTip(plain_tooltip(answer.text[:400]))  # model output: shown as text, never as HTML

@@ -57,7 +57,7 @@ def run(ctx: MethodContext) -> None:
 
 def _decline(ctx: MethodContext, closest: Scored | None, searched: int) -> None:
     answer = ctx.answer
-    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_ANSWERABLE, NOT_ANSWERABLE, "None"
+    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_FOUND, NOT_ANSWERABLE, "None"
     if closest is None:
         answer.text = "No indexed page matches the question."
         return

@@ -82,6 +82,6 @@ def record(answer: Answer, final: FinalAnswer, declined_text: str = "Not answera
         answer.text = final.answer or final.short_answer
         answer.short_answer, answer.answer_format = final.short_answer or final.answer, final.answer_format
         return True
-    answer.status, answer.text = AnswerStatus.NOT_ANSWERABLE, declined_text
+    answer.status, answer.text = AnswerStatus.NOT_FOUND, declined_text
     answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
     return False
