@@ -1,4 +1,5 @@
-"""Quoted answers: no language model, the best sentence of the retrieved pages quoted with its citation."""
+"""Quoted answers: no language model; a value of the asked kind quoted from a cited sentence, else the closest
+passages."""
 from __future__ import annotations
 
 from ..base import MethodSpec
@@ -6,7 +7,9 @@ from .method import QuotedSettings, run
 
 SPEC = MethodSpec(
     name="quoted", title="Quoted answer",
-    paper="no paper: extractive sentence selection (BM25-style word coverage, MiniLM similarity, answer type)",
-    description="Quotes the sentence of the retrieved pages that answers the question, with no language model: "
-                "instant, and never made up; the default until a capable model is installed.",
+    paper="no paper: extractive value selection (weighted word coverage, MiniLM similarity, typed values near "
+          "the question's words, qualifier checks)",
+    description="No language model. Answers only with a value of the kind asked (a percentage, an amount, a date, "
+                "a name) that a cited sentence states next to the question's words; otherwise shows the closest "
+                "passages, cited, for you to read. Instant; the default until a capable model is installed.",
     cost="low", settings=QuotedSettings, run=run, follow_ups="conversation")

@@ -1,8 +1,13 @@
-"""Quoted answers: the sentence of the retrieved pages that best answers the question, quoted with its place.
+"""Quoted answers: a value of the kind asked, found in a cited sentence that matches the question, or the
+closest passages, or nothing.
 
 What the app answers with while only the built-in models are installed: a 135M model writes fluent text
-that is rarely right, a quotation is right or visibly beside the point. No language model is called; the
-answer is labelled as quoted, and a question no sentence answers closely is declined with the nearest one.
+that is rarely right, while a value the page states next to the question's words is right or visibly beside
+the point. No language model is called. Three verdicts:
+- answered: a value of the asked kind (a percentage, an amount, a year, a name…) as a whole token of a
+  sentence that holds the question's words, near them, and matches its qualifiers (year, group, unit, names);
+- passages: no value passes; the one to three closest sentences are cited and highlighted for the reader;
+- not found: nothing retrieved is about the question.
 """
 from __future__ import annotations
 
@@ -13,60 +18,109 @@ from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
-from .scoring import Candidate, Scored, rank
+from .matching import WordSet
+from .question import COUNT, Question, parse_question
+from .scoring import Candidate, Found, Scored, rank, term_weights, value_candidates
 from .sentences import sentences
 
-TRACED_SENTENCES = 3  # the best sentences listed in the trace with their signals
+TRACED = 3  # the best sentences and values listed in the trace with their signals
 
 
 @dataclass(frozen=True)
 class QuotedSettings:
     k: int = 5  # pages retrieved and searched for the sentence
-    quotes: int = 2  # most sentences cited (the best one, then confident runners-up from elsewhere)
-    min_coverage: float = 0.5  # the weighted share of the question's words a quoted sentence must hold
-    min_similarity: float = 0.3  # the least cosine similarity (MiniLM) between question and quoted sentence
+    passages: int = 3  # closest sentences shown when no value answers with certainty
+    min_coverage: float = 0.5  # the weighted share of the question's words an answering sentence must hold
+    min_similarity: float = 0.3  # the least cosine similarity (MiniLM) between question and answering sentence
+    min_affinity: float = 0.4  # the weighted share of the question's words that must stand near the value
+    related_coverage: float = 0.25  # below this share of its words in any sentence, nothing is about the question
     max_sentences: int = 600  # sentences scored at most (the retrieved pages' first ones, best page first)
 
 
 def run(ctx: MethodContext) -> None:
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
+    question = parse_question(thread_query(ctx.question, ctx.conversation))
     ctx.step("retrieving pages")
-    pages = ctx.readable(ctx.retrieve(thread_query(ctx.question, ctx.conversation), settings.k))
+    pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    candidates = [Candidate(ref, sentence, rank_) for rank_, ref in enumerate(pages)
-                  for sentence in sentences(ctx.pages.text_or_empty(ref))][:settings.max_sentences]
-    ranked = rank(ctx.question, candidates, ctx.embed, settings.min_coverage, settings.min_similarity)
+    candidates = []
+    for rank_, ref in enumerate(pages):
+        text = ctx.pages.text_or_empty(ref)
+        page_words = WordSet(text)
+        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
+    candidates = candidates[:settings.max_sentences]
+    ranked = rank(question, candidates, ctx.embed)
+    found = value_candidates(question, ranked, term_weights(question, [WordSet(c.sentence.context)
+                                                                        for c in candidates]))
     answer.pages_used = pages
     answer.note_stage("read", pages)
-    for i, scored in enumerate(ranked[:TRACED_SENTENCES], 1):
-        answer.notes.append(_trace_line(i, scored))
-    if not ranked or not ranked[0].confident:
-        _decline(ctx, ranked[0] if ranked else None, len(pages))
-        return
-    best = ranked[0]
-    quoted = [best] + [s for s in ranked[1:] if s.confident and s.candidate.ref != best.candidate.ref][:settings.quotes - 1]
-    ref, text = best.candidate.ref, best.candidate.sentence.text
-    answer.status = AnswerStatus.ANSWERED
-    answer.text = (f"{best.span}\n\n" if best.span else "") + f"Quoted from {ref.source}: “{text}”"
-    answer.short_answer, answer.answer_format = best.span or text, "Str"
-    answer.citations = cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in quoted],
-                            text, pages)
+    answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
+                        (f"; qualifiers: {', '.join(question.years + question.whole_groups + question.names)}"
+                         if question.years or question.whole_groups or question.names else ""))
+    answer.notes += [_sentence_line(i, s) for i, s in enumerate(ranked[:TRACED], 1)]
+    answer.notes += [_value_line(f) for f in found[:TRACED]]
+    best = next((f for f in found if _answers(f, settings)), None)
+    if best is not None:
+        _answered(ctx, best, question, pages)
+    elif ranked and ranked[0].coverage >= settings.related_coverage and \
+            ranked[0].similarity >= settings.min_similarity:
+        _passages(ctx, ranked, question, pages)
+    else:
+        _not_found(ctx, len(pages))
 
 
-def _decline(ctx: MethodContext, closest: Scored | None, searched: int) -> None:
+def _answers(found: Found, settings: QuotedSettings) -> bool:
+    return (not found.rejected and found.scored.coverage >= settings.min_coverage and
+            found.scored.similarity >= settings.min_similarity and found.affinity >= settings.min_affinity)
+
+
+def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> None:
+    answer = ctx.answer
+    ref, sentence = best.scored.candidate.ref, best.scored.candidate.sentence
+    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(best.confidence, 3)
+    answer.short_answer = best.value.text
+    answer.answer_format = "Int" if question.kind == COUNT and best.value.text.replace(",", "").isdigit() else "Str"
+    answer.text = f"{best.value.text}\n\nQuoted from {ref.source}: “{best.quote}”"
+    answer.citations = cite(ctx.pages, [(ref, sentence.text)], sentence.text, pages)
+
+
+def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages) -> None:
+    """The closest sentences (each once), cited and highlighted, said to be passages and not an answer."""
+    answer, settings = ctx.answer, ctx.settings
+    shown, texts = [], set()
+    for scored in ranked:
+        if len(shown) == settings.passages or scored.coverage < settings.related_coverage:
+            break
+        if scored.candidate.sentence.text not in texts:
+            shown.append(scored)
+            texts.add(scored.candidate.sentence.text)
+    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
+    why = ("a yes/no or a list needs reading, which quoting cannot do" if question.kind in ("yes/no", "list")
+           else "no sentence states a value of the kind asked next to the question's words"
+           if question.kind else "the question asks for more than one value")
+    answer.text = (f"The closest passages ({why}; read them to judge):\n" +
+                   "\n".join(f"[{n}] {s.candidate.ref.source}: “{s.candidate.sentence.text}”"
+                             for n, s in enumerate(shown, 1)))
+    answer.citations = cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
+                            answer.text, pages)
+
+
+def _not_found(ctx: MethodContext, searched: int) -> None:
     answer = ctx.answer
     answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_FOUND, NOT_ANSWERABLE, "None"
-    if closest is None:
-        answer.text = "No indexed page matches the question."
-        return
-    answer.text = (f"No sentence in the {searched} pages searched answers this closely enough to quote. The closest, "
-                   f"from {closest.candidate.ref.source}: “{closest.candidate.sentence.text}”")
+    answer.text = (f"Not found: none of the {searched} pages searched is about this question." if searched
+                   else "Not found: no indexed page matches the question.")
 
 
-def _trace_line(number: int, scored: Scored) -> str:
+def _sentence_line(number: int, scored: Scored) -> str:
     ref = scored.candidate.ref
     return (f"sentence {number}: {ref.doc} p.{ref.page} coverage {scored.coverage:.2f} similarity "
-            f"{scored.similarity:.2f} value {scored.span or '-'} score {scored.score:.2f}"
-            f"{' (confident)' if scored.confident else ''}: {scored.candidate.sentence.text[:160]}")
+            f"{scored.similarity:.2f} score {scored.score:.2f}: {scored.candidate.sentence.text[:160]}")
+
+
+def _value_line(found: Found) -> str:
+    ref = found.scored.candidate.ref
+    return (f"value {found.value.text!r} ({ref.doc} p.{ref.page}): affinity {found.affinity:.2f} confidence "
+            f"{found.confidence:.2f}{' rejected: ' + found.rejected if found.rejected else ''}")

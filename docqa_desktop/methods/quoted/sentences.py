@@ -4,12 +4,15 @@ PDF text breaks lines in mid-sentence, so lines are joined into paragraphs befor
 a line that ends a sentence ends its paragraph, and so does a short line without closing punctuation (a
 heading such as "MEMO - Port Ellery Ferry Service") when the next line starts anew with a capital letter.
 Each Markdown table row is one unit, scored together with its table's header row so that its numbers keep
-their column names.
+their column names, and carrying its cells and the header's so that a cell can be quoted with its row and
+column. OCR's misread thousands ("60, ooo") are repaired (matching.repair_numbers).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from .matching import repair_numbers
 
 MAX_WORDS = 60  # a longer run (a list without punctuation, OCR noise) is cut into windows of this many words
 HEADING_WORDS = 8  # a line this short without closing punctuation stands alone
@@ -17,6 +20,9 @@ HEADING_WORDS = 8  # a line this short without closing punctuation stands alone
 ABBREVIATIONS = frozenset("""e.g i.e etc fig figs no nos vs al mr mrs ms dr prof inc co corp ltd st jan feb mar apr
 jun jul aug sep sept oct nov dec approx est dept u.s u.k p pp vol eq sec""".split())
 _SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
+MIN_TICKS = 4  # 0 and three more steps: an axis, not a run of data labels
+_NUMBERS_ONLY = re.compile(r"\d+(?:\.\d+)?%?(?: \d+(?:\.\d+)?%?)*")
+_SPACED_PERCENT = re.compile(r"(?<=\d) %")
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]+\|?$")
 
 
@@ -24,31 +30,35 @@ _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]+\|?$")
 class Sentence:
     text: str  # what is quoted (as on the page, whitespace collapsed)
     context: str  # what is scored: the text, preceded by its table's header row for a table row
+    cells: tuple[str, ...] = ()  # a table row's cells (empty for running text)
+    header: tuple[str, ...] = ()  # its table's header cells, by column
 
 
 def sentences(page_text: str) -> list[Sentence]:
     """The page's sentences and table rows, in reading order."""
     found: list[Sentence] = []
     paragraph: list[str] = []
-    header = ""
+    header, header_cells = "", ()
 
     def flush() -> None:
         found.extend(Sentence(s, s) for s in split_sentences(" ".join(paragraph)))
         paragraph.clear()
 
-    lines = [" ".join(raw.split()) for raw in page_text.splitlines()]
+    lines = _without_axis_ticks([" ".join(raw.split()) for raw in repair_numbers(page_text).splitlines()])
     for line, following in zip(lines, lines[1:] + [""]):
         if line.startswith("|"):
             flush()
             if _TABLE_SEPARATOR.match(line):
                 continue
-            cells = " ".join(c.strip() for c in line.strip("|").split("|") if c.strip())
+            row = tuple(c.strip() for c in line.strip().strip("|").split("|"))
+            cells = " ".join(c for c in row if c)
             if not header:
-                header = cells
+                header, header_cells = cells, row
             if cells:
-                found.append(Sentence(cells, cells if cells == header else f"{header} {cells}"))
+                found.append(Sentence(cells, cells, row, row) if cells == header else
+                             Sentence(cells, f"{header} {cells}", row, header_cells))
             continue
-        header = ""
+        header, header_cells = "", ()
         if not line or line == "[…]":
             flush()
             continue
@@ -57,6 +67,30 @@ def sentences(page_text: str) -> list[Sentence]:
             flush()
     flush()
     return found
+
+
+def _without_axis_ticks(lines: list[str]) -> list[str]:
+    """The lines less a chart's axis ticks: numbers standing alone on their lines that make a run from 0 at
+    equal steps (0 20 40 60 80 100, or 0% 25% 50% 75% 100%); a chart's data labels stay."""
+    lines = [_SPACED_PERCENT.sub("%", line) for line in lines]
+    alone = [i for i, line in enumerate(lines) if _NUMBERS_ONLY.fullmatch(line)]
+    numbers = {_number(n) for i in alone for n in lines[i].split()}
+    step = next((s for s in sorted(n for n in numbers if n > 0)
+                 if all(s * k in numbers for k in range(MIN_TICKS))), None)
+    if step is None:
+        return lines
+    ticks, k = set(), 0
+    while step * k in numbers:
+        ticks.add(step * k)
+        k += 1
+    kept = list(lines)
+    for i in alone:
+        kept[i] = " ".join(n for n in lines[i].split() if _number(n) not in ticks)
+    return kept
+
+
+def _number(token: str) -> float:
+    return float(token.rstrip("%"))
 
 
 def _heading(line: str, following: str) -> bool:

@@ -1,0 +1,106 @@
+"""What a question asks: the kind of value, the words it is about, and the qualifiers an answer must match.
+
+"What percentage of all adults had broadband in 2013?" asks for a percentage, about adults/broadband, and
+qualifies it twice: the group ("all adults", not "older adults") and the year (2013, not 2012). A value that
+is of another kind, or a sentence that drops a qualifier, is not its answer, however many words it shares.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...retrieval.snippets import stem
+from ..toolkit.passages import QUESTION_WORDS
+
+PERCENT, MONEY, COUNT, NUMBER = "percent", "money", "count", "number"
+YEAR, DATE, TIME = "year", "date", "time"
+PERSON, ORGANISATION, PLACE = "person", "organisation", "place"
+YES_NO, LIST = "yes/no", "list"
+NAME_KINDS = (PERSON, ORGANISATION, PLACE)
+# kinds no extracted value can answer: whether something holds, or several things at once
+UNQUOTABLE = (YES_NO, LIST)
+
+_MONEY_WORDS = (r"revenues?|sales|income|costs?|price|profits?|earnings|fares?|fees?|spend\w*|budget|salary|"
+                r"salaries|paid|pay|dividends?|expenses?|cash|worth|assets|debt|dollars?|euros?")
+_KINDS = [  # first match wins: "what time" before "when", "how many percent" before "how many"
+    (YES_NO, r"^(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b"),
+    (LIST, r"^(list|name (all|the))\b|\bwhat are (the|all)\b.*\b(names|types|kinds)\b|\bwhich \w+s (are|were)\b"),
+    (TIME, r"\bwhat time\b|\bat what hour\b|\bwhen\b.*\b(leaves?|depart|departs|arrives?|opens?|closes?|starts?|"
+           r"begins?|ends?|runs?)\b"),
+    (YEAR, r"\b(what|which|in what|in which) year\b|\bwhen was\b.*\b(founded|established|born|created|built|"
+           r"launched|published|released|introduced|formed|incorporated)\b"),
+    (DATE, r"\bwhen\b|\b(what|which|on what) (date|month|day)\b"),
+    (PERCENT, r"\bpercent(age)?s?\b|%|\bwhat (share|proportion|fraction)\b|\bhow many percent\b"),
+    (MONEY, rf"\bhow much\b.*\b({_MONEY_WORDS})\b|\bwhat (is|was|were|are)\b[^?]{{0,40}}\b({_MONEY_WORDS})\b"),
+    (COUNT, r"\bhow many\b|\b(what|which) (is|was) the number\b|\bnumber of\b"),
+    (NUMBER, r"\bhow (much|long|old|far|big|large|high|tall|often|fast|heavy)\b|\bwhat (is|was|were|are)\b"
+             r"[^?]{0,40}\b(total|amount|ratio|rate|value|size|score|accuracy|average|median|growth|capacity|length|"
+             r"height|weight|area|population|output|count|f1|bleu)\b"),
+    (PERSON, r"^who\b|\bwho (is|was|were|are)\b|\bwhich (person|author|people)\b|\bwhose\b"),
+    (ORGANISATION, r"\bwhich (company|companies|organi[sz]ation|firm|agency|airline|university|institution|bank|"
+                   r"brand|manufacturer|newspaper|party|team)\b"),
+    (PLACE, r"^where\b|\bwhere (is|was|were|are|did|does|do)\b|\b(which|what|in which|in what) (city|country|"
+            r"state|place|town|region|airport|location|continent|province)\b"),
+]
+_KIND_PATTERNS = [(kind, re.compile(pattern, re.I)) for kind, pattern in _KINDS]
+# "Please write down the answer in float format": how to answer, not what about
+_FORMAT_REQUEST = re.compile(r"\s*\bplease (write|answer|give|provide|respond|reply|use)\b.*$", re.I | re.S)
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+# "all adults", "overall revenue": the whole group, which a sentence about a part of it ("older adults") is not
+_WHOLE_GROUP = re.compile(r"\b(?:all|overall|total|every)\s+(?:the\s+)?(?:u\.s\.\s+)?([a-z]{3,})", re.I)
+_WORD = re.compile(r"\w+")
+_NAME = re.compile(r"\b[A-Z][\w&'’.-]*[\w]")
+_POSSESSIVE = re.compile(r"['’]s$")
+# measurement units a question can ask its value in; the value must carry the same one
+UNITS = {unit: group for group, units in {
+    "km": "km kilometre kilometres kilometer kilometers", "mile": "mile miles mi",
+    "kg": "kg kilogram kilograms kilo kilos", "tonne": "t tonne tonnes ton tons",
+    "hour": "h hr hrs hour hours", "minute": "min mins minute minutes", "second": "s sec secs second seconds",
+    "day": "day days", "week": "week weeks", "month": "month months",
+    "mw": "mw megawatt megawatts", "gw": "gw gigawatt gigawatts", "kw": "kw kilowatt kilowatts",
+    "mwh": "mwh", "gwh": "gwh", "kwh": "kwh",
+    "m2": "m2 m² sqm", "ha": "ha hectare hectares", "acre": "acre acres",
+    "litre": "l litre litres liter liters", "gb": "gb gigabyte gigabytes", "tb": "tb terabyte terabytes",
+    "mb": "mb megabyte megabytes",
+}.items() for unit in units.split()}
+_UNIT_IN_QUESTION = re.compile(r"\b(?:in|how many)\s+(\w+)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str  # as asked, less any request about the answer's format
+    kind: str | None  # one of the kinds above; None: a question no single value answers ("why", "what is")
+    terms: frozenset[str]  # its content words, stemmed
+    years: tuple[str, ...]  # years it names ("revenue in 2023"): the answer's sentence or table must name them
+    whole_groups: tuple[str, ...]  # nouns it asks about as a whole ("all adults" -> "adults")
+    names: tuple[str, ...]  # proper nouns it names (places, organisations), which the answer's page must name
+    unit: str | None  # a unit it asks the value in ("how many kilometres"), as UNITS' key
+
+
+def parse_question(asked: str) -> Question:
+    text = _FORMAT_REQUEST.sub("", asked).strip() or asked.strip()
+    kind = next((k for k, pattern in _KIND_PATTERNS if pattern.search(text)), None)
+    years = () if kind in (YEAR, DATE) else tuple(dict.fromkeys(_YEAR.findall(text)))
+    return Question(text, kind, frozenset(content_stems(text)), years,
+                    tuple(dict.fromkeys(m.group(1).lower() for m in _WHOLE_GROUP.finditer(text))),
+                    _names(text), _unit(text))
+
+
+def content_stems(text: str) -> list[str]:
+    """The words that say what a text is about (not "what", "does", "the"), stemmed, in order."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in QUESTION_WORDS and len(w) > 1]
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """Capitalised words after the first (which is capitalised anyway), less question words and years."""
+    first = _WORD.search(text)
+    found = [_POSSESSIVE.sub("", m.group(0)) for m in _NAME.finditer(text) if not first or m.start() > first.start()]
+    return tuple(dict.fromkeys(n for n in found if n.lower() not in QUESTION_WORDS and n not in ("I", "A")))
+
+
+def _unit(text: str) -> str | None:
+    for match in _UNIT_IN_QUESTION.finditer(text):
+        unit = UNITS.get(match.group(1).lower())
+        if unit:
+            return unit
+    return None
