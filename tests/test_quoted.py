@@ -123,6 +123,10 @@ def test_a_value_for_a_part_of_the_group_or_another_year_is_rejected_with_the_re
     _, found = _values("What percentage of all adults have a cell phone?",
                        "Some 77% of older adults have a cell phone, up from 69% in 2012.")
     assert found and all("older adults" in f.rejected for f in found if f.value.text == "77%")
+    _, found = _values("What percentage of all adults have a cell phone?",
+                       "Fully 77% of seniors are now cell phone owners. This trails the national average—91% of all "
+                       "Americans own a cell phone.")
+    assert [(f.value.text, f.rejected) for f in found] == [("91%", ""), ("77%", "not said of all adults")]
     _, found = _values("What was Best Buy's revenue in 2023?", "Best Buy's revenue was $46.3 billion.",
                        "Revenue was $51.8 billion in 2022.")
     assert found and all(f.rejected for f in found)  # undated, and dated 2022
@@ -238,3 +242,48 @@ def test_a_born_digital_page_is_quoted_with_the_value_asked_for(tmp_path, capsys
         service.index([str(folder)])
     answer = _ask_json(home, "When does the reading room open?", capsys)
     assert answer["short_answer"] == "09:30" and answer["citations"][0]["quote"].startswith("The reading room")
+
+
+def _page_values(doc: str, pages: list[int], question: str):
+    """Value candidates for a question over real corpus pages, read the way the index reads them."""
+    import pymupdf
+    from conftest import corpus_pdf
+    from docqa_desktop.index.pdf import text_layer
+
+    asked = parse_question(question)
+    candidates = []
+    with pymupdf.open(corpus_pdf(doc)) as pdf:
+        for rank_, page in enumerate(pages):
+            text, _ = text_layer(pdf[page - 1])
+            candidates += [Candidate(PageRef(1, doc, "", page, str(page)), s, rank_, WordSet(text))
+                           for s in sentences(text)]
+    ranked = rank(asked, candidates, _bag_of_words_embed)
+    return value_candidates(asked, ranked, term_weights(asked, [WordSet(c.sentence.context) for c in candidates]))
+
+
+SENIORS = "PIP_Seniors-and-Tech-Use_040314.pdf"
+
+
+def test_on_a_real_page_late_60s_holds_no_number_and_subgroup_figures_are_rejected():
+    found = _page_values(SENIORS, [7], "What percentage of seniors go online?")
+    assert found and not any("60" in f.value.text for f in found)  # "mid-to late-60s"
+    by_value = {f.value.text: f.rejected for f in found}
+    assert "only" in by_value["74%"] and "$75,000 or more" in by_value["90%"]  # subgroups the question never named
+    assert by_value["59%"] == ""
+
+
+def test_on_a_real_page_the_seniors_figure_is_not_the_all_adults_one():
+    found = _page_values(SENIORS, [8], "What percentage of all adults have a cell phone?")
+    accepted = [f.value.text for f in found if not f.rejected]
+    assert accepted[0] == "91%" and "77%" not in accepted
+
+
+def test_on_a_real_two_column_page_citation_years_are_not_counts():
+    found = _page_values("2023.acl-long.386.pdf", [3, 5], "How many in-domain examples are available?")
+    assert [f.value.text for f in found if not f.rejected] == ["20"]  # "(Chen et al., 2022; …)" holds no count
+
+
+def test_on_a_real_page_three_figures_in_one_row_are_not_told_apart_by_words():
+    found = _page_values("2023.acl-long.386.pdf", [8], "What proportion of errors on 4-hop claims were semantic?")
+    row = [f for f in found if f.quote.startswith("Semantic error")]
+    assert len(row) == 3 and len({round(f.affinity, 2) for f in row}) == 1  # the method then shows passages

@@ -24,6 +24,7 @@ from .scoring import Candidate, Found, Scored, rank, term_weights, value_candida
 from .sentences import sentences
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
+AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ def run(ctx: MethodContext) -> None:
     answer.notes += [_sentence_line(i, s) for i, s in enumerate(ranked[:TRACED], 1)]
     answer.notes += [_value_line(f) for f in found[:TRACED]]
     best = next((f for f in found if _answers(f, settings)), None)
+    if best is not None and _ambiguous(best, found):
+        answer.notes.append(f"value {best.value.text!r} not certain: its sentence holds another as close to the question")
+        best = None
     if best is not None:
         _answered(ctx, best, question, pages)
     elif ranked and ranked[0].coverage >= settings.related_coverage and \
@@ -74,6 +78,13 @@ def run(ctx: MethodContext) -> None:
 def _answers(found: Found, settings: QuotedSettings) -> bool:
     return (not found.rejected and found.scored.coverage >= settings.min_coverage and
             found.scored.similarity >= settings.min_similarity and found.affinity >= settings.min_affinity)
+
+
+def _ambiguous(best: Found, found: list[Found]) -> bool:
+    """Another value of the sentence stands as near the question's words ("Semantic error 29% 38% 77%" with
+    no column to tell them apart): which one is meant cannot be read off the words."""
+    return any(f.scored is best.scored and f.value.text != best.value.text and not f.rejected and
+               f.affinity >= best.affinity - AMBIGUITY for f in found)
 
 
 def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> None:

@@ -86,9 +86,13 @@ def parse_question(asked: str) -> Question:
                     _names(text), _unit(text))
 
 
+def content_words(text: str) -> list[str]:
+    """The words that say what a text is about (not "what", "does", "the"; digits do: the 4 of "4-hop"), in order."""
+    return [w for w in _WORD.findall(text.lower()) if w not in QUESTION_WORDS and (len(w) > 1 or w.isdigit())]
+
+
 def content_stems(text: str) -> list[str]:
-    """The words that say what a text is about (not "what", "does", "the"), stemmed, in order."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in QUESTION_WORDS and len(w) > 1]
+    return [stem(w) for w in content_words(text)]
 
 
 def _names(text: str) -> tuple[str, ...]:

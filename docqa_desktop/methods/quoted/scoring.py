@@ -24,7 +24,7 @@ from ...answers import PageRef
 from ...retrieval.snippets import stem
 from ..toolkit.passages import QUESTION_WORDS
 from .matching import WordSet
-from .question import MONEY, NUMBER, UNQUOTABLE, YEAR, Question, content_stems
+from .question import MONEY, NUMBER, UNQUOTABLE, YEAR, Question, content_stems, content_words
 from .sentences import Sentence
 from .values import Value, carries_unit, find_values, normal, values_of_kind
 
@@ -38,10 +38,16 @@ _YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
 # words that may stand before a group noun without narrowing it ("all U.S. adults", "the total revenue")
 _DATING_WORDS = frozenset("in for during fiscal fy of since by year end as".split())  # "… in fiscal 2023"
 # a range or bound that narrows a figure to part of a group: "65-69", "ages 18", "65+", "75 and older"
-_SUBGROUP = re.compile(r"\b\d+\s?[-–]\s?\d+\b(?![-–])|\bages?\s+\d+|\b\d+\s?\+|\b\d+\s+(?:and|or)\s+(?:older|over|above|"
-                       r"up|younger|under)\b", re.I)
+_SUBGROUP = re.compile(r"\b(?:early|mid|late)?[-\s]?\d0s\b|\b\d+\s?[-–]\s?\d+\b(?![-–])|\bages?\s+\d+|\b\d+\s?\+|\$?\d[\d,]*\s+(?:and|or)\s+(?:older|"
+                       r"over|above|up|younger|under|more|less|higher|lower|fewer)\b", re.I)
+# "Among seniors who have not attended college, 40% go online": the opening phrase scopes the whole sentence
+_SCOPE = re.compile(r"^(?:among|for|of)\s+([^,;]{3,100}),", re.I)
+# "up from the 53%", "compared with 86%": a figure the sentence compares against, not the one it reports
+_BASELINE = re.compile(r"\b(?:from|than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
+                       re.I)
 _WHOLE_ROW = re.compile(r"^(total|all|overall)\b", re.I)
-SUBGROUP_REACH = 40  # characters either side of a value within which a range narrows it
+GROUP_REACH = 8  # tokens either side of a value within which the group it is said of stands
+_WHOLE_WORDS = frozenset("all overall total every national average".split())
 _NEUTRAL_MODIFIERS = frozenset("all overall total every the of among u s us american americans".split())
 
 
@@ -90,7 +96,7 @@ def rank(question: Question, candidates: list[Candidate], embed: Callable[[list[
 
 def term_weights(question: Question, words: list[WordSet]) -> dict[tuple[str, str], float]:
     """(stem, word) -> weight: rarer among the candidate sentences, heavier."""
-    pairs = {(stem(w), w) for w in _TOKEN.findall(question.text.lower()) if w not in QUESTION_WORDS and len(w) > 1}
+    pairs = {(stem(w), w) for w in content_words(question.text)}
     return {(t, w): math.log(1 + len(words) / (1 + sum(s.has(t, w) for s in words))) for t, w in pairs}
 
 
@@ -182,10 +188,12 @@ def _rejection(question: Question, candidate: Candidate, value: Value, column: i
     if column is None:
         narrowed = _narrowed_group(question, sentence.text, value)
         if narrowed:
-            return f"about {narrowed}, not the whole group the question asks about"
+            return narrowed
     subgroup = _unasked_subgroup(question, sentence, value, column)
     if subgroup:
         return f"for {subgroup} only, which the question does not ask about"
+    if column is None and _BASELINE.search(sentence.text[:value.start]) and not question.years:
+        return "a figure the sentence compares against, not the one it reports"
     missing = [n for n in question.names if not _named(n, candidate)]
     return f"the page does not name {', '.join(missing)}" if missing else ""
 
@@ -229,20 +237,25 @@ def _years_of(text: str, value: Value) -> list[str]:
 
 
 def _narrowed_group(question: Question, text: str, value: Value) -> str:
-    """"older adults" where the question asks about all adults: the group word, near the value, after a
-    modifier the question does not use."""
+    """Where the question asks about a whole group ("all adults"), the value must be said of it: the group word
+    near the value without a modifier the question does not use ("older adults" is not all adults), or "all",
+    "overall", "total" near it ("91% of all Americans"); a figure said of another group ("77% of seniors") is
+    not the whole group's."""
     tokens = [t.group(0).lower() for t in _TOKEN.finditer(text)]
     at = _token_index(list(_TOKEN.finditer(text)), value.start)
     asked = {w.lower() for w in _TOKEN.findall(question.text)}
+    near = range(max(0, at - GROUP_REACH), min(len(tokens), at + GROUP_REACH + 1))
     for group in question.whole_groups:
-        places = [i for i, t in enumerate(tokens) if stem(t) == stem(group) and abs(i - at) <= 2 * YEAR_REACH]
+        places = [i for i in near if stem(tokens[i]) == stem(group)]
         if not places:
+            if not any(tokens[i] in _WHOLE_WORDS for i in near):
+                return f"not said of all {group}"
             continue
         nearest = min(places, key=lambda i: abs(i - at))
         modifier = tokens[nearest - 1] if nearest else ""
         if modifier and modifier not in _NEUTRAL_MODIFIERS and modifier not in asked and \
                 modifier not in QUESTION_WORDS and not modifier.isdigit():
-            return f"{modifier} {tokens[nearest]}"
+            return f"about {modifier} {tokens[nearest]}, not all {group}"
     return ""
 
 
@@ -254,11 +267,20 @@ def _unasked_subgroup(question: Question, sentence: Sentence, value: Value, colu
         if _WHOLE_ROW.match(label):
             return ""
         places = [m for m in _SUBGROUP.finditer(label)]
-    else:
-        near = sentence.text[max(0, value.start - SUBGROUP_REACH):value.end + SUBGROUP_REACH]
-        places = [m for m in _SUBGROUP.finditer(near) if m.group(0) not in value.text]
+    else:  # a range anywhere in the sentence scopes all its figures ("Among seniors earning $75,000 or more, …")
+        places = [m for m in _SUBGROUP.finditer(sentence.text) if not value.start <= m.start() < value.end]
     asked = normal(question.text)
-    return next((m.group(0) for m in places if normal(m.group(0)) not in asked), "")
+    ranged = next((m.group(0) for m in places if normal(m.group(0)) not in asked), "")
+    return ranged or (_unasked_scope(question, sentence.text) if column is None else "")
+
+
+def _unasked_scope(question: Question, text: str) -> str:
+    """The opening "Among …," of the sentence when it holds words the question does not use."""
+    scope = _SCOPE.match(text)
+    if not scope:
+        return ""
+    extra = [w for w in content_words(scope.group(1)) if stem(w) not in question.terms]
+    return scope.group(1) if extra else ""
 
 
 def _named(name: str, candidate: Candidate) -> bool:

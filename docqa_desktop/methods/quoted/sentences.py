@@ -22,6 +22,7 @@ jun jul aug sep sept oct nov dec approx est dept u.s u.k p pp vol eq sec""".spli
 _SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 MIN_TICKS = 4  # 0 and three more steps: an axis, not a run of data labels
 _NUMBERS_ONLY = re.compile(r"\d+(?:\.\d+)?%?(?: \d+(?:\.\d+)?%?)*")
+_HYPHENATED = re.compile(r"[a-z]-$")
 _SPACED_PERCENT = re.compile(r"(?<=\d) %")
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]+\|?$")
 
@@ -41,7 +42,7 @@ def sentences(page_text: str) -> list[Sentence]:
     header, header_cells = "", ()
 
     def flush() -> None:
-        found.extend(Sentence(s, s) for s in split_sentences(" ".join(paragraph)))
+        found.extend(Sentence(s, s) for s in split_sentences(join_lines(paragraph)))
         paragraph.clear()
 
     lines = _without_axis_ticks([" ".join(raw.split()) for raw in repair_numbers(page_text).splitlines()])
@@ -67,6 +68,14 @@ def sentences(page_text: str) -> list[Sentence]:
             flush()
     flush()
     return found
+
+
+def join_lines(lines: list[str]) -> str:
+    """Lines as one text; a word hyphenated at a line's end is joined back ("few-" + "shot" -> "few-shot")."""
+    text = ""
+    for line in lines:
+        text += line if _HYPHENATED.search(text) and line[:1].islower() else (" " if text else "") + line
+    return text
 
 
 def _without_axis_ticks(lines: list[str]) -> list[str]:
