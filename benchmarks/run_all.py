@@ -76,6 +76,10 @@ def _llm_headline(path: Path) -> list[tuple[str, str]]:
              f"{run['samples']['8']['relative_to_n1']:.2f}×") for run in data["runs"]]
 
 
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
 def _eval_headline(folder: Path) -> list[tuple[str, str]]:
     records = [json.loads(line) for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
@@ -84,13 +88,18 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
         rows.append((f"{method}: accuracy / F1 / accuracy on answerable % ({f['questions']} questions, "
                      f"{f['answerable']} answerable)",
                      f"{100 * f['accuracy']:.1f} / {100 * f['f1']:.1f} / "
-                     + ("–" if f["answerable_accuracy"] is None else f"{100 * f['answerable_accuracy']:.1f}")))
+                     + _pct(f["answerable_accuracy"])))
+        trust = f["trust"]
         if f.get("contains_gold") is not None:
-            rows.append((f"{method}: answered and containing the gold answer (answerable) %; unanswerable declined",
-                         f"{100 * f['contains_gold']:.1f}; {f['declined']} of {f['questions'] - f['answerable']}"))
+            rows.append((f"{method}: answered and containing the gold answer (answerable) %; unanswerable declined "
+                         "(closest passages or not found)",
+                         f"{100 * f['contains_gold']:.1f}; {trust['declined']} of {trust['unanswerable']}"))
+        rows.append((f"{method}: precision of answered % (right of answered); coverage: answered / answerable %; "
+                     "answered but wrong",
+                     f"{_pct(trust['precision'])} ({trust['answered_right']} of {trust['answered']}); "
+                     f"{_pct(trust['coverage'])}; {trust['answered_wrong']}"))
         rows.append((f"{method}: page recall / F1 / all-hit %",
-                     " / ".join("–" if f[k] is None else f"{100 * f[k]:.1f}" for k in ("page_recall", "page_f1",
-                                                                                      "all_hit"))))
+                     " / ".join(_pct(f[k]) for k in ("page_recall", "page_f1", "all_hit"))))
         if f["stages"]:
             rows.append((f"{method}: page recall / all-hit % by stage",
                          " → ".join(f"{stage} {100 * r:.1f} / {100 * a:.1f}"

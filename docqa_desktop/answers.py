@@ -108,6 +108,8 @@ class Answer:
     # what each stage of the method kept, e.g. "retrieved" → "selected" → "read" (the eval's per-stage recall)
     stage_pages: dict[str, list[PageRef]] = field(default_factory=dict)
     thread: str = ""  # the id of the thread's first answer (follow-ups share it); "" or its own id: a new thread
+    # how sure the method is of its short answer (higher = surer), for methods that can say; the eval ranks by it
+    confidence: float | None = None
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
@@ -136,15 +138,18 @@ class Answer:
         return list(dict.fromkeys(c.model for c in self.calls))
 
     def as_json(self) -> dict:
-        """The `docqa ask --json` shape."""
-        return {"id": self.id, "answer": self.text, "status": self.status.value,
-                "short_answer": self.short_answer, "answer_format": self.answer_format,
-                "citations": [c.as_json() for c in self.citations],
-                "pages_used": [{"doc": p.doc, "page": p.page} for p in self.pages_used],
-                "method": self.method, "thread": self.thread_id, "iterations": self.iterations,
-                "llm_calls": len(self.calls),
-                "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
-                "seconds": round(self.seconds, 2)}
+        """The `docqa ask --json` shape (a confidence only when the method gave one)."""
+        shape = {"id": self.id, "answer": self.text, "status": self.status.value,
+                 "short_answer": self.short_answer, "answer_format": self.answer_format,
+                 "citations": [c.as_json() for c in self.citations],
+                 "pages_used": [{"doc": p.doc, "page": p.page} for p in self.pages_used],
+                 "method": self.method, "thread": self.thread_id, "iterations": self.iterations,
+                 "llm_calls": len(self.calls),
+                 "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
+                 "seconds": round(self.seconds, 2)}
+        if self.confidence is not None:
+            shape["confidence"] = self.confidence
+        return shape
 
     def as_record(self) -> dict:
         """Everything, for the store and the JSON export (the full trace)."""

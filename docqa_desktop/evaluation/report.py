@@ -1,4 +1,5 @@
-"""Figures per method from results.jsonl, written as a Markdown report beside two PNG charts."""
+"""Figures per method from results.jsonl, written as a Markdown report beside two PNG charts and the same
+figures as JSON (figures.json)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -12,8 +13,10 @@ from . import charts
 from .questions import MULTI, SINGLE, UNANSWERABLE
 from .runner import RUN_FILE, score_record
 from .scoring import accuracy_and_f1, contains_gold
+from .trust import COVERAGE_LEVELS, STATUS_COUNTED, is_answerable, ratio, status_counts, trust_figures
 
 REPORT_FILE = "report.md"
+FIGURES_FILE = "figures.json"  # every figure of report.md per method, for scripts
 KINDS = (SINGLE, MULTI, UNANSWERABLE)
 
 
@@ -36,16 +39,16 @@ def method_figures(records: list[dict]) -> dict:
     formats = sorted({r["answer_format"] for r in records})
     return {
         "questions": len(records), "accuracy": accuracy, "f1": f1,
-        "answerable_accuracy": _accuracy([r for r in records if r["answer_format"] != "None"]),
-        "answerable": sum(r["answer_format"] != "None" for r in records),
+        "answerable_accuracy": _accuracy([r for r in records if is_answerable(r)]),
+        "answerable": sum(map(is_answerable, records)),
         "contains_gold": _mean(float(r["status"] == "answered" and contains_gold(r["gold"], r["prediction"]))
-                               for r in records if r["answer_format"] != "None"),
-        "declined": sum(r["status"] == "not_answerable" for r in records if r["answer_format"] == "None"),
+                               for r in records if is_answerable(r)),
+        "trust": trust_figures(records),
         "judge_accuracy": _mean(j for j, _ in judged), "judged": len(judged),
         # how often the judge agrees with the rules (score >= 0.5 counts as correct): a judge that
         # approves everything shows up here, not in its own accuracy
         "judge_agreement": _mean(float(j == (s >= 0.5)) for j, s in judged),
-        "status": {s: sum(r["status"] == s for r in records) for s in ("answered", "not_answerable", "failed")},
+        "status": status_counts(records),
         "page_recall": _mean(p["recall"] for p in pages), "page_precision": _mean(p["precision"] for p in pages),
         "page_f1": _mean(p["f1"] for p in pages), "all_hit": _mean(p["all_hit"] for p in pages),
         "with_evidence_pages": len(pages),
@@ -54,8 +57,8 @@ def method_figures(records: list[dict]) -> dict:
         "llm_calls": _mean(r["llm_calls"] for r in records),
         "prompt_tokens": _mean(r["prompt_tokens"] for r in records),
         # share of prompt tokens llama.cpp took from its cache (older records did not count them)
-        "cached_share": _ratio(sum(r["cached_tokens"] for r in records if "cached_tokens" in r),
-                               sum(r["prompt_tokens"] for r in records if "cached_tokens" in r)),
+        "cached_share": ratio(sum(r["cached_tokens"] for r in records if "cached_tokens" in r),
+                              sum(r["prompt_tokens"] for r in records if "cached_tokens" in r)),
         "output_tokens": _mean(r["output_tokens"] for r in records),
         "seconds_p50": float(np.percentile(seconds, 50)) if seconds else None,
         "seconds_p90": float(np.percentile(seconds, 90)) if seconds else None,
@@ -91,10 +94,6 @@ def figures_by_method(records: list[dict]) -> dict[str, dict]:
     return {m: method_figures([score_record(r) for r in records if r["method"] == m]) for m in methods}
 
 
-def _ratio(part: float, whole: float) -> float | None:
-    return part / whole if whole else None
-
-
 def _pct(value) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
@@ -118,9 +117,51 @@ def _breakdown(figures: dict[str, dict], key: str, title: str) -> list[str]:
     return [f"### {title}", ""] + _table([title.split(" by ")[-1].capitalize(), "n"] + methods, rows)
 
 
+def _by_method(figures: dict[str, dict], label: str, cell) -> list[str]:
+    """A table row: the label, then `cell` of each method's figures."""
+    return [label] + [cell(f) for f in figures.values()]
+
+
+def trust_rows(figures: dict[str, dict]) -> list[list[str]]:
+    """Precision of answered, coverage, answered but wrong, declined, and the verdicts (trust.trust_figures)."""
+    def row(label, cell):
+        return _by_method(figures, label, lambda f: cell(f["trust"]))
+    return [
+        row("precision of answered %", lambda t: f"{_pct(t['precision'])} ({t['answered_right']} of {t['answered']})"),
+        row("coverage: answered / answerable %", lambda t: f"{_pct(t['coverage'])} (n={t['answerable']})"),
+        row("answered right / answerable %", lambda t: _pct(t["answered_right_share"])),
+        row("answered but wrong", lambda t: str(t["answered_wrong"])),
+        row("declined on unanswerable %",
+            lambda t: f"{_pct(t['declined_share'])} ({t['declined']} of {t['unanswerable']})"),
+        _by_method(figures, "answered / passages / not found / failed",
+                   lambda f: " / ".join(str(f["status"][s.value]) for s in STATUS_COUNTED)),
+    ]
+
+
+def risk_coverage_lines(figures: dict[str, dict]) -> list[str]:
+    """The risk–coverage table of the methods whose answers carry a confidence, or one line saying none do."""
+    rated = {m: f["trust"]["risk_coverage"] for m, f in figures.items() if f["trust"]["risk_coverage"]}
+    if not rated:
+        return ["Risk–coverage: omitted — no answered result carries a confidence (only methods that rate their "
+                "answers record one).", ""]
+    rows = [[f"{100 * level:.0f} %"] + [_risk_cell(levels[i]) for levels in rated.values()]
+            for i, level in enumerate(COVERAGE_LEVELS)]
+    unrated = [m for m in figures if m not in rated]
+    return (["### Risk–coverage: precision of the surest answers", "",
+             "Answered results sorted by confidence, surest first; coverage c keeps the top round(c × answered) "
+             "(half up). Each cell: precision % of those (how many; the share of answerable questions they are %).",
+             ""]
+            + _table(["coverage of answered", *rated], rows)
+            + ([f"No confidence on record for: {', '.join(unrated)}.", ""] if unrated else []))
+
+
+def _risk_cell(level: dict) -> str:
+    return f"{_pct(level['precision'])} ({level['answers']}; {_pct(level['answerable_share'])})"
+
+
 def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
-    def row(label, fn):
-        return [label] + [fn(f) for f in figures.values()]
+    def row(label, cell):
+        return _by_method(figures, label, cell)
     rows = [
         row("questions", lambda f: str(f["questions"])),
         row("generalized accuracy %", lambda f: _pct(f["accuracy"])),
@@ -128,9 +169,7 @@ def overall_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("accuracy on answerable questions %", lambda f: f"{_pct(f['answerable_accuracy'])} (n={f['answerable']})"),
         row("answer contains the gold answer (answerable) %",
             lambda f: f"{_pct(f['contains_gold'])} (n={f['answerable']})"),
-        row("unanswerable declined", lambda f: f"{f['declined']} of {f['questions'] - f['answerable']}"),
-        row("answered / not answerable / failed",
-            lambda f: f"{f['status']['answered']} / {f['status']['not_answerable']} / {f['status']['failed']}"),
+        *trust_rows(figures),
     ]
     if any(f["judged"] for f in figures.values()):
         rows.append(row("judge accuracy %", lambda f: f"{_pct(f['judge_accuracy'])} (n={f['judged']})"))
@@ -191,9 +230,12 @@ def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluat
     run_path = out_dir / RUN_FILE
     run = json.loads(run_path.read_text(encoding="utf-8")) if run_path.exists() else {}
     chart_files = charts.write_charts(out_dir, figures)
+    generated = dt.datetime.now().isoformat(timespec="minutes")
+    _write_figures(out_dir / FIGURES_FILE, figures, generated, len(records))
     lines = [f"# {title}", "",
-             f"Generated {dt.datetime.now().isoformat(timespec='minutes')} from `{out_dir.name}/results.jsonl` "
-             f"({len(records)} results, {len({r['qid'] for r in records})} questions, methods: {', '.join(methods)}).",
+             f"Generated {generated} from `{out_dir.name}/results.jsonl` "
+             f"({len(records)} results, {len({r['qid'] for r in records})} questions, methods: {', '.join(methods)}); "
+             f"the same figures as JSON in `{FIGURES_FILE}`.",
              ""]
     if records:
         lines += _result_sections(records, figures, run, chart_files)
@@ -202,6 +244,11 @@ def write_report(out_dir: str | Path, records: list[dict], title: str = "Evaluat
     path = out_dir / REPORT_FILE
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def _write_figures(path: Path, figures: dict[str, dict], generated: str, results: int) -> None:
+    path.write_text(json.dumps({"generated": generated, "results": results, "methods": figures}, indent=2,
+                               ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _result_sections(records: list[dict], figures: dict, run: dict, chart_files: list[str]) -> list[str]:
@@ -216,8 +263,9 @@ def _result_sections(records: list[dict], figures: dict, run: dict, chart_files:
         lines += [""] if run.get("method_settings") else []
     lines += ["Scoring: MMLongBench-Doc's rules on a short answer extracted from each prediction (accuracy is the "
               "mean score, F1 treats \"Not answerable\" as the negative class); page metrics per SimpleDoc A.3 "
-              "over questions with evidence pages; latency is the method's wall time per question.", "",
-              "## Overall", ""]
+              "over questions with evidence pages; latency is the method's wall time per question.", ""]
+    lines += _trust_section(figures)
+    lines += ["## Overall", ""]
     lines += _table(["", *methods], overall_rows(figures))
     lines += ["## Breakdowns (generalized accuracy %)", ""]
     lines += _breakdown(figures, "by_source", "Accuracy by evidence source")
@@ -227,3 +275,13 @@ def _result_sections(records: list[dict], figures: dict, run: dict, chart_files:
     lines += ["## Per question (extracted answer and score)", ""]
     lines += _table(["doc", "question", "gold", *methods], per_question_rows(records, methods))
     return lines
+
+
+def _trust_section(figures: dict[str, dict]) -> list[str]:
+    return (["## Trust: precision of answered, coverage, declined", "",
+             "An \"answered\" verdict is right when it scores ≥ 0.5 on an answerable question and always wrong on an "
+             "unanswerable one. Precision = answered and right / answered; coverage = answerable questions "
+             "answered / answerable questions; declined = closest passages or not found on an unanswerable "
+             "question.", ""]
+            + _table(["", *figures], trust_rows(figures))
+            + risk_coverage_lines(figures))

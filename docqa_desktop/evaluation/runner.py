@@ -86,6 +86,7 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "answer_format": q.answer_format, "kind": q.kind, "evidence_pages": list(q.evidence_pages),
         "evidence_sources": list(q.evidence_sources), "prediction": answer.text, "status": answer.status.value,
         "short_answer": answer.short_answer, "predicted_format": answer.answer_format,
+        "confidence": answer.confidence,  # None unless the method rates its answers (the report's risk–coverage)
         "error": answer.error, "pages_used": sorted({p.page for p in answer.pages_used}),
         "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,
