@@ -27,6 +27,11 @@ class AnswerStatus(str, Enum):
         return STATUS_LABELS[self]
 
     @property
+    def verdict(self) -> str:
+        """The label with what it means for the reader, shown above the answer everywhere."""
+        return VERDICTS.get(self, self.label)
+
+    @property
     def confident(self) -> bool:
         """Whether the short answer is the product's answer (shown as such), not a draft or a pointer."""
         return self is AnswerStatus.ANSWERED
@@ -35,6 +40,8 @@ class AnswerStatus(str, Enum):
 STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.PASSAGES: "Closest passages",
                  AnswerStatus.NOT_FOUND: "Not found", AnswerStatus.FAILED: "Failed",
                  AnswerStatus.CANCELLED: "Cancelled"}
+VERDICTS = {AnswerStatus.PASSAGES: "Closest passages, not an answer: read the cited passages to judge",
+            AnswerStatus.NOT_FOUND: "Not found in the documents"}
 
 
 @dataclass(frozen=True)

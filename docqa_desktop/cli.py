@@ -266,6 +266,8 @@ def _cmd_ask(service: Service, args) -> int:
         for n, c in enumerate(answer.citations, 1):
             print(cited_line(n, c))
         thread = f" · thread {answer.thread}" if answer.thread else ""
+        if not answer.status.confident:
+            print(f"\n{answer.status.verdict}")
         print(f"\n{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")

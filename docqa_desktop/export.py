@@ -81,6 +81,7 @@ def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
     for i, answer in enumerate(answers, 1):
         heading = "##" if thread else "#"
         lines += [f"{heading} {markdown_text(_one_line(answer.question))}", "",
+                  f"**{markdown_text(answer.status.verdict)}**", "",
                   markdown_text(answer.text).replace("\n", "  \n"),
                   "", f"*{answer.status.label} · {markdown_text(answer.method)} · "
                   f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", f"{heading}# Citations", ""]
@@ -133,6 +134,7 @@ def _html(answers: list[Answer], render: RenderFn) -> str:
     heading = 2 if thread else 1
     for answer in answers:
         parts += [f"<h{heading}>{html.escape(answer.question)}</h{heading}>",
+                  f"<p><b>{html.escape(answer.status.verdict)}</b></p>",
                   f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
                   f"<p><small>{answer.status.label} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
                   f"· {answer.seconds:.1f} s</small></p><h{heading + 1}>Citations</h{heading + 1}><ol>"]
@@ -155,6 +157,7 @@ def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
         if y > 650:
             page, y = _new_page(doc), 50.0
         y = _write(doc, page, y, answer.question, 15)
+        y = _write(doc, page, y, answer.status.verdict, 10)
         y = _write(doc, page, y, answer.text, 11)
         y = _write(doc, page, y, f"{answer.status.label} - {answer.method} - {len(answer.calls)} model calls", 9)
         for n, c in enumerate(answer.citations, 1):

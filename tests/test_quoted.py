@@ -232,16 +232,56 @@ def test_the_built_in_model_is_still_a_method_option(samples_home):
         assert service.default_method == "m3docrag"  # the user's choice always wins
 
 
-def test_a_born_digital_page_is_quoted_with_the_value_asked_for(tmp_path, capsys):
-    folder = tmp_path / "docs"
+HOURS = ["Library opening hours.\nThe reading room opens at 09:30 on weekdays.\n"
+         "The archive is closed on Mondays and holds 12,000 maps."]
+VERDICT_QUESTIONS = {"answered": "When does the reading room open?",
+                     "passages": "Is the archive open on Mondays?",
+                     "not_found": "What is the capital city of Mars?"}
+
+
+@pytest.fixture(scope="module")
+def hours_home(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hours") / "docs"
     folder.mkdir()
-    write_pdf(folder / "opening.pdf", ["Library opening hours.\nThe reading room opens at 09:30 on weekdays.\n"
-                                       "The archive is closed on Mondays."])
-    home = tmp_path / "home"
+    write_pdf(folder / "opening.pdf", HOURS)
+    home = folder.parent / "home"
     with Service(make_settings(home, layout=False, ocr=False)) as service:
         service.index([str(folder)])
-    answer = _ask_json(home, "When does the reading room open?", capsys)
+    return home
+
+
+def test_a_born_digital_page_is_quoted_with_the_value_asked_for(hours_home, capsys):
+    answer = _ask_json(hours_home, VERDICT_QUESTIONS["answered"], capsys)
     assert answer["short_answer"] == "09:30" and answer["citations"][0]["quote"].startswith("The reading room")
+    assert 0 < answer["confidence"] <= 1
+
+
+def test_the_three_verdicts_through_the_cli_and_the_four_export_formats(hours_home, capsys, tmp_path):
+    """answered / passages / not found: the same names in `ask --json`, in the printed answer and in every
+    export; passages are cited and said not to be an answer."""
+    import pymupdf
+    from docqa_desktop.answers import VERDICTS, AnswerStatus
+
+    for status, question in VERDICT_QUESTIONS.items():
+        answer = _ask_json(hours_home, question, capsys)
+        assert answer["status"] == status, answer["answer"]
+        assert bool(answer["citations"]) == (status != "not_found")
+        assert main(["ask", question, "--home", str(hours_home)]) == 0
+        printed = capsys.readouterr().out
+        label = AnswerStatus(status).label
+        assert f"\n{label} · quoted" in printed
+        assert (VERDICTS.get(AnswerStatus(status), "") in printed)
+        for fmt in ("md", "html", "pdf", "json"):
+            out = tmp_path / f"{status}.{fmt}"
+            assert main(["export", answer["id"], "--format", fmt, "--output", str(out), "--home", str(hours_home)]) == 0
+            capsys.readouterr()
+            if fmt == "pdf":
+                with pymupdf.open(out) as doc:
+                    text = " ".join(page.get_text() for page in doc)
+            else:  # Markdown escapes its markup characters ("\\:")
+                text = out.read_text(encoding="utf-8").replace("\\", "")
+            wanted = f'"status": "{status}"' if fmt == "json" else AnswerStatus(status).verdict
+            assert wanted in " ".join(text.split()), (fmt, status)
 
 
 def _page_values(doc: str, pages: list[int], question: str):

@@ -30,8 +30,11 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")
     error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
+    # only an answer the method stands behind is set large; passages and "not found" say so first
+    verdict = "" if answer.status.confident else f'<p style="color:#8a6d3b"><b>{html.escape(answer.status.verdict)}</b></p>'
+    size = "large" if answer.status.confident else "medium"
     return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
-            f'<p style="font-size:large">{_paragraph(answer.text)}</p>{error}'
+            f'{verdict}<p style="font-size:{size}">{_paragraph(answer.text)}</p>{error}'
             f'{_chips(answer, "")}<p style="color:gray">{meta}</p>')
 
 
