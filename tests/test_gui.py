@@ -246,6 +246,37 @@ def test_the_app_quotes_the_answer_by_default_and_says_what_a_model_adds(window,
     assert "docqa models pull" in window.status_text.text()
 
 
+def test_the_app_names_the_three_verdicts_and_shows_passages_as_passages(window, qtbot, tmp_path):
+    """With only the built-in model: a value is answered (large), a yes/no question gets the closest passages
+    (said first, in normal size, cited), a question about nothing in the library is not found."""
+    from conftest import write_pdf
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write_pdf(folder / "opening.pdf", ["Library opening hours.\nThe reading room opens at 09:30 on weekdays.\n"
+                                       "The archive is closed on Mondays and holds 12,000 maps."])
+    window.add_paths([str(folder)])
+    qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
+    shown = {}
+    for question in ("When does the reading room open?", "Is the archive open on Mondays?",
+                     "What is the capital city of Mars?"):
+        window.answer_view.answer = None
+        window.ask_panel.question.setText(question)
+        window.ask_panel.ask_button.click()
+        qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=180_000)
+        answer = window.answer_view.answer
+        shown[answer.status.value] = (answer, window.answer_view.text.toPlainText(),
+                                      window.answer_view.text.toHtml())
+    assert set(shown) == {"answered", "passages", "not_found"}
+    answered, passages, not_found = shown["answered"], shown["passages"], shown["not_found"]
+    assert answered[0].short_answer == "09:30" and "Answered · quoted" in answered[1]
+    assert passages[1].index("Closest passages, not an answer") < passages[1].index("The closest passages")
+    assert passages[0].citations and "Closest passages · quoted" in passages[1]
+    assert "Not found in the documents" in not_found[1] and not not_found[0].citations
+    from docqa_desktop.ui.answer_view import answer_html
+    assert '<p style="font-size:large">09:30' in answer_html(answered[0])  # only an answer is set large
+    assert '<p style="font-size:medium">The closest passages' in answer_html(passages[0])
+
+
 def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(window, qtbot):
     dialog = window.open_models()
     qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=30_000)
