@@ -143,3 +143,14 @@ def test_the_v5_migration_indexes_the_pages_already_stored(tmp_path):
         assert migrations.current_version(db.con) == migrations.LATEST
         assert bm25.search_pages(db, "osprey 2019", None, 5)[0][0] == (7, 1)
         assert db.cursor().execute("SELECT count(*) FROM keyword_pages").fetchone()[0] == 2
+
+
+def test_a_query_also_finds_ocr_split_and_glued_spellings():
+    from docqa_desktop.retrieval.ocr_words import ocr_variants
+    library = {"german", "wings", "crash", "germanwings4u9525", "quick", "facts"}
+    expanded = ocr_variants("Germanwings crash quickfacts", lambda w: w in library,
+                            lambda w: [t for t in library if w in t and len(t) > len(w) + 2])
+    words = expanded.split()
+    assert {"german", "wings", "germanwings4u9525", "quick", "facts"} <= set(words)
+    assert "crashquickfacts" in words  # adjacent words joined (a term only if the library has it)
+    assert ocr_variants("revenue", lambda w: True, lambda w: []) == "revenue"  # nothing to add

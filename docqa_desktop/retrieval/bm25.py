@@ -21,6 +21,7 @@ from ..store import keywords, versions
 from ..store.database import Database
 from .fusion import PageKey
 from .in_ram import NEVER, PerLibrary
+from .ocr_words import ocr_variants
 
 K1 = 1.2
 B = 0.75
@@ -177,3 +178,10 @@ def search_pages(db: Database, query: str, doc_ids: list[int] | None, limit: int
     cur = db.cursor()
     index.refresh(cur)
     return index.search([term_id for term_id, _ in keywords.query_terms(cur, query)], doc_ids, limit)
+
+
+def with_ocr_spellings(db: Database, query: str) -> str:
+    """The query plus the spellings OCR may have given its words in this library (ocr_words)."""
+    cur = db.cursor()
+    return ocr_variants(query, lambda word: bool(keywords.query_terms(cur, word)),
+                        lambda word: keywords.terms_containing(cur, word))

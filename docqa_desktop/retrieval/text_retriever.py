@@ -49,7 +49,8 @@ class TextRetriever:
 
     def _scores(self, query: str, doc_ids: list[int] | None, mode: Mode) -> dict:
         pool = self.settings.candidates
-        lexical = bm25.search_pages(self.db, query, doc_ids, pool) if mode is not Mode.DENSE else []
+        lexical = (bm25.search_pages(self.db, bm25.with_ocr_spellings(self.db, query), doc_ids, pool)
+                   if mode is not Mode.DENSE else [])
         semantic = []
         if mode is not Mode.BM25 and dense.has_vectors(self.db):  # no query embedding for nothing
             semantic = dense.search_pages(self.db, self.embedder.embed([query])[0], doc_ids, pool)

@@ -78,6 +78,12 @@ def query_terms(cur, query: str) -> list[tuple[int, str]]:
                        [query]).fetchall()
 
 
+def terms_containing(cur, word: str, limit: int = 20) -> list[str]:
+    """Longer terms of the library that hold `word` (a-z0-9 only), e.g. OCR's glued "germanwings4u9525"."""
+    return [t for (t,) in cur.execute("SELECT term FROM keyword_terms WHERE contains(term, ?) AND length(term) > ? "
+                                      "LIMIT ?", [word, len(word) + 2, limit]).fetchall()]
+
+
 def indexed_documents(cur) -> set[int]:
     return {d for (d,) in cur.execute("SELECT DISTINCT doc_id FROM keyword_pages").fetchall()}
 
