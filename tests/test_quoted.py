@@ -15,7 +15,7 @@ from docqa_desktop.cli import main
 from docqa_desktop.methods.quoted.question import (
     COUNT, DATE, LIST, MONEY, NUMBER, PERCENT, PERSON, PLACE, TIME, YEAR, YES_NO, parse_question,
 )
-from docqa_desktop.methods.quoted.scoring import Candidate, rank, term_weights, value_candidates
+from docqa_desktop.methods.quoted.scoring import Candidate, rank, value_candidates
 from docqa_desktop.methods.quoted.matching import WordSet
 from docqa_desktop.methods.quoted.values import find_values, values_of_kind
 from docqa_desktop.methods.quoted.sentences import sentences
@@ -101,9 +101,8 @@ def _values(question: str, *texts: str):
     """The value candidates of the texts (one page each) for the question, best first."""
     asked = parse_question(question)
     candidates = _candidates(*texts)
-    ranked = rank(asked, candidates, _bag_of_words_embed)
-    return ranked, value_candidates(asked, ranked, term_weights(asked, [WordSet(c.sentence.context)
-                                                                      for c in candidates]))
+    ranked, weights = rank(asked, candidates, _bag_of_words_embed)
+    return ranked, value_candidates(asked, ranked, weights)
 
 
 def test_the_value_asked_for_comes_from_the_sentence_that_states_it():
@@ -173,7 +172,7 @@ def test_on_dev_questions_the_sentence_holding_the_gold_answer_ranks_among_the_f
         if not 1 <= sum(gold in u.text.lower() for u in units) <= 3:
             continue
         ref = PageRef(1, q["doc"], "", page, str(page))
-        top = rank(q["question"], [Candidate(ref, u, 0) for u in units], embed, 0.5, 0.3)[:3]
+        top = rank(parse_question(q["question"]), [Candidate(ref, u, 0) for u in units], embed)[0][:3]
         asked += 1
         ranked_hits += any(gold in s.candidate.sentence.text.lower() for s in top)
         first_hits += any(gold in u.text.lower() for u in units[:3])
@@ -297,8 +296,8 @@ def _page_values(doc: str, pages: list[int], question: str):
             text, _ = text_layer(pdf[page - 1])
             candidates += [Candidate(PageRef(1, doc, "", page, str(page)), s, rank_, WordSet(text))
                            for s in sentences(text)]
-    ranked = rank(asked, candidates, _bag_of_words_embed)
-    return value_candidates(asked, ranked, term_weights(asked, [WordSet(c.sentence.context) for c in candidates]))
+    ranked, weights = rank(asked, candidates, _bag_of_words_embed)
+    return value_candidates(asked, ranked, weights)
 
 
 SENIORS = "PIP_Seniors-and-Tech-Use_040314.pdf"

@@ -20,7 +20,7 @@ from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from .matching import WordSet
 from .question import COUNT, Question, parse_question
-from .scoring import Candidate, Found, Scored, rank, term_weights, value_candidates
+from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
@@ -52,9 +52,8 @@ def run(ctx: MethodContext) -> None:
         page_words = WordSet(text)
         candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
     candidates = candidates[:settings.max_sentences]
-    ranked = rank(question, candidates, ctx.embed)
-    found = value_candidates(question, ranked, term_weights(question, [WordSet(c.sentence.context)
-                                                                        for c in candidates]))
+    ranked, weights = rank(question, candidates, ctx.embed)
+    found = value_candidates(question, ranked, weights)
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +

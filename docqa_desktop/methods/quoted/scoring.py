@@ -30,6 +30,7 @@ from .values import Value, carries_unit, find_values, normal, values_of_kind
 
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
+EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
 NEAR = 4  # tokens from a value within which a question word fully counts; beyond, its weight halves every NEAR
 YEAR_REACH = 8  # tokens from a value within which a year dates it
 _TOKEN = re.compile(r"\w+")
@@ -78,20 +79,24 @@ class Found:
     rejected: str  # why it cannot be the answer (a qualifier it does not match), or ""
 
 
-def rank(question: Question, candidates: list[Candidate], embed: Callable[[list[str]], np.ndarray]) -> list[Scored]:
-    """The candidates, most relevant first."""
-    if not candidates:
-        return []
+def rank(question: Question, candidates: list[Candidate],
+         embed: Callable[[list[str]], np.ndarray]) -> tuple[list[Scored], dict[tuple[str, str], float]]:
+    """The candidates, most relevant first, and the question's word weights among them. Only the EMBEDDED
+    best by coverage are embedded (MiniLM costs ~10 ms a sentence on a CPU); the rest keep similarity 0 and
+    could not have been answers anyway."""
     words = [WordSet(c.sentence.context) for c in candidates]
     weights = term_weights(question, words)
-    vectors = embed([question.text] + [c.sentence.context for c in candidates])
-    similarities = vectors[1:] @ vectors[0]
-    scored = []
-    for candidate, found, similarity in zip(candidates, words, similarities):
-        coverage = _coverage(weights, found)
-        scored.append(Scored(candidate, coverage, float(similarity),
-                             coverage + float(similarity) + PAGE_WEIGHT / (1 + candidate.page_rank)))
-    return sorted(scored, key=lambda s: -s.score)
+    if not candidates:
+        return [], weights
+    coverages = [_coverage(weights, w) for w in words]
+    order = sorted(range(len(candidates)), key=lambda i: (-coverages[i], candidates[i].page_rank))
+    embedded = order[:EMBEDDED]
+    vectors = embed([question.text] + [candidates[i].sentence.context for i in embedded])
+    similarities = dict(zip(embedded, (vectors[1:] @ vectors[0]).tolist()))
+    scored = [Scored(c, coverages[i], similarities.get(i, 0.0),
+                     coverages[i] + similarities.get(i, 0.0) + PAGE_WEIGHT / (1 + c.page_rank))
+              for i, c in enumerate(candidates)]
+    return sorted(scored, key=lambda s: -s.score), weights
 
 
 def term_weights(question: Question, words: list[WordSet]) -> dict[tuple[str, str], float]:
