@@ -326,3 +326,32 @@ def test_on_a_real_page_three_figures_in_one_row_are_not_told_apart_by_words():
     found = _page_values("2023.acl-long.386.pdf", [8], "What proportion of errors on 4-hop claims were semantic?")
     row = [f for f in found if f.quote.startswith("Semantic error")]
     assert len(row) == 3 and len({round(f.affinity, 2) for f in row}) == 1  # the method then shows passages
+
+
+@pytest.mark.slow  # indexes the six dev PDFs (OCR for the slide deck) and asks all 60 dev questions
+def test_every_answered_dev_value_is_a_whole_token_of_its_cited_sentence(tmp_path):
+    """Over every dev question: an answered value stands in the quoted sentence as a whole token (not the "60"
+    of "late-60s"), and the first citation is that sentence's page."""
+    import re
+    from conftest import EVAL_FILE, corpus_pdf
+
+    questions = [json.loads(line) for line in EVAL_FILE.read_text(encoding="utf-8").splitlines()]
+    folder = tmp_path / "dev"
+    folder.mkdir()
+    for doc in {q["doc"] for q in questions}:
+        (folder / doc).symlink_to(corpus_pdf(doc))
+    answered = 0
+    with Service(make_settings(tmp_path / "home", layout=False, dense=False)) as service:
+        service.index([str(folder)])
+        for q in questions:
+            answer = service.ask(q["question"], [q["doc"]], "quoted")
+            if answer.status.value != "answered":
+                continue
+            answered += 1
+            value = answer.short_answer
+            quoted = re.search(r"Quoted from (.+?), page (\d+)[^:]*: “(.*)”$", answer.text, re.S)
+            assert quoted, answer.text
+            token = rf"(?<![\w-]){re.escape(value)}(?![\w])"
+            assert re.search(token, quoted.group(3)), (q["question"], value, quoted.group(3))
+            assert (answer.citations[0].doc, answer.citations[0].page) == (quoted.group(1), int(quoted.group(2)))
+    assert answered > 0  # the property was checked on real answers

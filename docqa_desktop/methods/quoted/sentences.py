@@ -34,6 +34,12 @@ class Sentence:
     cells: tuple[str, ...] = ()  # a table row's cells (empty for running text)
     header: tuple[str, ...] = ()  # its table's header cells, by column
 
+    def labels(self, column: int) -> list[str]:
+        """A table cell's row label (the row's first cell left of it) and column header, those there are."""
+        row_label = next((c for c in self.cells[:column] if c), "")
+        header = self.header[column] if column < len(self.header) and self.header != self.cells else ""
+        return [label for label in (row_label, header) if label]
+
 
 def sentences(page_text: str) -> list[Sentence]:
     """The page's sentences and table rows, in reading order."""
