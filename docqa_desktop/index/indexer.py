@@ -27,7 +27,7 @@ from .tracking import ProgressTracker, index_progress
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = 2  # bump when parsing changes: every document is then parsed again
+PARSER_VERSION = 3  # bump when parsing changes (3: column-by-column reading order): every document is parsed again
 
 
 class PageImageStage(Protocol):

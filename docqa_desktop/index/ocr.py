@@ -15,6 +15,7 @@ import pymupdf
 from ..domain import Word
 from .onnx_device import on_cuda
 from .pdf import words_to_text
+from .reading_order import reading_order
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
 # codes like "A320" or "4U9525" stay whole; otherwise letters, numbers and punctuation are split apart
@@ -75,25 +76,21 @@ def ocr_page(page: pymupdf.Page, dpi: int = 110, device: str = "auto") -> tuple[
     pix = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csRGB, alpha=False)
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     result, _ = _engine(device)(image)
-    words: list[Word] = []
-    for line_no, (quad, raw_text, _score) in enumerate(sorted(result or [], key=_reading_order)):
+    lines = []
+    for quad, raw_text, _score in result or []:
         xs = [p[0] / scale for p in quad]
         ys = [p[1] / scale for p in quad]
-        words.extend(_words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys)), line_no))
+        lines.append(_words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys))))
+    words = reading_order(lines)  # the order the text layer gets: columns read one after the other
     return words_to_text(words), words
 
 
-def _reading_order(item) -> tuple[float, float]:
-    quad = item[0]
-    return (round(min(p[1] for p in quad) / 8), min(p[0] for p in quad))
-
-
-def _words_in_line(text: str, box, line_no: int) -> list[Word]:
+def _words_in_line(text: str, box) -> list[Word]:
     """Word boxes by splitting the line box in proportion to character counts."""
     x0, y0, x1, y1 = box
     per_char = (x1 - x0) / max(1, len(text))
     words = []
     for match in re.finditer(r"\S+", text):
         start, end = match.span()
-        words.append(Word(match.group(), (x0 + start * per_char, y0, x0 + end * per_char, y1), line_no))
+        words.append(Word(match.group(), (x0 + start * per_char, y0, x0 + end * per_char, y1), 0))
     return words

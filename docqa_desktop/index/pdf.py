@@ -4,6 +4,7 @@ from __future__ import annotations
 import pymupdf
 
 from ..domain import ParsedPage, TextSource, Word
+from .reading_order import reading_order
 
 PDF_MAGIC = b"%PDF-"
 # ligatures expanded ("ﬁ" -> "fi") so words match what people type
@@ -72,11 +73,11 @@ def page_label(page: pymupdf.Page) -> str:
 
 def text_layer(page: pymupdf.Page) -> tuple[str, list[Word]]:
     """Reading-order text and word boxes from the PDF's own text layer."""
-    raw = page.get_text("words", sort=True, flags=WORD_FLAGS)
-    words, line_ids = [], {}
-    for x0, y0, x1, y1, text, block, line, _ in raw:
-        line_no = line_ids.setdefault((block, line), len(line_ids))
-        words.append(Word(text, (x0, y0, x1, y1), line_no))
+    # unsorted: mupdf's own lines are kept whole, and reading_order puts them in order (columns included)
+    lines: dict[tuple[int, int], list[Word]] = {}
+    for x0, y0, x1, y1, text, block, line, _ in page.get_text("words", flags=WORD_FLAGS):
+        lines.setdefault((block, line), []).append(Word(text, (x0, y0, x1, y1), 0))
+    words = reading_order(lines.values())
     return words_to_text(words), words
 
 
