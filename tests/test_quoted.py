@@ -13,7 +13,7 @@ from conftest import SAMPLES, make_settings, write_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.cli import main
 from docqa_desktop.methods.quoted.question import (
-    COUNT, DATE, LIST, MONEY, NUMBER, PERCENT, PERSON, PLACE, TIME, YEAR, YES_NO, parse_question,
+    COUNT, DATE, LIST, MONEY, NUMBER, PERCENT, PERSON, PLACE, TIME, WHEN, YEAR, YES_NO, parse_question,
 )
 from docqa_desktop.methods.quoted.scoring import Candidate, rank, value_candidates
 from docqa_desktop.methods.quoted.matching import WordSet
@@ -43,8 +43,9 @@ def test_the_kind_of_value_asked_for():
         FERRY, "In what year was it founded?", "How many stores were closed?", "Who chairs the board?",
         "What percentage of seniors go online?", "What was the revenue in 2023?", "Where is the plant?",
         "Is the ferry free for bicycles?", "Which countries are members?", "Why did revenue fall?",
-        "When did the crash happen?", "How long is the runway?")]
-    assert kinds == [TIME, YEAR, COUNT, PERSON, PERCENT, MONEY, PLACE, YES_NO, LIST, None, DATE, NUMBER]
+        "On what date did the crash happen?", "How long is the runway?", "At what time did it land?",
+        "How many people died when the bridge collapsed?")]
+    assert kinds == [WHEN, YEAR, COUNT, PERSON, PERCENT, MONEY, PLACE, YES_NO, LIST, None, DATE, NUMBER, TIME, COUNT]
 
 
 def test_qualifiers_of_a_question():
@@ -57,6 +58,7 @@ def test_qualifiers_of_a_question():
 def test_values_are_whole_tokens_of_their_sentence():
     text = "Adults in their mid-to late-60s use it less; six in ten seniors—59%—go online, COVID-19 aside."
     assert [v.text for v in find_values(text)] == ["59%"]  # not "-60", not "-19"
+    assert find_values("Open 24/7 on 05/01/2023 for 5–10 thousand people in the 2019–2020 year.") == []
     assert [v.text for v in values_of_kind(PERCENT, text)] == ["59%"]
 
 
@@ -68,11 +70,14 @@ def test_citation_years_reference_numbers_labels_and_axis_ticks_are_not_values()
     assert [v.text for s in sentences(chart) for v in find_values(s.text)] == ["74", "55", "47%", "2013"]
 
 
-def test_a_year_question_takes_the_year_of_a_date_and_a_time_question_a_date_when_no_time():
+def test_a_year_question_takes_the_year_of_a_date_and_a_when_question_a_time_a_date_or_a_year():
     assert [v.text for v in values_of_kind(YEAR, "The company was founded on 21 August 1966 in St. Paul.")] == ["1966"]
+    assert values_of_kind(YEAR, "Acme sold 1999 cars in its first year.") == []  # a count, not a year
     assert [v.text for v in values_of_kind(TIME, "It leaves at 18:40 on weekdays and at 5.10 pm on Sundays.")] == [
         "18:40", "5.10 pm"]
-    assert [v.text for v in values_of_kind(TIME, "The timetable starts on 3 November 2024.")] == ["3 November 2024"]
+    assert values_of_kind(TIME, "The ferry leaves on May 3.") == []  # "what time" wants a time
+    assert [v.text for v in values_of_kind(WHEN, "The timetable starts on 3 November 2024.")] == ["3 November 2024"]
+    assert [v.text for v in values_of_kind(WHEN, "Founded in May 1998, it listed in 2005.")] == ["May 1998", "2005"]
     assert [v.text for v in values_of_kind(MONEY, "Revenue in 2009 was $2.3 billion, up 12%.")] == ["$2.3 billion"]
 
 

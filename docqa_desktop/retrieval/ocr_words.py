@@ -12,13 +12,13 @@ from typing import Callable
 MIN_SPLIT = 8  # a query word this long may have been split by OCR
 MIN_PART = 3  # the shortest half of a split word
 MIN_INSIDE = 8  # a query word this long is also looked for inside glued terms (a scan of the vocabulary)
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"\w+")
 
 
 def ocr_variants(query: str, known: Callable[[str], bool], containing: Callable[[str], list[str]]) -> str:
     """The query with its OCR spellings added: `known(word)` says whether the library holds a word,
     `containing(word)` lists the library's longer terms that hold it."""
-    words = _WORD.findall(query.lower())
+    words = list(dict.fromkeys(_WORD.findall(query.lower())))
     extra = [a + b for a, b in zip(words, words[1:])]
     for word in words:
         if len(word) >= MIN_SPLIT and not known(word):
@@ -26,4 +26,4 @@ def ocr_variants(query: str, known: Callable[[str], bool], containing: Callable[
                            if known(word[:i]) and known(word[i:])), [])
         if len(word) >= MIN_INSIDE:
             extra += containing(word)
-    return " ".join([query] + extra)
+    return " ".join([query] + list(dict.fromkeys(extra)))

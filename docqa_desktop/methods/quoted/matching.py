@@ -10,7 +10,7 @@ import re
 
 from ...retrieval.snippets import stem
 
-_WORD = re.compile(r"\w+")
+TOKEN = re.compile(r"\w+")  # a word or number, as the scorer counts distances
 _OCR_THOUSANDS = re.compile(r"(?<=\d)([,.])\s?([oO0]{3})(?![\w])")
 RUN_TOGETHER = 10  # a token this long may be words the recogniser joined ("germanwings4u9525")
 INSIDE = 5  # a question word this long may be found inside such a token
@@ -25,7 +25,7 @@ class WordSet:
     """The words of a text as stems, with OCR's split and joined words also findable."""
 
     def __init__(self, text: str):
-        words = _WORD.findall(text.lower())
+        words = TOKEN.findall(text.lower())
         self.stems = {stem(w) for w in words} | {stem(a + b) for a, b in zip(words, words[1:])}
         self.long = [w for w in words if len(w) >= RUN_TOGETHER]
 

@@ -19,7 +19,7 @@ from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from .matching import WordSet
-from .question import COUNT, Question, parse_question
+from .question import COUNT, UNQUOTABLE, Question, parse_question
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
 
@@ -83,7 +83,7 @@ def _ambiguous(best: Found, found: list[Found]) -> bool:
     """Another value of the sentence stands as near the question's words ("Semantic error 29% 38% 77%" with
     no column to tell them apart): which one is meant cannot be read off the words."""
     return any(f.scored is best.scored and f.value.text != best.value.text and not f.rejected and
-               f.affinity >= best.affinity - AMBIGUITY for f in found)
+               f.affinity >= best.affinity - AMBIGUITY - 1e-9 for f in found)  # 1e-9: an exact tie is a tie
 
 
 def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> None:
@@ -107,7 +107,7 @@ def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, page
             shown.append(scored)
             texts.add(scored.candidate.sentence.text)
     answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
-    why = ("a yes/no or a list needs reading, which quoting cannot do" if question.kind in ("yes/no", "list")
+    why = ("a yes/no or a list needs reading, which quoting cannot do" if question.kind in UNQUOTABLE
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
     answer.text = (f"The closest passages ({why}; read them to judge):\n" +

@@ -11,14 +11,13 @@ import re
 
 from ...retrieval.snippets import stem
 from ..toolkit.passages import QUESTION_WORDS
-from .matching import WordSet
-from .question import YEAR, Question, content_words
+from .matching import TOKEN, WordSet
+from .question import YEAR, YEAR_PATTERN, Question, content_words
 from .sentences import Sentence
 from .values import Value, carries_unit, find_values, normal
 
-_TOKEN = re.compile(r"\w+")
 YEAR_REACH = 8  # tokens from a value within which a year dates it
-_YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
+_YEAR = re.compile(rf"^{YEAR_PATTERN}$")
 # words that may stand before a group noun without narrowing it ("all U.S. adults", "the total revenue")
 _DATING_WORDS = frozenset("in for during fiscal fy of since by year end as".split())  # "… in fiscal 2023"
 # a range or bound that narrows a figure to part of a group: "65-69", "ages 18", "65+", "75 and older"
@@ -27,6 +26,8 @@ _SUBGROUP = re.compile(r"\b(?:early|mid|late)?[-\s]?\d0s\b|\b\d+\s?[-–]\s?\d+\
 # "Among seniors who have not attended college, 40% go online": the opening phrase scopes the whole sentence
 _SCOPE = re.compile(r"^(?:among|for|of)\s+([^,;]{3,100}),", re.I)
 # "up from the 53%", "compared with 86%": a figure the sentence compares against, not the one it reports
+_DISCOURSE_OPENERS = frozenset("example instance instances course these those this that all each both".split())
+_AFTER_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.I)
 _BASELINE = re.compile(r"\b(?:from|than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
                        re.I)
 _WHOLE_ROW = re.compile(r"^(total|all|overall)\b", re.I)
@@ -52,7 +53,8 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     subgroup = _unasked_subgroup(question, sentence, value, column)
     if subgroup:
         return f"for {subgroup} only, which the question does not ask about"
-    if column is None and _BASELINE.search(sentence.text[:value.start]) and not question.years:
+    if column is None and _BASELINE.search(sentence.text[:value.start]) and \
+            not set(_years_of(sentence.text, value)) & set(question.years):
         return "a figure the sentence compares against, not the one it reports"
     missing = [n for n in question.names if not _named(n, page_words or WordSet(sentence.context))]
     return f"the page does not name {', '.join(missing)}" if missing else ""
@@ -77,7 +79,7 @@ def _text_year_mismatch(question: Question, text: str, value: Value) -> str:
 def _years_of(text: str, value: Value) -> list[str]:
     """The years in the sentence that date this value: a year after "in", "fiscal", "for"… dates the nearest
     value before it ("$46.3 billion in fiscal 2023"), any other year the nearest value either side."""
-    tokens = list(_TOKEN.finditer(text))
+    tokens = list(TOKEN.finditer(text))
     spans = [(_token_index(tokens, v.start), _token_index(tokens, v.end - 1)) for v in find_values(text)
              if v.kind != YEAR and not v.start <= value.start < v.end] + \
         [(_token_index(tokens, value.start), _token_index(tokens, value.end - 1))]
@@ -101,9 +103,9 @@ def _narrowed_group(question: Question, text: str, value: Value) -> str:
     near the value without a modifier the question does not use ("older adults" is not all adults), or "all",
     "overall", "total" near it ("91% of all Americans"); a figure said of another group ("77% of seniors") is
     not the whole group's."""
-    tokens = [t.group(0).lower() for t in _TOKEN.finditer(text)]
-    at = _token_index(list(_TOKEN.finditer(text)), value.start)
-    asked = {w.lower() for w in _TOKEN.findall(question.text)}
+    tokens = [t.group(0).lower() for t in TOKEN.finditer(text)]
+    at = _token_index(list(TOKEN.finditer(text)), value.start)
+    asked = {w.lower() for w in TOKEN.findall(question.text)}
     near = range(max(0, at - GROUP_REACH), min(len(tokens), at + GROUP_REACH + 1))
     for group in question.whole_groups:
         places = [i for i in near if stem(tokens[i]) == stem(group)]
@@ -128,23 +130,31 @@ def _unasked_subgroup(question: Question, sentence: Sentence, value: Value, colu
             return ""
         places = [m for m in _SUBGROUP.finditer(label)]
     else:  # a range anywhere in the sentence scopes all its figures ("Among seniors earning $75,000 or more, …")
-        places = [m for m in _SUBGROUP.finditer(sentence.text) if not value.start <= m.start() < value.end]
+        places = [m for m in _SUBGROUP.finditer(sentence.text) if not value.start <= m.start() < value.end
+                  and not _is_span_of_time(sentence.text, m)]
     asked = normal(question.text)
     ranged = next((m.group(0) for m in places if normal(m.group(0)) not in asked), "")
     return ranged or (_unasked_scope(question, sentence.text) if column is None else "")
 
 
+def _is_span_of_time(text: str, match: re.Match) -> bool:
+    """"2019-2020", "Sept. 17-22": a range of years or days, not of people."""
+    return bool(_YEAR.match(match.group(0)[:4])) or bool(_AFTER_MONTH.search(text[:match.start()]))
+
+
 def _unasked_scope(question: Question, text: str) -> str:
-    """The opening "Among …," of the sentence when it holds words the question does not use."""
+    """The opening "Among …," of the sentence when it holds words the question does not use ("For example,"
+    and a dating phrase with the asked year do not scope anything)."""
     scope = _SCOPE.match(text)
-    if not scope:
+    if not scope or scope.group(1).split()[0].lower() in _DISCOURSE_OPENERS or \
+            any(year in scope.group(1) for year in question.years):
         return ""
     extra = [w for w in content_words(scope.group(1)) if stem(w) not in question.terms]
     return scope.group(1) if extra else ""
 
 
 def _named(name: str, words: WordSet) -> bool:
-    stems = [w for w in _TOKEN.findall(name.lower()) if len(w) > 1]
+    stems = [w for w in TOKEN.findall(name.lower()) if len(w) > 1]
     return all(words.has(stem(w), w) for w in stems)
 
 

@@ -13,7 +13,7 @@ from ...retrieval.snippets import stem
 from ..toolkit.passages import QUESTION_WORDS
 
 PERCENT, MONEY, COUNT, NUMBER = "percent", "money", "count", "number"
-YEAR, DATE, TIME = "year", "date", "time"
+YEAR, DATE, TIME, WHEN = "year", "date", "time", "when"
 PERSON, ORGANISATION, PLACE = "person", "organisation", "place"
 YES_NO, LIST = "yes/no", "list"
 NAME_KINDS = (PERSON, ORGANISATION, PLACE)
@@ -25,11 +25,10 @@ _MONEY_WORDS = (r"revenues?|sales|income|costs?|price|profits?|earnings|fares?|f
 _KINDS = [  # first match wins: "what time" before "when", "how many percent" before "how many"
     (YES_NO, r"^(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b"),
     (LIST, r"^(list|name (all|the))\b|\bwhat are (the|all)\b.*\b(names|types|kinds)\b|\bwhich \w+s (are|were)\b"),
-    (TIME, r"\bwhat time\b|\bat what hour\b|\bwhen\b.*\b(leaves?|depart|departs|arrives?|opens?|closes?|starts?|"
-           r"begins?|ends?|runs?)\b"),
-    (YEAR, r"\b(what|which|in what|in which) year\b|\bwhen was\b.*\b(founded|established|born|created|built|"
-           r"launched|published|released|introduced|formed|incorporated)\b"),
-    (DATE, r"\bwhen\b|\b(what|which|on what) (date|month|day)\b"),
+    (TIME, r"\bwhat time\b|\bat what hour\b"),
+    (YEAR, r"\b(what|which|in what|in which) year\b"),
+    (DATE, r"\b(what|which|on what|on which) (date|dates|month|day)\b"),
+    (WHEN, r"^\s*when\b"),  # a time, a date or a year: "when does the ferry leave", "when did the war end"
     (PERCENT, r"\bpercent(age)?s?\b|%|\bwhat (share|proportion|fraction)\b|\bhow many percent\b"),
     (MONEY, rf"\bhow much\b.*\b({_MONEY_WORDS})\b|\bwhat (is|was|were|are)\b[^?]{{0,40}}\b({_MONEY_WORDS})\b"),
     (COUNT, r"\bhow many\b|\b(what|which) (is|was) the number\b|\bnumber of\b"),
@@ -45,9 +44,13 @@ _KINDS = [  # first match wins: "what time" before "when", "how many percent" be
 _KIND_PATTERNS = [(kind, re.compile(pattern, re.I)) for kind, pattern in _KINDS]
 # "Please write down the answer in float format": how to answer, not what about
 _FORMAT_REQUEST = re.compile(r"\s*\bplease (write|answer|give|provide|respond|reply|use)\b.*$", re.I | re.S)
-_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+YEAR_PATTERN = r"(?:1[89]|20)\d\d"  # a year as written: 1800-2099
+_YEAR = re.compile(rf"\b{YEAR_PATTERN}\b")
 # "all adults", "overall revenue": the whole group, which a sentence about a part of it ("older adults") is not
 _WHOLE_GROUP = re.compile(r"\b(?:all|overall|total|every)\s+(?:the\s+)?(?:u\.s\.\s+)?([a-z]{3,})", re.I)
+# "every year", "the total number": a measure or a span of time, not a group of people or things
+MEASURE_NOUNS = frozenset("number amount amounts year years day days week weeks month months time times hour hours "
+                          "quarter quarters period".split())
 _WORD = re.compile(r"\w+")
 _NAME = re.compile(r"\b[A-Z][\w&'’.-]*[\w]")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -80,9 +83,10 @@ class Question:
 def parse_question(asked: str) -> Question:
     text = _FORMAT_REQUEST.sub("", asked).strip() or asked.strip()
     kind = next((k for k, pattern in _KIND_PATTERNS if pattern.search(text)), None)
-    years = () if kind in (YEAR, DATE) else tuple(dict.fromkeys(_YEAR.findall(text)))
+    years = () if kind in (YEAR, DATE, WHEN) else tuple(dict.fromkeys(_YEAR.findall(text)))
+    groups = (m.group(1).lower() for m in _WHOLE_GROUP.finditer(text))
     return Question(text, kind, frozenset(content_stems(text)), years,
-                    tuple(dict.fromkeys(m.group(1).lower() for m in _WHOLE_GROUP.finditer(text))),
+                    tuple(dict.fromkeys(g for g in groups if g not in MEASURE_NOUNS)),
                     _names(text), _unit(text))
 
 

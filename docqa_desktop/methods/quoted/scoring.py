@@ -21,17 +21,16 @@ import numpy as np
 
 from ...answers import PageRef
 from ...retrieval.snippets import stem
-from .matching import WordSet
+from .matching import TOKEN, WordSet
 from .qualifiers import rejection
-from .question import MONEY, NUMBER, UNQUOTABLE, Question, content_stems, content_words
+from .question import MONEY, UNQUOTABLE, Question, content_stems, content_words
 from .sentences import Sentence
-from .values import Value, normal, values_of_kind
+from .values import AMOUNT, Value, find_values, normal, values_of_kind
 
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
 EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
 NEAR = 4  # tokens from a value within which a question word fully counts; beyond, its weight halves every NEAR
-_TOKEN = re.compile(r"\w+")
 _CURRENCY = re.compile(r"[$€£¥]|\b(dollars|euros|usd|eur|gbp|inr|rupees)\b", re.I)
 
 
@@ -93,7 +92,8 @@ def value_candidates(question: Question, ranked: list[Scored], weights: dict[tup
     with their reasons, after the others)."""
     if question.kind is None or question.kind in UNQUOTABLE:
         return []
-    stated = {normal(v.text) for v in values_of_kind(question.kind, question.text)}
+    # the question's own figures and years are what it asks about, never its answer
+    stated = {normal(v.text) for v in find_values(question.text)} | set(question.years)
     found = []
     for scored in ranked[:VALUE_SENTENCES]:
         sentence = scored.candidate.sentence
@@ -111,7 +111,7 @@ def value_candidates(question: Question, ranked: list[Scored], weights: dict[tup
 
 def _kind_in(kind: str, sentence: Sentence) -> str:
     """A money question takes a table's plain numbers when its header names the currency ("($ in millions)")."""
-    return NUMBER if kind == MONEY and sentence.cells and _CURRENCY.search(sentence.context) else kind
+    return AMOUNT if kind == MONEY and sentence.cells and _CURRENCY.search(sentence.context) else kind
 
 
 def _coverage(weights: dict[tuple[str, str], float], words: WordSet) -> float:
@@ -145,13 +145,15 @@ def _cell_affinity(weights: dict[tuple[str, str], float], sentence: Sentence, co
 
 def _text_affinity(weights: dict[tuple[str, str], float], text: str, value: Value) -> float:
     """The question's words weighted by how near the value they stand (in tokens)."""
-    tokens = list(_TOKEN.finditer(text))
+    tokens = list(TOKEN.finditer(text))
+    lowered = [t.group(0).lower() for t in tokens]
+    stems = [stem(t) for t in lowered]
     first = next((i for i, t in enumerate(tokens) if t.end() > value.start), len(tokens))
     last = max(first, next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].start() < value.end), first))
     near = 0.0
     for (term, word), weight in weights.items():
-        places = [i for i, t in enumerate(tokens) if not first <= i <= last and
-                  (stem(t.group(0).lower()) == term or (len(word) >= 5 and word in t.group(0).lower()))]
+        places = [i for i in range(len(tokens)) if not first <= i <= last and
+                  (stems[i] == term or (len(word) >= 5 and word in lowered[i]))]
         if places:
             distance = min(first - i if i < first else i - last for i in places)
             near += weight * (1.0 if distance <= NEAR else 0.5 ** ((distance - NEAR) / NEAR))

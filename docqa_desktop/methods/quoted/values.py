@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .question import (
-    COUNT, DATE, MONEY, NAME_KINDS, NUMBER, PERCENT, PERSON, TIME, UNITS, YEAR,
+    COUNT, DATE, MONEY, NAME_KINDS, NUMBER, PERCENT, PERSON, TIME, UNITS, WHEN, YEAR, YEAR_PATTERN,
 )
 from ..toolkit.passages import QUESTION_WORDS
 
@@ -19,14 +19,16 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:million|billion|thousand|trillion|bn|mn)"
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_YEAR_RE = r"(?:1[89]|20)\d\d"
+_YEAR_RE = YEAR_PATTERN
+AMOUNT = "amount"  # a plain number (no %), what a money question takes from a table whose header names the currency
 # the order is the priority where two overlap: "3 November 2024" is a date, not a count and a year
 _PATTERNS = [
-    (DATE, rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+{_YEAR_RE})?|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+    (DATE, rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+{_YEAR_RE})?|{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
+           rf"(?:\s?[-–]\s?\d{{1,2}}(?!\d))?"
            rf"(?:,?\s+{_YEAR_RE})?|{_MONTH}\s+{_YEAR_RE}|{_YEAR_RE}-\d\d-\d\d"),
     (TIME, r"(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\.?|noon|midnight"),
     (MONEY, rf"[-−]?[$€£¥]\s?(?:{_NUM})(?:\s?{_SCALE}|\s?[mk]\b)?|(?:{_NUM})\s?(?:{_SCALE}\s)?(?:dollars|euros|usd|eur|gbp)"),
-    (PERCENT, rf"[-−]?(?:{_NUM})\s?(?:%|percent|per cent|percentage points?)"),
+    (PERCENT, rf"[-−]?(?:{_NUM})\s?(?:%|percentage points?|per cent|percent)"),
     (YEAR, _YEAR_RE),
     (NUMBER, rf"[-−]?(?:{_NUM})(?:\s{_SCALE})?"),
 ]
@@ -35,14 +37,19 @@ _FIND = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTE
 _OPEN = set(" \t\n([{\"“‘'/:=~—")
 _CLOSE = set(" \t\n)]}\"”’'/.,;:!?…—–")
 # words that make the number after them a label, not a value: "Table 3", "page 12", "Eq. 4"
-LABEL_WORDS = frozenset("""table tables figure figures fig figs section sections sec chapter chapter eq equation
+_SENTENCE_END_AFTER_M = re.compile(r"(?<![.\s])m\.$", re.I)
+LABEL_WORDS = frozenset("""table tables figure figures fig figs section sections sec chapter chapters eq equation
 equations appendix page pages p pp step steps line lines item items note notes footnote vol no nos part article
 articles rule rules version v q question questions""".split())
 _CITATION = re.compile(r"et al\.?|[A-Z][A-Za-z-]+,?\s+(?:and\s+[A-Z][A-Za-z-]+,?\s+)?" + _YEAR_RE + r"[a-z]?\b|;")
 # words after which a year-like number is a year
-_YEAR_WORDS = frozenset("in since by from until till to during of year years fiscal fy the early late mid".split())
+_YEAR_WORDS = frozenset("in since by from until till to during of year years fiscal fy early late mid".split())
 _NAME_WORD = re.compile(r"[A-Z][\w&'’.-]*\w|[A-Z]")
-NAME_JOINERS = frozenset("of de du la le van von der den da di and & the for".split())
+# capitalised only because they open the sentence: "However", "The", "In"
+_OPENING_WORDS = frozenset("however the in on at this these those there it its our we they he she his her as after "
+                           "before since while although although but also finally first second third today "
+                           "yesterday".split())
+NAME_JOINERS = frozenset("of de du la le van von der den da di & the for".split())
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ def find_values(sentence: str) -> list[Value]:
             continue
         if kind == NUMBER and _in_reference_brackets(sentence, start, end):
             continue
+        if kind == TIME and _SENTENCE_END_AFTER_M.search(text):
+            text, end = text[:-1], end - 1  # "10.30am." ends the sentence: its full stop is not the time's
         found.append(Value(text.strip(), kind, start, end, kind == YEAR and _counts_things(sentence, start, end)))
     return found
 
@@ -90,17 +99,21 @@ def _as_kind(kind: str, value: Value) -> Value | None:
         return value if value.kind == MONEY else None
     if kind == COUNT:
         return value if (value.kind == NUMBER or value.counts) and not value.text.startswith(("-", "−")) else None
+    if kind == AMOUNT:
+        return value if value.kind == NUMBER else None
     if kind == NUMBER:
         return value if value.kind in (NUMBER, PERCENT, MONEY) or value.counts else None
     if kind == YEAR:
         if value.kind == YEAR:
-            return value
+            return None if value.counts else value
         year = re.search(_YEAR_RE, value.text) if value.kind == DATE else None
         return Value(year.group(0), YEAR, value.start + year.start(), value.start + year.end()) if year else None
     if kind == DATE:
-        return value if value.kind in (DATE, YEAR) else None
+        return value if value.kind == DATE else None
     if kind == TIME:
-        return value if value.kind in (TIME, DATE) else None
+        return value if value.kind == TIME else None
+    if kind == WHEN:
+        return value if value.kind in (TIME, DATE) or (value.kind == YEAR and not value.counts) else None
     return None
 
 
@@ -115,7 +128,8 @@ def names(sentence: str, prefer_people: bool = False) -> list[Value]:
         if run and not joined:
             runs.append(run)
             run = []
-        if match.start() == 0 and match.group(0).lower() in QUESTION_WORDS | NAME_JOINERS:
+        opens = match.start() == 0 or sentence[match.start() - 1] in "\"“‘('"
+        if not run and opens and match.group(0).lower() in QUESTION_WORDS | NAME_JOINERS | _OPENING_WORDS:
             continue
         run.append(match)
     if run:
@@ -133,8 +147,9 @@ def carries_unit(sentence: str, value: Value, unit: str) -> bool:
 
 
 def normal(text: str) -> str:
-    """A value's spelling without spaces, commas, currency signs and case, for comparing values."""
-    return re.sub(r"[\s,.$€£¥]", "", text.lower())
+    """A value's spelling without spaces, commas, currency signs, a closing full stop and case, for comparing
+    values ("1.5" stays apart from "15")."""
+    return re.sub(r"[\s,$€£¥]", "", text.lower()).rstrip(".")
 
 
 def _whole_token(sentence: str, start: int, end: int) -> bool:
@@ -145,6 +160,10 @@ def _whole_token(sentence: str, start: int, end: int) -> bool:
     if before not in _OPEN and not (before in "-−–" and sentence[start].isdigit()):
         return False
     if after == "." and end + 1 < len(sentence) and sentence[end + 1].isalnum():
+        return False
+    if after in ",/:–-" and end + 1 < len(sentence) and sentence[end + 1].isdigit():
+        return False  # "24/7", "05/01/2023", "2019–2020", "1:3": part of a longer figure
+    if start >= 2 and before in "/:–" and sentence[start - 2].isdigit():
         return False
     return after in _CLOSE
 
@@ -171,7 +190,7 @@ def _in_citation(sentence: str, start: int, end: int) -> bool:
         inside = sentence[opened + 1:close if close != -1 else len(sentence)]
         if _CITATION.search(inside):
             return True
-    return bool(re.search(r"(et al\.?|[A-Z][A-Za-z-]+),?\s*$", sentence[max(0, start - 30):start]))
+    return bool(re.search(r"et al\.?,?\s*$", sentence[max(0, start - 30):start]))
 
 
 def _in_reference_brackets(sentence: str, start: int, end: int) -> bool:
