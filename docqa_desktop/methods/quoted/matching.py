@@ -8,12 +8,29 @@ from __future__ import annotations
 
 import re
 
-from ...retrieval.snippets import stem
-
 TOKEN = re.compile(r"\w+")  # a word or number, as the scorer counts distances
 _OCR_THOUSANDS = re.compile(r"(?<=\d)([,.])\s?([oO0]{3})(?![\w])")
-RUN_TOGETHER = 10  # a token this long may be words the recogniser joined ("germanwings4u9525")
+RUN_TOGETHER = 12  # a token this long, or one mixing letters and digits, may be words the recogniser joined
 INSIDE = 5  # a question word this long may be found inside such a token
+_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("'s", ""), ("’s", ""), ("s", ""))
+
+
+def stem(word: str) -> str:
+    """A word without its inflection: "seniors" ~ "senior", "increased" ~ "increase", but "Germanwings" stays
+    apart from "German" (a five-letter prefix would join them)."""
+    word = word.lower()
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[:-len(suffix)] + replacement
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def glued(token: str, word: str) -> bool:
+    """Whether the question's `word` stands inside `token` as OCR glues words: "germanwings" in
+    "germanwings4u9525"."""
+    return (len(word) >= INSIDE and len(token) >= len(word) + 4 and word in token and
+            (len(token) >= RUN_TOGETHER or any(ch.isdigit() for ch in token)))
 
 
 def repair_numbers(text: str) -> str:
@@ -27,10 +44,10 @@ class WordSet:
     def __init__(self, text: str):
         words = TOKEN.findall(text.lower())
         self.stems = {stem(w) for w in words} | {stem(a + b) for a, b in zip(words, words[1:])}
-        self.long = [w for w in words if len(w) >= RUN_TOGETHER]
+        self.long = [w for w in words if len(w) >= RUN_TOGETHER or (len(w) > INSIDE and not w.isalpha())]
 
     def has(self, term: str, word: str = "") -> bool:
         """Whether the stemmed `term` (of the question's `word`, when known) is among these words."""
         if term in self.stems:
             return True
-        return len(word) >= INSIDE and any(word in token for token in self.long)
+        return any(glued(token, word) for token in self.long)

@@ -20,6 +20,7 @@ from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from .matching import WordSet
 from .question import COUNT, UNQUOTABLE, Question, parse_question
+from .qualifiers import subject_names
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
 
@@ -46,14 +47,14 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    candidates = []
+    candidates, page_words = [], []
     for rank_, ref in enumerate(pages):
         text = ctx.pages.text_or_empty(ref)
-        page_words = WordSet(text)
-        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
+        page_words.append(WordSet(text))
+        candidates += [Candidate(ref, sentence, rank_, page_words[-1]) for sentence in sentences(text)]
     candidates = candidates[:settings.max_sentences]
     ranked, weights = rank(question, candidates, ctx.embed)
-    found = value_candidates(question, ranked, weights)
+    found = value_candidates(question, ranked, weights, subject_names(question, page_words))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +

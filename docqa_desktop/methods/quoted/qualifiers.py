@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ...retrieval.snippets import stem
 from ..toolkit.passages import QUESTION_WORDS
-from .matching import TOKEN, WordSet
+from .matching import TOKEN, WordSet, stem
 from .question import YEAR, YEAR_PATTERN, Question, content_words
 from .sentences import Sentence
 from .values import Value, carries_unit, find_values, normal
@@ -26,7 +25,16 @@ _SUBGROUP = re.compile(r"\b(?:early|mid|late)?[-\s]?\d0s\b|\b\d+\s?[-–]\s?\d+\
 # "Among seniors who have not attended college, 40% go online": the opening phrase scopes the whole sentence
 _SCOPE = re.compile(r"^(?:among|for|of)\s+([^,;]{3,100}),", re.I)
 # "up from the 53%", "compared with 86%": a figure the sentence compares against, not the one it reports
+COUNT_REACH = 40  # characters either side of a value within which a count of things qualifies it
+NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                           "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                           "twenty".split())}
+_COUNT_OF = re.compile(r"\b(\d[\d,]*|" + "|".join(NUMBER_WORDS) + r")\s+(?:largest\s+|biggest\s+|top\s+|"
+                       r"most\s+)?([a-z]{3,})\b", re.I)
+_FROM = re.compile(r"\bfrom\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$", re.I)
+_TO_A_FIGURE = re.compile(r"^[^.;]{0,60}?\bto\s+(?:about\s+|just\s+|only\s+)?[$€£]?\d", re.I)
 _DISCOURSE_OPENERS = frozenset("example instance instances course these those this that all each both".split())
+_AFTER_PAGES = re.compile(r"(?:\bpp?\.|\bpages?|§|¶)\s*$", re.I)
 _AFTER_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.I)
 _BASELINE = re.compile(r"\b(?:from|than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
                        re.I)
@@ -37,8 +45,10 @@ _NEUTRAL_MODIFIERS = frozenset("all overall total every the of among u s us amer
 
 
 def rejection(question: Question, sentence: Sentence, page_words: WordSet | None, value: Value,
-              column: int | None) -> str:
-    """Why the value cannot answer the question (a qualifier it does not match), or ""."""
+              column: int | None, subjects: frozenset[str] = frozenset()) -> str:
+    """Why the value cannot answer the question (a qualifier it does not match), or "". `subjects`: the names
+    of the question that most retrieved pages mention (the document's subject: "Best Buy" in its 10-K), which
+    the value's page must name; its other names the sentence itself must."""
     if question.unit and not carries_unit(sentence.text, value, question.unit):
         return f"not given in {question.unit}"
     if question.years:
@@ -53,11 +63,75 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     subgroup = _unasked_subgroup(question, sentence, value, column)
     if subgroup:
         return f"for {subgroup} only, which the question does not ask about"
-    if column is None and _BASELINE.search(sentence.text[:value.start]) and \
-            not set(_years_of(sentence.text, value)) & set(question.years):
+    if column is None and _compared_against(question, sentence.text, value):
         return "a figure the sentence compares against, not the one it reports"
-    missing = [n for n in question.names if not _named(n, page_words or WordSet(sentence.context))]
-    return f"the page does not name {', '.join(missing)}" if missing else ""
+    other = _other_count(question, sentence.text, value) if column is None else ""
+    if other:
+        return f"for {other}, not what the question counts"
+    if column is not None and not _labels_say_what(question, sentence, column):
+        return "its row and column name nothing the question asks about but its names and years"
+    said = WordSet(sentence.context)
+    missing = [n for n in question.names if not _named(n, (page_words or said) if n in subjects else said)]
+    if missing:
+        return f"the {'page' if set(missing) <= subjects else 'sentence'} does not name {', '.join(missing)}"
+    joint = _named_jointly(question, sentence.text)
+    return f"for {joint} together" if joint else ""
+
+
+def subject_names(question: Question, pages: list[WordSet], share: float = 0.6) -> frozenset[str]:
+    """The question's names that at least `share` of the retrieved pages mention."""
+    return frozenset(n for n in question.names if pages and sum(_named(n, p) for p in pages) >= share * len(pages))
+
+
+def _compared_against(question: Question, text: str, value: Value) -> bool:
+    """"up from the 53%", "than 86%": the figure compared against, unless dated with the asked year; always
+    the start of "from 141 days … to 92 days"."""
+    if not _BASELINE.search(text[:value.start]):
+        return False
+    if _FROM.search(text[:value.start]) and _TO_A_FIGURE.search(text[value.end:]):
+        return True
+    return not set(_years_of(text, value)) & set(question.years)
+
+
+def _other_count(question: Question, text: str, value: Value) -> str:
+    """"our 20 largest suppliers accounted for 79%" asked about the five largest: a count of the same thing
+    next to the value that is not the question's."""
+    asked = {stem(thing): number for number, thing in _counted(question.text)}
+    if not asked:
+        return ""
+    near = text[max(0, value.start - COUNT_REACH):value.end + COUNT_REACH]
+    for number, thing in _counted(near):
+        if stem(thing) in asked and number != asked[stem(thing)]:
+            return f"{number} {thing}"
+    return ""
+
+
+def _counted(text: str) -> list[tuple[int, str]]:
+    found = []
+    for match in _COUNT_OF.finditer(text):
+        word = match.group(1).lower()
+        number = int(word.replace(",", "")) if word[0].isdigit() else NUMBER_WORDS[word]
+        found.append((number, match.group(2)))
+    return found
+
+
+def _labels_say_what(question: Question, sentence: Sentence, column: int) -> bool:
+    """A table cell's row label and column header hold a question word that is neither one of its names nor
+    a year ("Best Buy — 2023: 1" says nothing of stores)."""
+    named = {stem(w) for n in question.names for w in TOKEN.findall(n)} | set(question.years)
+    labels = WordSet(" ".join(sentence.labels(column)))
+    return any(labels.has(stem(w), w) for w in content_words(question.text) if stem(w) not in named)
+
+
+def _named_jointly(question: Question, text: str) -> str:
+    """"in the U.S. and Canada" asked about Canada: a figure for two places (or firms) together."""
+    for name in question.names:
+        for pattern in (rf"((?:[A-Z][\w.]*\s)*[A-Z][\w.]*)\s+(?:and|&)\s+(?:the\s+)?{re.escape(name)}\b",
+                        rf"\b{re.escape(name)}\s+(?:and|&)\s+(?:the\s+)?([A-Z][\w.]*(?:\s[A-Z][\w.]*)*)"):
+            match = re.search(pattern, text)
+            if match and match.group(1).rstrip(".") not in question.names:
+                return match.group(0)
+    return ""
 
 
 def _cell_year_mismatch(question: Question, sentence: Sentence, column: int) -> str:
@@ -138,8 +212,9 @@ def _unasked_subgroup(question: Question, sentence: Sentence, value: Value, colu
 
 
 def _is_span_of_time(text: str, match: re.Match) -> bool:
-    """"2019-2020", "Sept. 17-22": a range of years or days, not of people."""
-    return bool(_YEAR.match(match.group(0)[:4])) or bool(_AFTER_MONTH.search(text[:match.start()]))
+    """"2019-2020", "Sept. 17-22", "pp. 484–506": a range of years, days or pages, not of people."""
+    return (bool(_YEAR.match(match.group(0)[:4])) or bool(_AFTER_MONTH.search(text[:match.start()])) or
+            bool(_AFTER_PAGES.search(text[:match.start()])))
 
 
 def _unasked_scope(question: Question, text: str) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...retrieval.snippets import stem
 from ..toolkit.passages import QUESTION_WORDS
+from .matching import stem
 
 PERCENT, MONEY, COUNT, NUMBER = "percent", "money", "count", "number"
 YEAR, DATE, TIME, WHEN = "year", "date", "time", "when"
@@ -21,7 +21,10 @@ NAME_KINDS = (PERSON, ORGANISATION, PLACE)
 UNQUOTABLE = (YES_NO, LIST)
 
 _MONEY_WORDS = (r"revenues?|sales|income|costs?|price|profits?|earnings|fares?|fees?|spend\w*|budget|salary|"
-                r"salaries|paid|pay|dividends?|expenses?|cash|worth|assets|debt|dollars?|euros?")
+                r"salaries|paid|pay|dividends?|expenses?|cash|worth|assets|debt|dollars?|euros?|valuation")
+# what a number measures: "what accuracy does X achieve", "what was the growth rate", "what BLEU score"
+_MEASURES = (r"score|scores|accuracy|f1|bleu|recall|precision|rate|ratio|change|growth|increase|decrease|decline|"
+             r"margin|return|yield|speed|distance|duration|size")
 _KINDS = [  # first match wins: "what time" before "when", "how many percent" before "how many"
     (YES_NO, r"^(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b"),
     (LIST, r"^(list|name (all|the))\b|\bwhat are (the|all)\b.*\b(names|types|kinds)\b|\bwhich \w+s (are|were)\b"),
@@ -30,12 +33,15 @@ _KINDS = [  # first match wins: "what time" before "when", "how many percent" be
     (DATE, r"\b(what|which|on what|on which) (date|dates|month|day)\b"),
     (WHEN, r"^\s*when\b"),  # a time, a date or a year: "when does the ferry leave", "when did the war end"
     (PERCENT, r"\bpercent(age)?s?\b|%|\bwhat (share|proportion|fraction)\b|\bhow many percent\b"),
+    # "what was the comparable sales change": a change or a rate of money is not an amount of money
+    (NUMBER, rf"\b(what|how much)\b[^?]*\b({_MEASURES})\b"),
     (MONEY, rf"\bhow much\b.*\b({_MONEY_WORDS})\b|\bwhat (is|was|were|are)\b[^?]{{0,40}}\b({_MONEY_WORDS})\b"),
     (COUNT, r"\bhow many\b|\b(what|which) (is|was) the number\b|\bnumber of\b"),
     (NUMBER, r"\bhow (much|long|old|far|big|large|high|tall|often|fast|heavy)\b|\bwhat (is|was|were|are)\b"
-             r"[^?]{0,40}\b(total|amount|ratio|rate|value|size|score|accuracy|average|median|growth|capacity|length|"
-             r"height|weight|area|population|output|count|f1|bleu)\b"),
-    (PERSON, r"^who\b|\bwho (is|was|were|are)\b|\bwhich (person|author|people)\b|\bwhose\b"),
+             r"[^?]{0,40}\b(total|amount|value|size|average|median|capacity|length|height|weight|area|population|"
+             r"output|count|valuation|gmv)\b"),
+    (PERSON, r"^who\b|\bwho (is|was|were|are)\b|\bwhose\b|\bwhich (\w+ )?(person|people|author|leader|ceo|"
+             r"president|minister|editor|officer|executive|founder|chair|chairman|chairwoman|director|manager)\b"),
     (ORGANISATION, r"\bwhich (company|companies|organi[sz]ation|firm|agency|airline|university|institution|bank|"
                    r"brand|manufacturer|newspaper|party|team)\b"),
     (PLACE, r"^where\b|\bwhere (is|was|were|are|did|does|do)\b|\b(which|what|in which|in what) (city|country|"

@@ -20,8 +20,7 @@ from typing import Callable
 import numpy as np
 
 from ...answers import PageRef
-from ...retrieval.snippets import stem
-from .matching import TOKEN, WordSet
+from .matching import TOKEN, WordSet, glued, stem
 from .qualifiers import rejection
 from .question import MONEY, UNQUOTABLE, Question, content_stems, content_words
 from .sentences import Sentence
@@ -30,7 +29,8 @@ from .values import AMOUNT, Value, find_values, normal, values_of_kind
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
 EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
-NEAR = 4  # tokens from a value within which a question word fully counts; beyond, its weight halves every NEAR
+NEAR = 4  # a question word's weight halves every NEAR tokens away from the value
+_WORDS_BETWEEN = re.compile(r"[^\W\d_]")  # a letter: figures with none between them stand side by side
 _CURRENCY = re.compile(r"[$€£¥]|\b(dollars|euros|usd|eur|gbp|inr|rupees)\b", re.I)
 
 
@@ -87,9 +87,10 @@ def term_weights(question: Question, words: list[WordSet]) -> dict[tuple[str, st
     return {(t, w): math.log(1 + len(words) / (1 + sum(s.has(t, w) for s in words))) for t, w in pairs}
 
 
-def value_candidates(question: Question, ranked: list[Scored], weights: dict[tuple[str, str], float]) -> list[Found]:
+def value_candidates(question: Question, ranked: list[Scored], weights: dict[tuple[str, str], float],
+                     subjects: frozenset[str] = frozenset()) -> list[Found]:
     """The values of the asked kind in the most relevant sentences, most confident first (rejected ones too,
-    with their reasons, after the others)."""
+    with their reasons, after the others). `subjects`: see qualifiers.rejection."""
     if question.kind is None or question.kind in UNQUOTABLE:
         return []
     # the question's own figures and years are what it asks about, never its answer
@@ -105,7 +106,7 @@ def value_candidates(question: Question, ranked: list[Scored], weights: dict[tup
                         else _text_affinity(weights, sentence.text, value))
             confidence = 0.35 * scored.coverage + 0.25 * max(scored.similarity, 0.0) + 0.4 * affinity
             found.append(Found(scored, value, affinity, confidence, _quote(sentence, value, column),
-                               rejection(question, sentence, scored.candidate.page_words, value, column)))
+                               rejection(question, sentence, scored.candidate.page_words, value, column, subjects)))
     return sorted(found, key=lambda f: (bool(f.rejected), -f.confidence))
 
 
@@ -139,25 +140,41 @@ def _column_of(sentence: Sentence, value: Value) -> int | None:
 
 
 def _cell_affinity(weights: dict[tuple[str, str], float], sentence: Sentence, column: int) -> float:
-    """The question's words in the cell's row label and its column header."""
-    return _coverage(weights, WordSet(" ".join(sentence.labels(column))))
+    """Of the question's words the row holds (with its header), the share in the cell's own row label and
+    column header."""
+    held = _coverage(weights, WordSet(sentence.context))
+    return _coverage(weights, WordSet(" ".join(sentence.labels(column)))) / held if held else 0.0
 
 
 def _text_affinity(weights: dict[tuple[str, str], float], text: str, value: Value) -> float:
-    """The question's words weighted by how near the value they stand (in tokens)."""
+    """Of the question's words the sentence holds, the share that stands next to the value: each counts fully
+    beside it and half every NEAR tokens further (the nearest place of each word)."""
     tokens = list(TOKEN.finditer(text))
     lowered = [t.group(0).lower() for t in tokens]
     stems = [stem(t) for t in lowered]
-    first = next((i for i, t in enumerate(tokens) if t.end() > value.start), len(tokens))
-    last = max(first, next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].start() < value.end), first))
-    near = 0.0
+    start, end = _run_of(text, value)
+    first = next((i for i, t in enumerate(tokens) if t.end() > start), len(tokens))
+    last = max(first, next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].start() < end), first))
+    near = held = 0.0
     for (term, word), weight in weights.items():
         places = [i for i in range(len(tokens)) if not first <= i <= last and
-                  (stems[i] == term or (len(word) >= 5 and word in lowered[i]))]
+                  (stems[i] == term or glued(lowered[i], word))]
         if places:
             distance = min(first - i if i < first else i - last for i in places)
-            near += weight * (1.0 if distance <= NEAR else 0.5 ** ((distance - NEAR) / NEAR))
-    return near / (sum(weights.values()) or 1.0)
+            near += weight * 0.5 ** ((distance - 1) / NEAR)
+            held += weight
+    return near / held if held else 0.0
+
+
+def _run_of(text: str, value: Value) -> tuple[int, int]:
+    """The span of the run of figures standing side by side that the value is part of ("Semantic error 29% 38%
+    77%": all three stand as near the label), or the value's own span."""
+    values = find_values(text)
+    start = min((v.start for v in values if v.end <= value.start and not _WORDS_BETWEEN.search(text[v.end:value.start])),
+                default=value.start)
+    end = max((v.end for v in values if v.start >= value.end and not _WORDS_BETWEEN.search(text[value.end:v.start])),
+              default=value.end)
+    return start, end
 
 
 def _quote(sentence: Sentence, value: Value, column: int | None) -> str:

@@ -49,6 +49,9 @@ _NAME_WORD = re.compile(r"[A-Z][\w&'’.-]*\w|[A-Z]")
 _OPENING_WORDS = frozenset("however the in on at this these those there it its our we they he she his her as after "
                            "before since while although although but also finally first second third today "
                            "yesterday".split())
+# words of a job title, not of a person's name: "Executive Vice President"
+_TITLE_WORDS = frozenset("chief executive officer president vice director manager chairman chair counsel head "
+                         "senior general secretary treasurer controller founder editor professor minister".split())
 NAME_JOINERS = frozenset("of de du la le van von der den da di & the for".split())
 
 
@@ -135,7 +138,9 @@ def names(sentence: str, prefer_people: bool = False) -> list[Value]:
     if run:
         runs.append(run)
     found = [Value(sentence[r[0].start():r[-1].end()], "name", r[0].start(), r[-1].end()) for r in runs]
-    return [v for v in found if len(v.text.split()) >= (2 if prefer_people else 1) and len(v.text) > 1]
+    return [v for v in found if len(v.text) > 1 and not sentence[v.end:].startswith(":")  # "Source:" is a label
+            and (v.start > 0 or len(v.text.split()) > 1)  # one capitalised word opening a sentence says little
+            and (not prefer_people or (len(v.text.split()) >= 2 and not _TITLE_WORDS & set(v.text.lower().split())))]
 
 
 def carries_unit(sentence: str, value: Value, unit: str) -> bool:
@@ -172,13 +177,13 @@ def _counts_things(sentence: str, start: int, end: int) -> bool:
     """"1835 three-hop claims": a year-like number followed by the things it counts, not after "in", "since"…"""
     before = sentence[:start].split()
     after = sentence[end:].split()
-    return (bool(after) and after[0][:1].isalpha() and not re.match(_MONTH, after[0], re.I) and
+    return (bool(after) and after[0][:1].islower() and not re.match(_MONTH, after[0], re.I) and
             not (before and before[-1].lower() in _YEAR_WORDS))
 
 
 def _is_label(sentence: str, start: int) -> bool:
     before = sentence[:start].split()
-    return bool(before) and before[-1].lower().strip(".:#") in LABEL_WORDS
+    return bool(before) and (before[-1].lower().strip(".:#(") in LABEL_WORDS or before[-1].lstrip("(") in ("§", "¶"))
 
 
 def _in_citation(sentence: str, start: int, end: int) -> bool:
