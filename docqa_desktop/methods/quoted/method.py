@@ -53,8 +53,9 @@ def run(ctx: MethodContext) -> None:
         page_words.append(WordSet(text))
         candidates += [Candidate(ref, sentence, rank_, page_words[-1]) for sentence in sentences(text)]
     candidates = candidates[:settings.max_sentences]
-    ranked, weights = rank(question, candidates, ctx.embed)
-    found = value_candidates(question, ranked, weights, subject_names(question, page_words))
+    ranking = rank(question, candidates, ctx.embed)
+    ranked = ranking.sentences
+    found = value_candidates(question, ranking, subject_names(question, page_words, [ref.doc for ref in pages]))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +

@@ -25,7 +25,7 @@ _SUBGROUP = re.compile(r"\b(?:early|mid|late)?[-\s]?\d0s\b|\b\d+\s?[-–]\s?\d+\
 # "Among seniors who have not attended college, 40% go online": the opening phrase scopes the whole sentence
 _SCOPE = re.compile(r"^(?:among|for|of)\s+([^,;]{3,100}),", re.I)
 # "up from the 53%", "compared with 86%": a figure the sentence compares against, not the one it reports
-COUNT_REACH = 40  # characters either side of a value within which a count of things qualifies it
+COUNT_REACH = 60  # characters either side of a value within which a count of things qualifies it
 NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
                                            "twenty".split())}
@@ -78,9 +78,12 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     return f"for {joint} together" if joint else ""
 
 
-def subject_names(question: Question, pages: list[WordSet], share: float = 0.6) -> frozenset[str]:
-    """The question's names that at least `share` of the retrieved pages mention."""
-    return frozenset(n for n in question.names if pages and sum(_named(n, p) for p in pages) >= share * len(pages))
+def subject_names(question: Question, pages: list[WordSet], files: list[str]) -> frozenset[str]:
+    """The question's names that are what the documents are about: in a retrieved document's file name
+    ("BESTBUY_2023_10K.pdf"), or on every retrieved page."""
+    named_files = [WordSet(re.sub(r"[_.-]+", " ", name)) for name in dict.fromkeys(files)]
+    return frozenset(n for n in question.names if any(_named(n, f) for f in named_files) or
+                     (pages and all(_named(n, p) for p in pages)))
 
 
 def _compared_against(question: Question, text: str, value: Value) -> bool:

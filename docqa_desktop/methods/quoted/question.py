@@ -54,6 +54,13 @@ YEAR_PATTERN = r"(?:1[89]|20)\d\d"  # a year as written: 1800-2099
 _YEAR = re.compile(rf"\b{YEAR_PATTERN}\b")
 # "all adults", "overall revenue": the whole group, which a sentence about a part of it ("older adults") is not
 _WHOLE_GROUP = re.compile(r"\b(?:all|overall|total|every)\s+(?:the\s+)?(?:u\.s\.\s+)?([a-z]{3,})", re.I)
+# words that say how to find or hedge the answer, not what it is about ("according to the survey, about how …")
+FILLER_WORDS = frozenset("""according approximately roughly about around nearly almost exactly just also now currently
+say says said state states stated report reported reports mention mentioned list listed give given show shown shows
+document paper article deck slide slides chart graph page""".split())
+# words that say what kind of value is asked, or of how much of a group: never what an answer's sentence must name
+KIND_WORDS = frozenset("""percentage percent percentages share proportion fraction number numbers amount total value
+figure count many much all overall every each date time year years""".split())
 # "every year", "the total number": a measure or a span of time, not a group of people or things
 MEASURE_NOUNS = frozenset("number amount amounts year years day days week weeks month months time times hour hours "
                           "quarter quarters period".split())
@@ -98,7 +105,8 @@ def parse_question(asked: str) -> Question:
 
 def content_words(text: str) -> list[str]:
     """The words that say what a text is about (not "what", "does", "the"; digits do: the 4 of "4-hop"), in order."""
-    return [w for w in _WORD.findall(text.lower()) if w not in QUESTION_WORDS and (len(w) > 1 or w.isdigit())]
+    return [w for w in _WORD.findall(text.lower())
+            if w not in QUESTION_WORDS and w not in FILLER_WORDS and (len(w) > 1 or w.isdigit())]
 
 
 def content_stems(text: str) -> list[str]:

@@ -15,19 +15,20 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from ...answers import PageRef
 from .matching import TOKEN, WordSet, glued, stem
 from .qualifiers import rejection
-from .question import MONEY, UNQUOTABLE, Question, content_stems, content_words
+from .question import KIND_WORDS, MONEY, UNQUOTABLE, Question, content_stems, content_words
 from .sentences import Sentence
 from .values import AMOUNT, Value, find_values, normal, values_of_kind
 
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
+CORE_SHARE = 0.8  # a question word this close to the rarest one's weight is one an answer's sentence must hold
 EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
 NEAR = 4  # a question word's weight halves every NEAR tokens away from the value
 _WORDS_BETWEEN = re.compile(r"[^\W\d_]")  # a letter: figures with none between them stand side by side
@@ -61,15 +62,20 @@ class Found:
     rejected: str  # why it cannot be the answer (a qualifier it does not match), or ""
 
 
-def rank(question: Question, candidates: list[Candidate],
-         embed: Callable[[list[str]], np.ndarray]) -> tuple[list[Scored], dict[tuple[str, str], float]]:
-    """The candidates, most relevant first, and the question's word weights among them. Only the EMBEDDED
+class Ranking(NamedTuple):
+    sentences: list[Scored]  # most relevant first
+    weights: dict[tuple[str, str], float]  # the question's words: (stem, word) -> weight among the candidates
+    core: list[tuple[str, str]]  # the words an answer's sentence must hold (core_terms)
+
+
+def rank(question: Question, candidates: list[Candidate], embed: Callable[[list[str]], np.ndarray]) -> Ranking:
+    """The candidates, most relevant first, with the question's word weights among them. Only the EMBEDDED
     best by coverage are embedded (MiniLM costs ~10 ms a sentence on a CPU); the rest keep similarity 0 and
     could not have been answers anyway."""
     words = [WordSet(c.sentence.context) for c in candidates]
-    weights = term_weights(question, words)
+    weights, core = term_weights(question, words), core_terms(question, words)
     if not candidates:
-        return [], weights
+        return Ranking([], weights, core)
     coverages = [_coverage(weights, w) for w in words]
     order = sorted(range(len(candidates)), key=lambda i: (-coverages[i], candidates[i].page_rank))
     embedded = order[:EMBEDDED]
@@ -78,26 +84,45 @@ def rank(question: Question, candidates: list[Candidate],
     scored = [Scored(c, coverages[i], similarities.get(i, 0.0),
                      coverages[i] + similarities.get(i, 0.0) + PAGE_WEIGHT / (1 + c.page_rank))
               for i, c in enumerate(candidates)]
-    return sorted(scored, key=lambda s: -s.score), weights
+    return Ranking(sorted(scored, key=lambda s: -s.score), weights, core)
 
 
 def term_weights(question: Question, words: list[WordSet]) -> dict[tuple[str, str], float]:
     """(stem, word) -> weight: rarer among the candidate sentences, heavier."""
+    return {key: math.log(1 + len(words) / (1 + found)) for key, found in _frequencies(question, words).items()}
+
+
+def core_terms(question: Question, words: list[WordSet]) -> list[tuple[str, str]]:
+    """The question's most specific words that the pages use: those at least CORE_SHARE as rare as the rarest
+    one found in some candidate sentence. An answer's sentence must hold them all ("blogs" in "how many blogs
+    mentioned Germanwings", "Appliances" in "the comparable sales change for Appliances"). A word no sentence
+    holds says nothing of which one answers (a synonym, a paraphrase)."""
+    found = {key: n for key, n in _frequencies(question, words).items() if n and key[1] not in KIND_WORDS}
+    if not found:
+        return []
+    rarest = min(found.values())
+    return [key for key, n in found.items() if math.log(1 + len(words) / (1 + n)) >=
+            CORE_SHARE * math.log(1 + len(words) / (1 + rarest))]
+
+
+def _frequencies(question: Question, words: list[WordSet]) -> dict[tuple[str, str], int]:
     pairs = {(stem(w), w) for w in content_words(question.text)}
-    return {(t, w): math.log(1 + len(words) / (1 + sum(s.has(t, w) for s in words))) for t, w in pairs}
+    return {(t, w): sum(s.has(t, w) for s in words) for t, w in pairs}
 
 
-def value_candidates(question: Question, ranked: list[Scored], weights: dict[tuple[str, str], float],
-                     subjects: frozenset[str] = frozenset()) -> list[Found]:
+def value_candidates(question: Question, ranking: Ranking, subjects: frozenset[str] = frozenset()) -> list[Found]:
     """The values of the asked kind in the most relevant sentences, most confident first (rejected ones too,
     with their reasons, after the others). `subjects`: see qualifiers.rejection."""
+    weights = ranking.weights
     if question.kind is None or question.kind in UNQUOTABLE:
         return []
     # the question's own figures and years are what it asks about, never its answer
     stated = {normal(v.text) for v in find_values(question.text)} | set(question.years)
     found = []
-    for scored in ranked[:VALUE_SENTENCES]:
+    for scored in ranking.sentences[:VALUE_SENTENCES]:
         sentence = scored.candidate.sentence
+        held = WordSet(sentence.context)
+        lacking = [word for term, word in ranking.core if not held.has(term, word)]
         for value in values_of_kind(_kind_in(question.kind, sentence), sentence.text, stated):
             if _in_question(value, question):
                 continue
@@ -105,8 +130,9 @@ def value_candidates(question: Question, ranked: list[Scored], weights: dict[tup
             affinity = (_cell_affinity(weights, sentence, column) if column is not None
                         else _text_affinity(weights, sentence.text, value))
             confidence = 0.35 * scored.coverage + 0.25 * max(scored.similarity, 0.0) + 0.4 * affinity
-            found.append(Found(scored, value, affinity, confidence, _quote(sentence, value, column),
-                               rejection(question, sentence, scored.candidate.page_words, value, column, subjects)))
+            why = (f"the sentence does not mention {', '.join(lacking)}" if lacking else
+                   rejection(question, sentence, scored.candidate.page_words, value, column, subjects))
+            found.append(Found(scored, value, affinity, confidence, _quote(sentence, value, column), why))
     return sorted(found, key=lambda f: (bool(f.rejected), -f.confidence))
 
 

@@ -22,6 +22,7 @@ jun jul aug sep sept oct nov dec approx est dept u.s u.k p pp vol eq sec""".spli
 _SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 MIN_TICKS = 4  # 0 and three more steps: an axis, not a run of data labels
 _NUMBERS_ONLY = re.compile(r"\d+(?:\.\d+)?%?(?: \d+(?:\.\d+)?%?)*")
+_MARKUP = re.compile(r"\*\*|__|<sup>.*?</sup>|</?\w+>")  # a table cell's emphasis, footnote marks and tags
 _HYPHENATED = re.compile(r"[a-z]-$")
 _SPACED_PERCENT = re.compile(r"(?<=\d) %")
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]+\|?$")
@@ -57,7 +58,7 @@ def sentences(page_text: str) -> list[Sentence]:
             flush()
             if _TABLE_SEPARATOR.match(line):
                 continue
-            row = tuple(c.strip() for c in line.strip().strip("|").split("|"))
+            row = tuple(_MARKUP.sub("", c).strip() for c in line.strip().strip("|").split("|"))
             cells = " ".join(c for c in row if c)
             if not header:
                 header, header_cells = cells, row

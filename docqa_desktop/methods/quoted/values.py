@@ -134,6 +134,11 @@ def names(sentence: str, prefer_people: bool = False) -> list[Value]:
         opens = match.start() == 0 or sentence[match.start() - 1] in "\"“‘('"
         if not run and opens and match.group(0).lower() in QUESTION_WORDS | NAME_JOINERS | _OPENING_WORDS:
             continue
+        if re.fullmatch(_MONTH, match.group(0), re.I):  # "Sept" opens a date, not a name
+            if run:
+                runs.append(run)
+                run = []
+            continue
         run.append(match)
     if run:
         runs.append(run)
