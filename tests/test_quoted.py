@@ -50,7 +50,7 @@ def test_the_kind_of_value_asked_for():
 
 def test_qualifiers_of_a_question():
     q = parse_question("What percentage of all adults had broadband at home in 2013 in the United States?")
-    assert q.years == ("2013",) and q.whole_groups == ("adults",) and q.names == ("United", "States")
+    assert q.years == ("2013",) and q.whole_groups == ("adults",) and q.names == ("United States",)
     assert parse_question("How many kilometres long is the line?").unit == "km"
     assert parse_question("When was Best Buy founded? Please answer in YYYY format").text == "When was Best Buy founded?"
 

@@ -36,7 +36,7 @@ _TO_A_FIGURE = re.compile(r"^[^.;]{0,60}?\bto\s+(?:about\s+|just\s+|only\s+)?[$�
 _DISCOURSE_OPENERS = frozenset("example instance instances course these those this that all each both".split())
 _AFTER_PAGES = re.compile(r"(?:\bpp?\.|\bpages?|§|¶)\s*$", re.I)
 _AFTER_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.I)
-_BASELINE = re.compile(r"\b(?:from|than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
+_BASELINE = re.compile(r"\b(?:from|(?<!more\s)(?<!less\s)(?<!fewer\s)(?<!greater\s)than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
                        re.I)
 _WHOLE_ROW = re.compile(r"^(total|all|overall)\b", re.I)
 GROUP_REACH = 8  # tokens either side of a value within which the group it is said of stands
@@ -121,7 +121,7 @@ def _counted(text: str) -> list[tuple[int, str]]:
 def _labels_say_what(question: Question, sentence: Sentence, column: int) -> bool:
     """A table cell's row label and column header hold a question word that is neither one of its names nor
     a year ("Best Buy — 2023: 1" says nothing of stores)."""
-    named = {stem(w) for n in question.names for w in TOKEN.findall(n)} | set(question.years)
+    named = {stem(w) for w in question.name_words} | set(question.years)
     labels = WordSet(" ".join(sentence.labels(column)))
     return any(labels.has(stem(w), w) for w in content_words(question.text) if stem(w) not in named)
 
@@ -232,8 +232,10 @@ def _unasked_scope(question: Question, text: str) -> str:
 
 
 def _named(name: str, words: WordSet) -> bool:
-    stems = [w for w in TOKEN.findall(name.lower()) if len(w) > 1]
-    return all(words.has(stem(w), w) for w in stems)
+    """Whether the words hold the name, word by word or run together ("Best Buy" in "BESTBUY_2023_10K")."""
+    parts = [w for w in TOKEN.findall(name.lower()) if len(w) > 1]
+    joined = "".join(parts)
+    return all(words.has(stem(w), w) for w in parts) or words.has(stem(joined), joined)
 
 
 def _token_index(tokens: list[re.Match], position: int) -> int:

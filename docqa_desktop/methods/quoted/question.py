@@ -51,16 +51,19 @@ _KIND_PATTERNS = [(kind, re.compile(pattern, re.I)) for kind, pattern in _KINDS]
 # "Please write down the answer in float format": how to answer, not what about
 _FORMAT_REQUEST = re.compile(r"\s*\bplease (write|answer|give|provide|respond|reply|use)\b.*$", re.I | re.S)
 YEAR_PATTERN = r"(?:1[89]|20)\d\d"  # a year as written: 1800-2099
-_YEAR = re.compile(rf"\b{YEAR_PATTERN}\b")
+_YEAR = re.compile(rf"(?:\bFY\s?|\b)({YEAR_PATTERN})\b")  # "2023", "FY2023"
 # "all adults", "overall revenue": the whole group, which a sentence about a part of it ("older adults") is not
 _WHOLE_GROUP = re.compile(r"\b(?:all|overall|total|every)\s+(?:the\s+)?(?:u\.s\.\s+)?([a-z]{3,})", re.I)
 # words that say how to find or hedge the answer, not what it is about ("according to the survey, about how …")
 FILLER_WORDS = frozenset("""according approximately roughly about around nearly almost exactly just also now currently
 say says said state states stated report reported reports mention mentioned list listed give given show shown shows
-document paper article deck slide slides chart graph page""".split())
+document paper article deck slide slides chart graph page table figure use used uses using achieve achieves achieved
+reach reaches reached obtain obtained get gets got make makes made come comes came take takes took ending ended
+more than less most""".split())
 # words that say what kind of value is asked, or of how much of a group: never what an answer's sentence must name
 KIND_WORDS = frozenset("""percentage percent percentages share proportion fraction number numbers amount total value
-figure count many much all overall every each date time year years""".split())
+figure count many much all overall every each date time year years score scores accuracy rate ratio change growth
+size""".split())
 # "every year", "the total number": a measure or a span of time, not a group of people or things
 MEASURE_NOUNS = frozenset("number amount amounts year years day days week weeks month months time times hour hours "
                           "quarter quarters period".split())
@@ -92,6 +95,11 @@ class Question:
     names: tuple[str, ...]  # proper nouns it names (places, organisations), which the answer's page must name
     unit: str | None  # a unit it asks the value in ("how many kilometres"), as UNITS' key
 
+    @property
+    def name_words(self) -> frozenset[str]:
+        """The words of its names, lower case: checked as names (qualifiers), not weighed as topic words."""
+        return frozenset(w.lower() for name in self.names for w in _WORD.findall(name))
+
 
 def parse_question(asked: str) -> Question:
     text = _FORMAT_REQUEST.sub("", asked).strip() or asked.strip()
@@ -114,10 +122,20 @@ def content_stems(text: str) -> list[str]:
 
 
 def _names(text: str) -> tuple[str, ...]:
-    """Capitalised words after the first (which is capitalised anyway), less question words and years."""
+    """Runs of capitalised words after the first word (capitalised anyway): "Best Buy", "Port Ellery", "HOVER";
+    less question words and codes with digits ("FY2023", "GPT-4": figures and labels, not names)."""
     first = _WORD.search(text)
-    found = [_POSSESSIVE.sub("", m.group(0)) for m in _NAME.finditer(text) if not first or m.start() > first.start()]
-    return tuple(dict.fromkeys(n for n in found if n.lower() not in QUESTION_WORDS and n not in ("I", "A")))
+    runs: list[list[re.Match]] = []
+    for match in _NAME.finditer(text):
+        if (first and match.start() <= first.start()) or match.group(0).lower() in QUESTION_WORDS or \
+                match.group(0) in ("I", "A") or any(ch.isdigit() for ch in match.group(0)):
+            continue
+        if runs and text[runs[-1][-1].end():match.start()] == " ":
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+    found = (_POSSESSIVE.sub("", text[run[0].start():run[-1].end()]) for run in runs)
+    return tuple(dict.fromkeys(found))
 
 
 def _unit(text: str) -> str | None:

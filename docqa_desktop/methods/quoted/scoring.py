@@ -29,6 +29,7 @@ from .values import AMOUNT, Value, find_values, normal, values_of_kind
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
 CORE_SHARE = 0.8  # a question word this close to the rarest one's weight is one an answer's sentence must hold
+CORE_WORDS = 2  # ... the two rarest such at most: a long question has many rare words a paraphrase drops
 EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
 NEAR = 4  # a question word's weight halves every NEAR tokens away from the value
 _WORDS_BETWEEN = re.compile(r"[^\W\d_]")  # a letter: figures with none between them stand side by side
@@ -101,12 +102,13 @@ def core_terms(question: Question, words: list[WordSet]) -> list[tuple[str, str]
     if not found:
         return []
     rarest = min(found.values())
-    return [key for key, n in found.items() if math.log(1 + len(words) / (1 + n)) >=
-            CORE_SHARE * math.log(1 + len(words) / (1 + rarest))]
+    close = [key for key, n in found.items() if math.log(1 + len(words) / (1 + n)) >=
+             CORE_SHARE * math.log(1 + len(words) / (1 + rarest))]
+    return sorted(close, key=lambda key: (found[key], -len(key[1])))[:CORE_WORDS]
 
 
 def _frequencies(question: Question, words: list[WordSet]) -> dict[tuple[str, str], int]:
-    pairs = {(stem(w), w) for w in content_words(question.text)}
+    pairs = {(stem(w), w) for w in content_words(question.text) if w not in question.name_words}
     return {(t, w): sum(s.has(t, w) for s in words) for t, w in pairs}
 
 
