@@ -33,7 +33,7 @@ class QuotedSettings:
     k: int = 5  # pages retrieved and searched for the sentence
     passages: int = 3  # closest sentences shown when no value answers with certainty
     min_coverage: float = 0.5  # the weighted share of the question's words an answering sentence must hold
-    min_similarity: float = 0.3  # the least cosine similarity (MiniLM) between question and answering sentence
+    min_similarity: float = 0.2  # the least cosine similarity (MiniLM) between question and answering sentence
     min_affinity: float = 0.4  # the weighted share of the question's words that must stand near the value
     related_coverage: float = 0.25  # below this share of its words in any sentence, nothing is about the question
     max_sentences: int = 600  # sentences scored at most (the retrieved pages' first ones, best page first)
@@ -47,15 +47,15 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    candidates, page_words = [], []
+    candidates = []
     for rank_, ref in enumerate(pages):
         text = ctx.pages.text_or_empty(ref)
-        page_words.append(WordSet(text))
-        candidates += [Candidate(ref, sentence, rank_, page_words[-1]) for sentence in sentences(text)]
+        page_words = WordSet(text)
+        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
     candidates = candidates[:settings.max_sentences]
     ranking = rank(question, candidates, ctx.embed)
     ranked = ranking.sentences
-    found = value_candidates(question, ranking, subject_names(question, page_words, [ref.doc for ref in pages]))
+    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +

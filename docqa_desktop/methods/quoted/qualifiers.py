@@ -11,7 +11,7 @@ import re
 
 from ..toolkit.passages import QUESTION_WORDS
 from .matching import TOKEN, WordSet, stem
-from .question import YEAR, YEAR_PATTERN, Question, content_words
+from .question import UNITS, YEAR, YEAR_PATTERN, Question, content_words
 from .sentences import Sentence
 from .values import Value, carries_unit, find_values, normal
 
@@ -49,7 +49,8 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     """Why the value cannot answer the question (a qualifier it does not match), or "". `subjects`: the names
     of the question that most retrieved pages mention (the document's subject: "Best Buy" in its 10-K), which
     the value's page must name; its other names the sentence itself must."""
-    if question.unit and not carries_unit(sentence.text, value, question.unit):
+    if question.unit and not carries_unit(sentence.text, value, question.unit) and \
+            not (column is not None and _mentions_unit(sentence.context, question.unit)):
         return f"not given in {question.unit}"
     if question.years:
         why = (_cell_year_mismatch(question, sentence, column) if column is not None
@@ -78,12 +79,22 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     return f"for {joint} together" if joint else ""
 
 
-def subject_names(question: Question, pages: list[WordSet], files: list[str]) -> frozenset[str]:
-    """The question's names that are what the documents are about: in a retrieved document's file name
-    ("BESTBUY_2023_10K.pdf"), or on every retrieved page."""
+def subject_names(question: Question, files: list[str]) -> frozenset[str]:
+    """The question's names that are what the documents are about: half their words or more in a retrieved
+    document's file name ("Best Buy" in "BESTBUY_2023_10K.pdf", "Harbour Solar Cooperative" in
+    "harbour-solar-report.pdf"). Not "on every page retrieved": retrieval found those pages by that word."""
     named_files = [WordSet(re.sub(r"[_.-]+", " ", name)) for name in dict.fromkeys(files)]
-    return frozenset(n for n in question.names if any(_named(n, f) for f in named_files) or
-                     (pages and all(_named(n, p) for p in pages)))
+    return frozenset(n for n in question.names if any(_mostly_named(n, f) for f in named_files))
+
+
+def _mostly_named(name: str, words: WordSet) -> bool:
+    parts = [w for w in TOKEN.findall(name.lower()) if len(w) > 1]
+    return _named(name, words) or (bool(parts) and sum(words.has(stem(w), w) for w in parts) * 2 >= len(parts))
+
+
+def _mentions_unit(text: str, unit: str) -> bool:
+    """A table's header or row naming the unit its cells are in ("Output (MWh)")."""
+    return any(UNITS.get(w) == unit for w in TOKEN.findall(text.lower()))
 
 
 def _compared_against(question: Question, text: str, value: Value) -> bool:
@@ -225,7 +236,8 @@ def _unasked_scope(question: Question, text: str) -> str:
     and a dating phrase with the asked year do not scope anything)."""
     scope = _SCOPE.match(text)
     if not scope or scope.group(1).split()[0].lower() in _DISCOURSE_OPENERS or \
-            any(year in scope.group(1) for year in question.years):
+            any(year in scope.group(1) for year in question.years) or \
+            any(_named(name, WordSet(scope.group(1))) for name in question.names):  # "For Ro→De, …" asked of Ro→De
         return ""
     extra = [w for w in content_words(scope.group(1)) if stem(w) not in question.terms]
     return scope.group(1) if extra else ""

@@ -69,6 +69,7 @@ MEASURE_NOUNS = frozenset("number amount amounts year years day days week weeks 
                           "quarter quarters period".split())
 _WORD = re.compile(r"\w+")
 _NAME = re.compile(r"\b[A-Z][\w&'’.-]*[\w]")
+_REFERENCE_WORDS = frozenset("table figure fig section chapter appendix page slide exhibit item part".split())
 _POSSESSIVE = re.compile(r"['’]s$")
 # measurement units a question can ask its value in; the value must carry the same one
 UNITS = {unit: group for group, units in {
@@ -128,7 +129,8 @@ def _names(text: str) -> tuple[str, ...]:
     runs: list[list[re.Match]] = []
     for match in _NAME.finditer(text):
         if (first and match.start() <= first.start()) or match.group(0).lower() in QUESTION_WORDS or \
-                match.group(0) in ("I", "A") or any(ch.isdigit() for ch in match.group(0)):
+                match.group(0) in ("I", "A") or any(ch.isdigit() for ch in match.group(0)) or \
+                match.group(0).lower() in _REFERENCE_WORDS:
             continue
         if runs and text[runs[-1][-1].end():match.start()] == " ":
             runs[-1].append(match)

@@ -22,12 +22,13 @@ import numpy as np
 from ...answers import PageRef
 from .matching import TOKEN, WordSet, glued, stem
 from .qualifiers import rejection
-from .question import KIND_WORDS, MONEY, UNQUOTABLE, Question, content_stems, content_words
+from .question import KIND_WORDS, MONEY, UNQUOTABLE, Question, content_words
 from .sentences import Sentence
 from .values import AMOUNT, Value, find_values, normal, values_of_kind
 
 PAGE_WEIGHT = 0.1  # the retriever's order breaks near-ties between pages
 VALUE_SENTENCES = 20  # the most relevant sentences searched for a value
+ACRONYM = 5  # a name in capitals this long at most is an acronym ("NATO"); longer, a heading
 CORE_SHARE = 0.8  # a question word this close to the rarest one's weight is one an answer's sentence must hold
 CORE_WORDS = 2  # ... the two rarest such at most: a long question has many rare words a paraphrase drops
 EMBEDDED = 40  # sentences compared with the question by meaning, the best by word coverage
@@ -98,7 +99,7 @@ def core_terms(question: Question, words: list[WordSet]) -> list[tuple[str, str]
     one found in some candidate sentence. An answer's sentence must hold them all ("blogs" in "how many blogs
     mentioned Germanwings", "Appliances" in "the comparable sales change for Appliances"). A word no sentence
     holds says nothing of which one answers (a synonym, a paraphrase)."""
-    found = {key: n for key, n in _frequencies(question, words).items() if n and key[1] not in KIND_WORDS}
+    found = {key: n for key, n in _frequencies(question, words).items() if n}
     if not found:
         return []
     rarest = min(found.values())
@@ -108,7 +109,8 @@ def core_terms(question: Question, words: list[WordSet]) -> list[tuple[str, str]
 
 
 def _frequencies(question: Question, words: list[WordSet]) -> dict[tuple[str, str], int]:
-    pairs = {(stem(w), w) for w in content_words(question.text) if w not in question.name_words}
+    pairs = {(stem(w), w) for w in content_words(question.text)
+             if w not in question.name_words and w not in KIND_WORDS}
     return {(t, w): sum(s.has(t, w) for s in words) for t, w in pairs}
 
 
@@ -148,8 +150,13 @@ def _coverage(weights: dict[tuple[str, str], float], words: WordSet) -> float:
 
 
 def _in_question(value: Value, question: Question) -> bool:
-    """A name the question itself uses ("Germanwings" for "Which airline … Germanwings?") is not its answer."""
-    return value.kind == "name" and set(content_stems(value.text)) <= question.terms
+    """A name sharing a word with the question ("Germanwings", "QUICK FACTS STRATEGIES" for "… Germanwings, on
+    the quick facts slide?") is what it asks about, not its answer; a heading in capitals is no name."""
+    if value.kind != "name":
+        return False
+    words = {stem(w) for w in TOKEN.findall(value.text.lower())}
+    asked = question.terms | {stem(w) for w in question.name_words}
+    return bool(words & asked) or (value.text.isupper() and len(value.text) > ACRONYM)
 
 
 def _column_of(sentence: Sentence, value: Value) -> int | None:
