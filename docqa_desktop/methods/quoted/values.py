@@ -44,7 +44,7 @@ articles rule rules version v q question questions""".split())
 _CITATION = re.compile(r"et al\.?|[A-Z][A-Za-z-]+,?\s+(?:and\s+[A-Z][A-Za-z-]+,?\s+)?" + _YEAR_RE + r"[a-z]?\b|;")
 # words after which a year-like number is a year
 _YEAR_WORDS = frozenset("in since by from until till to during of year years fiscal fy early late mid".split())
-_NAME_WORD = re.compile(r"[A-Z][\w&'’.-]*\w|[A-Z]")
+_NAME_WORD = re.compile(r"(?<!\w)(?:[A-Z][\w&'’.-]*\w|[A-Z])")
 # capitalised only because they open the sentence: "However", "The", "In"
 _OPENING_WORDS = frozenset("however the in on at this these those there it its our we they he she his her as after "
                            "before since while although although but also finally first second third today "
@@ -144,6 +144,7 @@ def names(sentence: str, prefer_people: bool = False) -> list[Value]:
         runs.append(run)
     found = [Value(sentence[r[0].start():r[-1].end()], "name", r[0].start(), r[-1].end()) for r in runs]
     return [v for v in found if len(v.text) > 1 and not sentence[v.end:].startswith(":")  # "Source:" is a label
+            and not any(ch.isdigit() for ch in v.text)  # "4U9525", "GPT-4": codes, not names
             and (v.start > 0 or len(v.text.split()) > 1)  # one capitalised word opening a sentence says little
             and (not prefer_people or (len(v.text.split()) >= 2 and not _TITLE_WORDS & set(v.text.lower().split())))]
 
