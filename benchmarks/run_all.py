@@ -114,6 +114,20 @@ def _eval_headline(folder: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _quoted_trust_headline(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for name, s in _json(path)["sets"].items():
+        rows.append((f"quoted, {name} ({s['questions']} questions, {s['answerable']} answerable): precision of answered % "
+                     "(right of answered); answerable right %; unanswerable declined %; answered but wrong; p50 s",
+                     f"{_pct(s['precision_of_answered'])} ({s['answered_right']} of {s['answered']}); "
+                     f"{_pct(s['answerable_right'])}; {_pct(s['unanswerable_declined'])}; {s['answered_wrong']}; "
+                     f"{s['latency_p50_s']:.1f}"))
+        rows.append((f"quoted, {name}: per kind answered right / answerable (passages holding the gold)",
+                     "; ".join(f"{kind} {k['right']}/{k['answerable']} ({k['passages_hold_gold']})"
+                               for kind, k in s["by_kind"].items())))
+    return rows
+
+
 def _stall_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     p99 = max(r["p99_stall_ms"] for r in data["runs"])
@@ -367,6 +381,13 @@ BENCHMARKS = [
     Benchmark("visual_embed", lambda a: [PYTHON, str(BENCH / "visual_embed.py"), "--size", "tiny"],
               BENCH / "results/visual_embed-tiny.json", _embed_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
+    Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
+              BENCH / "results/quoted_trust.json", _quoted_trust_headline),
+    # the quoted method before issue 32 (d81cb27): its results are kept; this only recomputes their figures
+    Benchmark("quoted_trust_before", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--report-only", "--out-dir",
+                                                str(BENCH / "quoted-trust/before"), "--result",
+                                                str(BENCH / "results/quoted_trust-before.json")],
+              BENCH / "results/quoted_trust-before.json", _quoted_trust_headline),
     Benchmark("network_guard", lambda a: [PYTHON, str(BENCH / "network_guard.py")],
               BENCH / "results/network_guard.json", _network_headline, reliability=True),
     Benchmark("fuzz_pdfs", lambda a: [PYTHON, str(BENCH / "fuzz_pdfs.py"), "--count", "300" if a.quick else "10000"],

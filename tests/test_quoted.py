@@ -295,13 +295,15 @@ def _page_values(doc: str, pages: list[int], question: str):
     from conftest import corpus_pdf
     from docqa_desktop.index.pdf import text_layer
 
-    asked = parse_question(question)
-    candidates = []
     with pymupdf.open(corpus_pdf(doc)) as pdf:
-        for rank_, page in enumerate(pages):
-            text, _ = text_layer(pdf[page - 1])
-            candidates += [Candidate(PageRef(1, doc, "", page, str(page)), s, rank_, WordSet(text))
-                           for s in sentences(text)]
+        texts = {page: text_layer(pdf[page - 1])[0] for page in pages}
+    return _text_values(doc, texts, question)
+
+
+def _text_values(doc: str, texts: dict[int, str], question: str):
+    asked = parse_question(question)
+    candidates = [Candidate(PageRef(1, doc, "", page, str(page)), s, rank_, WordSet(text))
+                  for rank_, (page, text) in enumerate(texts.items()) for s in sentences(text)]
     return value_candidates(asked, rank(asked, candidates, _bag_of_words_embed))
 
 
@@ -328,6 +330,20 @@ def test_on_a_real_two_column_page_citation_years_are_not_counts():
     found = _page_values("2023.acl-long.386.pdf", [3, 5], "How many in-domain examples are available?")
     assert "20" in [f.value.text for f in found]  # "only 20 examples", the sentence after "in-domain examples"
     assert not any(f.value.text.startswith("20") and len(f.value.text) == 4 for f in found)  # "(…, 2022)" is no count
+
+
+@pytest.mark.model  # the bundled OCR model reads the slide
+def test_on_the_ocr_read_germanwings_deck_the_split_name_still_matches():
+    import pymupdf
+    from conftest import corpus_pdf
+    from docqa_desktop.index.ocr import ocr_page
+
+    deck = "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"
+    with pymupdf.open(corpus_pdf(deck)) as pdf:
+        text, _ = ocr_page(pdf[1])
+    assert "German wings" in text and "Germanwings" not in text  # the recogniser splits the name
+    found = _text_values(deck, {2: text}, "At what time is Germanwings flight 4U9525 estimated to have crashed?")
+    assert (found[0].value.text, found[0].rejected) == ("10:45", "")
 
 
 def test_on_a_real_page_three_figures_in_one_row_are_not_told_apart_by_words():
