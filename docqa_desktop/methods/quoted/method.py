@@ -11,7 +11,7 @@ the point. No language model is called. Three verdicts:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...answers import AnswerStatus
 from ..base import MethodContext
@@ -25,6 +25,7 @@ from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
+FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
 AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
 
 
@@ -42,7 +43,7 @@ class QuotedSettings:
 def run(ctx: MethodContext) -> None:
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
-    question = parse_question(thread_query(ctx.question, ctx.conversation))
+    question = _asked(ctx)
     ctx.step("retrieving pages")
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
@@ -74,6 +75,17 @@ def run(ctx: MethodContext) -> None:
         _passages(ctx, ranked, question, pages)
     else:
         _not_found(ctx, len(pages))
+
+
+def _asked(ctx: MethodContext) -> Question:
+    """The question as asked; a follow-up that names too little itself ("And in 2012?") is read with the
+    thread's last question, keeping its own kind of value where it asks one. A follow-up that stands on its own
+    is read alone: the thread's words would pull in the last topic's pages and kind ("what time …")."""
+    own = parse_question(ctx.question)
+    if not ctx.conversation or (own.kind and len(own.terms) >= FOLLOW_UP_WORDS):
+        return own
+    thread = parse_question(thread_query(ctx.question, ctx.conversation))
+    return replace(thread, kind=own.kind or thread.kind)
 
 
 def _answers(found: Found, settings: QuotedSettings) -> bool:

@@ -22,6 +22,7 @@ jun jul aug sep sept oct nov dec approx est dept u.s u.k p pp vol eq sec""".spli
 _SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 MIN_TICKS = 4  # 0 and three more steps: an axis, not a run of data labels
 _NUMBERS_ONLY = re.compile(r"\d+(?:\.\d+)?%?(?: \d+(?:\.\d+)?%?)*")
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 _MARKUP = re.compile(r"\*\*|__|<sup>.*?</sup>|</?\w+>")  # a table cell's emphasis, footnote marks and tags
 _HYPHENATED = re.compile(r"[a-z]-$")
 _SPACED_PERCENT = re.compile(r"(?<=\d) %")
@@ -52,7 +53,8 @@ def sentences(page_text: str) -> list[Sentence]:
         found.extend(Sentence(s, s) for s in split_sentences(join_lines(paragraph)))
         paragraph.clear()
 
-    lines = _without_axis_ticks([" ".join(raw.split()) for raw in repair_numbers(page_text).splitlines()])
+    text = _PRIVATE_USE.sub("", repair_numbers(page_text))  # a font's bullet glyphs, no letters
+    lines = _without_axis_ticks([" ".join(raw.split()) for raw in text.splitlines()])
     for line, following in zip(lines, lines[1:] + [""]):
         if line.startswith("|"):
             flush()
