@@ -100,7 +100,9 @@ def core_terms(question: Question, words: list[WordSet]) -> list[tuple[str, str]
     one found in some candidate sentence. An answer's sentence must hold them all ("blogs" in "how many blogs
     mentioned Germanwings", "Appliances" in "the comparable sales change for Appliances"). A word no sentence
     holds says nothing of which one answers (a synonym, a paraphrase)."""
-    found = {key: n for key, n in _frequencies(question, words).items() if n}
+    # codes mixing letters and digits ("4U9525") name what the page is about, like names: not a topic word
+    found = {key: n for key, n in _frequencies(question, words).items()
+             if n and not (any(c.isdigit() for c in key[1]) and any(c.isalpha() for c in key[1]))}
     if not found:
         return []
     rarest = min(found.values())
