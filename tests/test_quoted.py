@@ -69,6 +69,8 @@ def test_citation_years_reference_numbers_labels_and_axis_ticks_are_not_values()
     assert values_of_kind(COUNT, "As shown in Table 3 and Figure 2 of [12], it works.") == []
     chart = "Broadband at home\n100 %\n80 74\n60 55\n40\n20\n0\n47% of adults in 2013."
     assert [v.text for s in sentences(chart) for v in find_values(s.text)] == ["74", "55", "47%", "2013"]
+    beside = "They adopt broadband at 100 %\nhigher rates than 80\nothers, 60\nsay 40\nthe 20\nauthors 0\nin 2013."
+    assert [v.text for s in sentences(beside) for v in find_values(s.text)] == ["2013"]  # ticks ending text lines
 
 
 def test_a_year_question_takes_the_year_of_a_date_and_a_when_question_a_time_a_date_or_a_year():
@@ -319,6 +321,12 @@ def test_on_a_real_page_late_60s_holds_no_number_and_subgroup_figures_are_reject
     # "Six in ten seniors—59%—report using the internet": right, but it does not say "go online" (a synonym the
     # words cannot confirm), so it is a passage, not an answer
     assert "online" in by_value["59%"] and not [f for f in found if not f.rejected and "online" in f.quote]
+
+
+def test_on_a_real_page_a_charts_axis_ticks_beside_the_text_are_no_values():
+    """PIP p.3: a chart beside the column shares its lines ("… adopt the internet and broadband at 100 %")."""
+    found = _page_values(SENIORS, [3], "What percentage of seniors have broadband at home?")
+    assert found and not {"100%", "80", "60", "40", "20", "0"} & {f.value.text for f in found}
 
 
 def test_on_a_real_page_the_seniors_figure_is_not_the_all_adults_one():

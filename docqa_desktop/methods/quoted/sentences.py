@@ -9,6 +9,7 @@ column. OCR's misread thousands ("60, ooo") are repaired (matching.repair_number
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ ABBREVIATIONS = frozenset("""e.g i.e etc fig figs no nos vs al mr mrs ms dr prof
 jun jul aug sep sept oct nov dec approx est dept u.s u.k p pp vol eq sec""".split())
 _SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 MIN_TICKS = 4  # 0 and three more steps: an axis, not a run of data labels
-_NUMBERS_ONLY = re.compile(r"\d+(?:\.\d+)?%?(?: \d+(?:\.\d+)?%?)*")
+_NUMBER_TOKEN = re.compile(r"\d+(?:\.\d+)?%?")
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 _MARKUP = re.compile(r"\*\*|__|<sup>.*?</sup>|</?\w+>")  # a table cell's emphasis, footnote marks and tags
 _HYPHENATED = re.compile(r"[a-z]-$")
@@ -88,23 +89,42 @@ def join_lines(lines: list[str]) -> str:
 
 
 def _without_axis_ticks(lines: list[str]) -> list[str]:
-    """The lines less a chart's axis ticks: numbers standing alone on their lines that make a run from 0 at
-    equal steps (0 20 40 60 80 100, or 0% 25% 50% 75% 100%); a chart's data labels stay."""
+    """The lines less a chart's axis ticks: numbers ending a line or standing alone on it that make a run from 0
+    at equal steps (0 20 40 60 80 100, or 0% 25% 50% 75% 100%). A chart beside a column of text shares its
+    lines' heights, so its ticks end the text's lines ("… broadband at 100 %"); its data labels stay."""
     lines = [_SPACED_PERCENT.sub("%", line) for line in lines]
-    alone = [i for i, line in enumerate(lines) if _NUMBERS_ONLY.fullmatch(line)]
-    numbers = {_number(n) for i in alone for n in lines[i].split()}
+    tails = [_trailing_numbers(line) for line in lines]
+    numbers = {_number(n) for tail in tails for n in tail}
     step = next((s for s in sorted(n for n in numbers if n > 0)
-                 if all(s * k in numbers for k in range(MIN_TICKS))), None)
+                 if _round(s) and all(s * k in numbers for k in range(MIN_TICKS))), None)
     if step is None:
         return lines
     ticks, k = set(), 0
     while step * k in numbers:
         ticks.add(step * k)
         k += 1
-    kept = list(lines)
-    for i in alone:
-        kept[i] = " ".join(n for n in lines[i].split() if _number(n) not in ticks)
+    kept = []
+    for line, tail in zip(lines, tails):
+        words = line.split()
+        head = words[:len(words) - len(tail)]
+        kept.append(" ".join(head + [n for n in tail if _number(n) not in ticks]))
     return kept
+
+
+def _round(step: float) -> bool:
+    """An axis's step: 1, 2, 2.5 or 5 times a power of ten (a table's 0% 19% 38% 57% is data)."""
+    scale = 10 ** math.floor(math.log10(step))
+    return round(step / scale, 6) in (1, 2, 2.5, 5)
+
+
+def _trailing_numbers(line: str) -> list[str]:
+    """The numbers that end a line ("… educational 80 74" -> ["80", "74"]), or all of a line of numbers."""
+    tail: list[str] = []
+    for word in reversed(line.split()):
+        if not _NUMBER_TOKEN.fullmatch(word):
+            break
+        tail.insert(0, word)
+    return tail
 
 
 def _number(token: str) -> float:
