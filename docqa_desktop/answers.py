@@ -39,7 +39,7 @@ class AnswerStatus(str, Enum):
 
 STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.PASSAGES: "Closest passages",
                  AnswerStatus.NOT_FOUND: "Not found", AnswerStatus.FAILED: "Failed",
-                 AnswerStatus.CANCELLED: "Cancelled"}
+                 AnswerStatus.CANCELLED: "Stopped"}
 VERDICTS = {AnswerStatus.PASSAGES: "Closest passages, not an answer: read the cited passages to judge",
             AnswerStatus.NOT_FOUND: "Not found in the documents"}
 
