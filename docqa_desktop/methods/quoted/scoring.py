@@ -52,6 +52,7 @@ class Scored:
     coverage: float
     similarity: float
     score: float
+    words: WordSet  # the sentence's words (with its table header), made once for every check that reads them
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def rank(question: Question, candidates: list[Candidate], embed: Callable[[list[
     vectors = embed([question.text] + [candidates[i].sentence.context for i in embedded])
     similarities = dict(zip(embedded, (vectors[1:] @ vectors[0]).tolist()))
     scored = [Scored(c, coverages[i], similarities.get(i, 0.0),
-                     coverages[i] + similarities.get(i, 0.0) + PAGE_WEIGHT / (1 + c.page_rank))
+                     coverages[i] + similarities.get(i, 0.0) + PAGE_WEIGHT / (1 + c.page_rank), words[i])
               for i, c in enumerate(candidates)]
     return Ranking(sorted(scored, key=lambda s: -s.score), weights, core)
 
@@ -128,13 +129,12 @@ def value_candidates(question: Question, ranking: Ranking, subjects: frozenset[s
     found = []
     for scored in ranking.sentences[:VALUE_SENTENCES]:
         sentence = scored.candidate.sentence
-        held = WordSet(sentence.context)
-        lacking = [word for term, word in ranking.core if not held.has(term, word)]
+        lacking = [word for term, word in ranking.core if not scored.words.has(term, word)]
         for value in values_of_kind(_kind_in(question.kind, sentence), sentence.text, stated):
             if _in_question(value, question):
                 continue
             column = _column_of(sentence, value)
-            affinity = (_cell_affinity(weights, sentence, column) if column is not None
+            affinity = (_cell_affinity(weights, scored, column) if column is not None
                         else _text_affinity(weights, sentence.text, value))
             confidence = 0.35 * scored.coverage + 0.25 * max(scored.similarity, 0.0) + 0.4 * affinity
             why = (f"the sentence does not mention {', '.join(lacking)}" if lacking else
@@ -177,11 +177,12 @@ def _column_of(sentence: Sentence, value: Value) -> int | None:
     return None
 
 
-def _cell_affinity(weights: dict[tuple[str, str], float], sentence: Sentence, column: int) -> float:
+def _cell_affinity(weights: dict[tuple[str, str], float], scored: Scored, column: int) -> float:
     """Of the question's words the row holds (with its header), the share in the cell's own row label and
     column header."""
-    held = _coverage(weights, WordSet(sentence.context))
-    return _coverage(weights, WordSet(" ".join(sentence.labels(column)))) / held if held else 0.0
+    held = _coverage(weights, scored.words)
+    labels = WordSet(" ".join(scored.candidate.sentence.labels(column)))
+    return _coverage(weights, labels) / held if held else 0.0
 
 
 def _text_affinity(weights: dict[tuple[str, str], float], text: str, value: Value) -> float:
