@@ -13,6 +13,7 @@ from .domain import BBox
 class AnswerStatus(str, Enum):
     """The verdict, named alike in the CLI, the app, exports and --json (the labels below)."""
     ANSWERED = "answered"  # a value the method stands behind, in a cited passage
+    UNVERIFIED = "unverified"  # a model's draft whose proof did not check out: shown beside the passages it read
     PASSAGES = "passages"  # no confident value: the closest passages, cited, for the reader to judge
     NOT_FOUND = "not_found"  # nothing relevant in the documents (a model method: it says they do not tell)
     FAILED = "failed"  # a model or store error; `error` says which
@@ -37,10 +38,13 @@ class AnswerStatus(str, Enum):
         return self is AnswerStatus.ANSWERED
 
 
-STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.PASSAGES: "Closest passages",
+STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.UNVERIFIED: "Unverified draft",
+                 AnswerStatus.PASSAGES: "Closest passages",
                  AnswerStatus.NOT_FOUND: "Not found", AnswerStatus.FAILED: "Failed",
                  AnswerStatus.CANCELLED: "Stopped"}
-VERDICTS = {AnswerStatus.PASSAGES: "Closest passages, not an answer: read the cited passages to judge",
+VERDICTS = {AnswerStatus.UNVERIFIED: "Unverified: the model's draft, its proof did not check out — read the cited "
+                                     "passages to judge",
+            AnswerStatus.PASSAGES: "Closest passages, not an answer: read the cited passages to judge",
             AnswerStatus.NOT_FOUND: "Not found in the documents"}
 
 
@@ -117,6 +121,10 @@ class Answer:
     thread: str = ""  # the id of the thread's first answer (follow-ups share it); "" or its own id: a new thread
     # how sure the method is of its short answer (higher = surer), for methods that can say; the eval ranks by it
     confidence: float | None = None
+    # the proof a model method gave with its value, as the app checked it (methods/proof): the arithmetic that
+    # gives the value from quoted numbers ("" when the value is read off a quote) and what the check found
+    computation: str = ""
+    check: str = ""
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
@@ -156,6 +164,8 @@ class Answer:
                  "seconds": round(self.seconds, 2)}
         if self.confidence is not None:
             shape["confidence"] = self.confidence
+        if self.check:
+            shape["proof"] = {"computation": self.computation, "check": self.check}
         return shape
 
     def as_record(self) -> dict:
