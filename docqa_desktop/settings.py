@@ -192,6 +192,9 @@ class AskSettings:
     image_side: int = 1280  # longest side of a page image sent to a vision model
     prepare_after_index: bool = False  # the watcher runs the method's prepare step (e.g. page summaries)
     follow_up_turns: int = 3  # earlier questions and answers of a thread a follow-up is asked with
+    # a model method's answer stands only with quotes found on the pages it read and arithmetic the app computes
+    # (one repair round, else an unverified draft: methods/proof); off: the method's own verdict, as in its paper
+    check_proofs: bool = True
 
 
 PRESETS = ("paper", "cpu")

@@ -24,8 +24,10 @@ from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
 from ..store.database import Database
+from .citations import cite
 from .evidence import PageGone, PageSource
 from .toolkit import page_content
+from .toolkit.final_answer import FinalAnswer, record
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 from .toolkit.batches import multi_document
@@ -33,10 +35,18 @@ from .toolkit.passages import fit_all_to_question
 
 log = logging.getLogger(__name__)
 
+# The smallest language model (billions of parameters) whose answers to a model method are worth reading. Measured
+# (issue 33): the built-in 135M SmolLM2 writes the reply schema back — SimpleDoc answered the literal text
+# "answer_format", M3DocRAG streamed "2022.2024. 2021.2024…", both marked answered — while a 1.5B model gets
+# about 10-17 % of the dev questions right. Below it, auto picks no model method, and an answer one writes anyway
+# is labelled unverified (service.py).
+LANGUAGE_MODEL_FLOOR = 1.0
+
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-__all__ = ["Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "Turn", "page_label"]
+__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "Turn",
+           "page_label"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,24 @@ class Search(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+@dataclass(frozen=True)
+class ModelReply:
+    """A model call whose parsed reply a method may conclude with: what the proof's repair round re-asks."""
+    reply: Any
+    step: str
+    runtime: Runtime
+    messages: list[Message]
+    options: Options
+    pages: list[PageRef]
+
+
+@dataclass(frozen=True)
+class Concluded:
+    """The method's final answer with the pages its proof's page numbers refer to (numbered[n - 1] is page n)."""
+    final: FinalAnswer
+    numbered: list[PageRef]
+
+
 @dataclass
 class MethodContext:
     question: str
@@ -79,6 +107,8 @@ class MethodContext:
     stream: Callable[[str], None] | None = None  # gets the answer's text as the answering call writes it
     streamed: str = ""  # the answer text shown so far (Stop keeps it)
     conversation: list[Turn] = field(default_factory=list)  # the thread's earlier questions and answers
+    replies: list[ModelReply] = field(default_factory=list)  # every parsed reply, for the proof's repair round
+    concluded: Concluded | None = None  # the model's final answer, checked after the method (methods/proof)
 
     @property
     def reader(self) -> Runtime:
@@ -128,9 +158,31 @@ class MethodContext:
             runtime.chat(messages, options, cancel=self.cancel)]
         for i, completion in enumerate(completions, 1):
             traced(self.answer, step if n == 1 else f"{step} [sample {i}/{n}]", runtime, completion, pages)
+            if isinstance(completion.parsed, dict):
+                self.replies.append(ModelReply(completion.parsed, step, runtime, messages, options, list(pages)))
         if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
         return completions
+
+    def reply_origin(self, reply: Any) -> ModelReply | None:
+        """The call that returned `reply` (the very object), if a model call did."""
+        return next((origin for origin in self.replies if origin.reply is reply), None)
+
+    # -- the final answer --------------------------------------------------------------------------
+
+    def conclude(self, final: FinalAnswer, numbered: list[PageRef],
+                 quotes: list[tuple[PageRef, str]] | None = None, seen: list[PageRef] | None = None) -> bool:
+        """Record the model's final answer (True when it answers), cited to `quotes` (default: its reply's
+        "evidence" quotes, by page number in `numbered`) among the pages `seen` (default: `numbered`). Its
+        proof is checked after the method's last step (methods/proof), which may repair or downgrade it."""
+        self.concluded = Concluded(final, list(numbered))
+        if not record(self.answer, final):
+            return False
+        if quotes is None:
+            quotes = [(numbered[e["page"] - 1], e["quote"]) for e in (final.reply or {}).get("evidence", [])
+                      if 0 < e["page"] <= len(numbered)]
+        self.answer.citations = cite(self.pages, quotes, final.answer or final.short_answer, seen or numbered)
+        return True
 
     # -- retrieval ---------------------------------------------------------------------------------
 
@@ -290,6 +342,9 @@ class MethodSpec:
     # how a follow-up's earlier turns reach the method: "question" (written into ctx.question) or "conversation"
     # (the method reads ctx.conversation itself); methods/conversation.py
     follow_ups: str = "question"
+    # the smallest language model, in billions of parameters, whose answers are worth reading (LANGUAGE_MODEL_FLOOR
+    # for the methods that call a model); 0.0: no language model needed
+    min_model_params: float = 0.0
 
     def defaults(self, preset: str = "paper") -> dict:
         """The settings' values before any settings file: the paper's, or with the CPU preset applied."""
@@ -299,7 +354,7 @@ class MethodSpec:
     def as_json(self) -> dict:
         return {"name": self.name, "title": self.title, "paper": self.paper, "description": self.description,
                 "cost": self.cost, "needs": list(self.needs), "uses": list(self.uses),
-                "prepare": self.prepare_label or None,
+                "prepare": self.prepare_label or None, "min_model_params": self.min_model_params,
                 "settings": {f.name: f.default for f in dataclasses.fields(self.settings)},
                 "cpu_preset": dict(self.cpu_preset)}
 

@@ -13,6 +13,7 @@ from ..progress import Cancelled
 from ..settings import Settings, SettingsError, merge_section
 from . import doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
 from .base import MethodContext, MethodSpec
+from .proof.verify import verify as verify_proof
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
                                                                  mdocagent.SPEC, mmrag.SPEC, docreact.SPEC,
@@ -50,11 +51,14 @@ def method_settings(spec: MethodSpec, settings: Settings, overrides: dict | None
     return dataclasses.replace(resolved, **given)
 
 
-def run_method(spec: MethodSpec, ctx: MethodContext) -> None:
-    """Run a method on ctx.answer: failures and Stop end up in the answer's status, not as exceptions."""
+def run_method(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True) -> None:
+    """Run a method on ctx.answer: failures and Stop end up in the answer's status, not as exceptions. With
+    `check_proofs`, a model method's answer is checked after its last step (methods/proof)."""
     started = time.perf_counter()
     try:
         spec.run(ctx)
+        if check_proofs:
+            verify_proof(ctx)
     except Cancelled:
         # what was already streamed stays: Stop ends the answer, it does not take it back
         ctx.answer.status = AnswerStatus.CANCELLED

@@ -13,7 +13,6 @@ from ...answers import PageRef
 from ...llm import Options
 from ...llm.jsonout import output_token_bound
 from ..base import IMAGE_TOKENS, PROMPT_RESERVE_TOKENS, MethodContext
-from ..citations import cite
 from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate
 from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
 from ..toolkit.page_content import PageElement
@@ -53,10 +52,7 @@ def run(ctx: MethodContext) -> None:
     if verdict.chosen is None or verdict.answer == NOT_ANSWERABLE:
         record(answer, FinalAnswer.declined())
         return
-    final, reply = finals[verdict.chosen], replies[verdict.chosen]
-    if record(answer, final):
-        quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
-        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, pages)
+    ctx.conclude(finals[verdict.chosen], pages)
 
 
 def _answer_options(settings, pages: int) -> Options:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from ...answers import PageRef
 from ...llm import Completion, Message, Options
 from ..base import MethodContext, page_label
-from ..citations import cite
 from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE
 from .candidates import CandidateSet, candidate_sets
@@ -191,7 +190,4 @@ def _answer(ctx: MethodContext, trajectory: list[Round], chosen: list[PageRef]) 
     request = ANSWER_REQUEST.format(trajectory=_render(ctx.question, trajectory, labels))
     reply = ctx.call("answer", ctx.text_model, [Message("user", f"{ANSWER}\n\n{request}")], options, chosen,
                      shows="answer").parsed
-    final = FinalAnswer.from_reply(reply)
-    if record(answer, final):
-        quotes = [(chosen[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
-        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, chosen)
+    ctx.conclude(FinalAnswer.from_reply(reply), chosen)

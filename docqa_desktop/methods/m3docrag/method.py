@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from ...llm import Options
 from ..base import MethodContext
-from ..citations import cite
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import INSTRUCTIONS, PAGES, REQUEST, answer_schema
@@ -41,7 +40,4 @@ def run(ctx: MethodContext) -> None:
                                                      images), options, pages, shows="answer").parsed
     answer.pages_used = pages
     answer.note_stage("read", pages)
-    final = FinalAnswer.from_reply(reply)
-    if record(answer, final):
-        quotes = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
-        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, pages)
+    ctx.conclude(FinalAnswer.from_reply(reply), pages)

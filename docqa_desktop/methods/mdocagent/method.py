@@ -18,7 +18,6 @@ from ...llm import Options
 from ...llm.runtime import Runtime
 from ...settings import SettingsError
 from ..base import MethodContext
-from ..citations import cite
 from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate, supporters
 from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
 from ..toolkit.prompt_layout import evidence_first
@@ -197,8 +196,6 @@ def _summarize(ctx: MethodContext, agents: list[AgentAnswer], retrieved: Retriev
         return
     contributing = [agents[i] for i in supporters(candidates, verdict.answer)]
     answer.notes.append("summarize: sided with the " + ", ".join(a.agent for a in contributing))
-    final = contributing[0].final
-    if record(answer, final):
-        quotes = [(retrieved.pages[e["page"] - 1], e["quote"]) for a in contributing for e in a.reply["evidence"]]
-        seen = [p for p in retrieved.pages if any(_has(a.pages, p) for a in contributing)]
-        answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, seen)
+    quotes = [(retrieved.pages[e["page"] - 1], e["quote"]) for a in contributing for e in a.reply["evidence"]]
+    seen = [p for p in retrieved.pages if any(_has(a.pages, p) for a in contributing)]
+    ctx.conclude(contributing[0].final, retrieved.pages, quotes, seen)

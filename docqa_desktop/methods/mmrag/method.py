@@ -20,7 +20,6 @@ from ...llm import Options
 from ...llm.budget import trim_to_tokens
 from ...store import catalog, summary_tree
 from ..base import PROMPT_RESERVE_TOKENS, MethodContext
-from ..citations import cite
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
@@ -94,11 +93,8 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
                      shows="answer").parsed
     answer.pages_used = list(pages)
     answer.note_stage("read", pages)
-    final = FinalAnswer.from_reply(reply)
-    if record(answer, final):
-        relevant = [pages[n - 1] for n in dict.fromkeys(reply["relevant_pages"])]
-        answer.citations = cite(ctx.pages, [(ref, "") for ref in relevant], final.answer or final.short_answer,
-                                relevant or pages)
+    relevant = [pages[n - 1] for n in dict.fromkeys(reply["relevant_pages"])]
+    ctx.conclude(FinalAnswer.from_reply(reply), pages, [(ref, "") for ref in relevant], relevant or pages)
 
 
 def _node_block(ctx: MethodContext, nodes: list[TreeHit], pages) -> str:

@@ -12,7 +12,7 @@ JSON with the paper's keys in the paper's order, and the final answer in the too
 """
 from __future__ import annotations
 
-from ..toolkit.final_answer import final_answer_properties
+from ..toolkit.final_answer import FINAL_FIELDS, final_answer_properties
 from ..toolkit.page_judge import Rubric
 
 SCORES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]
@@ -149,7 +149,7 @@ final_answer: 53.6"""
 
 REQUEST = """{question}
 
-Reply in JSON with "step_by_step_analysis" (a list of the steps), "reasoning_summary", "relevant_pages" (the numbers after "Page" in the context), "answer", "short_answer" and "answer_format"."""
+Reply in JSON with "step_by_step_analysis" (a list of the steps), "reasoning_summary", "relevant_pages" (the numbers after "Page" in the context), "answer", "proof", "computation", "short_answer" and "answer_format"."""
 
 
 MIN_STEPS = 5  # "at least 5 steps"
@@ -166,7 +166,6 @@ def answer_schema(page_numbers: list[int], steps: int, step_chars: int) -> dict:
                            "reasoning_summary": {"type": "string", "maxLength": 300},
                            "relevant_pages": {"type": "array", "maxItems": len(page_numbers),
                                               "items": {"type": "integer", "enum": page_numbers}},
-                           **final_answer_properties()},
-            "required": ["step_by_step_analysis", "reasoning_summary", "relevant_pages", "answer", "short_answer",
-                         "answer_format"],
+                           **final_answer_properties(page_numbers)},
+            "required": ["step_by_step_analysis", "reasoning_summary", "relevant_pages", *FINAL_FIELDS],
             "additionalProperties": False}

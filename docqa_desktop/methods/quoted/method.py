@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...answers import AnswerStatus
+from ...answers import AnswerStatus, PageRef
 from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
@@ -48,15 +48,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    candidates = []
-    for rank_, ref in enumerate(pages):
-        text = ctx.pages.text_or_empty(ref)
-        page_words = WordSet(text)
-        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
-    candidates = candidates[:settings.max_sentences]
-    ranking = rank(question, candidates, ctx.embed)
-    ranked = ranking.sentences
-    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
+    ranked, found, best = _search(ctx, question, pages, settings)
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
@@ -64,10 +56,10 @@ def run(ctx: MethodContext) -> None:
                          if question.years or question.whole_groups or question.names else ""))
     answer.notes += [_sentence_line(i, s) for i, s in enumerate(ranked[:TRACED], 1)]
     answer.notes += [_value_line(f) for f in found[:TRACED]]
-    best = next((f for f in found if _answers(f, settings)), None)
-    if best is not None and _ambiguous(best, found):
-        answer.notes.append(f"value {best.value.text!r} not certain: its sentence holds another as close to the question")
-        best = None
+    passing = next((f for f in found if _answers(f, settings)), None)
+    if best is None and passing is not None:
+        answer.notes.append(f"value {passing.value.text!r} not certain: its sentence holds another as close to the "
+                            "question")
     if best is not None:
         _answered(ctx, best, question, pages)
     elif ranked and ranked[0].coverage >= settings.related_coverage and \
@@ -75,6 +67,27 @@ def run(ctx: MethodContext) -> None:
         _passages(ctx, ranked, question, pages)
     else:
         _not_found(ctx, len(pages))
+
+
+def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:
+    """The value quoted answers would answer `question` with from `pages` (the quoted method's default
+    settings), or None: what a written answer's refusal and its value are checked against (methods/proof)."""
+    return _search(ctx, parse_question(question), pages, QuotedSettings())[2]
+
+
+def _search(ctx: MethodContext, question: Question, pages: list[PageRef],
+            settings: QuotedSettings) -> tuple[list[Scored], list[Found], Found | None]:
+    """The pages' sentences ranked for the question, the values found in them, and the one that answers (None
+    when none passes, or the best one's sentence holds another value as close to the question's words)."""
+    candidates = []
+    for rank_, ref in enumerate(pages):
+        text = ctx.pages.text_or_empty(ref)
+        page_words = WordSet(text)
+        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
+    ranking = rank(question, candidates[:settings.max_sentences], ctx.embed)
+    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
+    best = next((f for f in found if _answers(f, settings)), None)
+    return ranking.sentences, found, None if best is None or _ambiguous(best, found) else best
 
 
 def _asked(ctx: MethodContext) -> Question:

@@ -23,9 +23,8 @@ from __future__ import annotations
 from ...answers import PageRef
 from ...llm import Message, Options
 from ..base import MethodContext
-from ..citations import cite
 from ..conversation import memory_lines, thread_query
-from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import (PAGE_RETRIEVAL, REASONER_INSTRUCTIONS, REASONER_PAGES, REASONER_REQUEST, reasoner_schema,
                       selection_schema)
@@ -36,7 +35,7 @@ def run(ctx: MethodContext) -> None:
     settings, answer = ctx.settings, ctx.answer
     # a follow-up starts from the thread: its earlier turns are the first entry of the working memory
     memory = [f"Earlier in this conversation:\n{memory_lines(ctx.conversation)}"] if ctx.conversation else []
-    query, final = thread_query(ctx.question, ctx.conversation), FinalAnswer.declined()
+    query, final, final_pages = thread_query(ctx.question, ctx.conversation), FinalAnswer.declined(), []
     read: list[PageRef] = []  # every page the reasoner has seen
     unread: list[PageRef] = []  # earlier rounds' candidates it has not
     for iteration in range(1, settings.iterations + 1):
@@ -65,12 +64,11 @@ def run(ctx: MethodContext) -> None:
         reply = _reason(ctx, pages, memory, query)
         answer.pages_used.extend(p for p in pages if p not in answer.pages_used)
         if reply["response"] == "answer":
-            final = FinalAnswer.from_reply(reply)
+            final, final_pages = FinalAnswer.from_reply(reply), pages
             if final.answerable:
-                evidence = [(pages[e["page"] - 1], e["quote"]) for e in reply["evidence"]]
-                answer.citations = cite(ctx.pages, evidence, final.answer or final.short_answer, pages)
                 break
         if reply["response"] == "not_answerable":
+            final, final_pages = FinalAnswer.declined(reply), pages
             if not (settings.read_before_declining and iteration == 1 and unread and settings.iterations > 1):
                 break
             # a small model declines on the first pages it sees; the retriever's other candidates come first
@@ -79,7 +77,7 @@ def run(ctx: MethodContext) -> None:
         if notes:
             memory.append(notes)  # M ← M ∪ {m'}
         query = reply["query_update"].strip() or query
-    record(answer, final)
+    ctx.conclude(final, final_pages)
     answer.notes = memory
 
 

@@ -11,7 +11,8 @@ so consecutive rounds reuse llama.cpp's cached prefix.
 """
 from __future__ import annotations
 
-from ..toolkit.final_answer import INSTRUCTIONS as FINAL_ANSWER, evidence_schema, final_answer_properties
+from ..toolkit.final_answer import (INSTRUCTIONS as FINAL_ANSWER, FINAL_FIELDS, evidence_schema,
+                                   final_answer_properties)
 
 PAGE_INDEX = """You are tasked with creating a comprehensive summary of a given page from a document. Your summary should focus on extracting and describing the main content, tables, figures, and images present on the page.
 {image_note}
@@ -70,7 +71,7 @@ Then set "response" to exactly one of:
 
 {final_answer}
 
-Reply in JSON with the keys scratchpad, response, evidence, query_update, notes, answer, short_answer, answer_format (use "" or [] for the ones that do not apply)."""
+Reply in JSON with the keys scratchpad, response, evidence, query_update, notes, answer, proof, computation, short_answer, answer_format (use "" or [] for the ones that do not apply)."""
 
 REASONER_INSTRUCTIONS = REASONER_INSTRUCTIONS.format(final_answer=FINAL_ANSWER)
 
@@ -103,7 +104,6 @@ def reasoner_schema(page_numbers: list[int]) -> dict:
                            "evidence": evidence_schema(page_numbers),
                            "query_update": {"type": "string", "maxLength": 200},
                            "notes": {"type": "string", "maxLength": 200},
-                           **final_answer_properties()},
-            "required": ["scratchpad", "response", "evidence", "query_update", "notes", "answer", "short_answer",
-                         "answer_format"],
+                           **final_answer_properties(page_numbers)},
+            "required": ["scratchpad", "response", "evidence", "query_update", "notes", *FINAL_FIELDS],
             "additionalProperties": False}

@@ -1,0 +1,181 @@
+"""Checking a written answer's proof: its quotes are on the pages read, and its value is in a quote or is what
+the quoted numbers give by the computation it names (evaluated here, never by the model).
+
+What passes: every quote found on its page (quotes.locate); the value stated by a found quote that shares a
+word with the question, or computed from numbers all found in quotes. A yes/no cannot be read off a quote, so
+it never passes: it stays the model's draft beside the passages.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ...answers import PageRef
+from ..toolkit.final_answer import FinalAnswer
+from .arithmetic import ArithmeticRejected, evaluate, operands
+from .quotes import NUMBER, QuoteMatch, locate, normalised, number_values
+
+CONSTANTS = (1.0, 100.0, 1000.0)  # numbers a computation may use without quoting them (ratios, percentages)
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+           "b": 1e9, "trillion": 1e12}
+_SCALED = re.compile(rf"(?P<number>{NUMBER.pattern})(?:\s*(?P<scale>{'|'.join(_SCALES)})\b)?")
+_WORD = re.compile(r"[a-z]+")
+_YES_NO = {"yes", "no", "true", "false"}
+_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "by", "with", "from", "as", "is",
+         "are", "was", "were", "be", "its", "it", "this", "that", "these", "those", "what", "which", "who",
+         "whom", "how", "many", "much", "when", "where", "why", "does", "do", "did", "there", "their", "than",
+         "according", "document", "documents", "page", "pages", "report", "figure", "table", "shown", "show"}
+
+
+@dataclass(frozen=True)
+class CheckedQuote:
+    ref: PageRef
+    number: int  # the page's number in the prompt, as the model named it
+    quote: str  # the model's words
+    match: QuoteMatch
+
+
+@dataclass
+class ProofCheck:
+    quotes: list[CheckedQuote]
+    problems: list[str] = field(default_factory=list)  # what did not check out, told to the model in a repair
+    computed: float | None = None  # the computation's value, when the value was computed
+    holding: CheckedQuote | None = None  # the found quote that states the value (or its first operand)
+    checkable: bool = True  # False for a yes/no: no quote can show it, a repair cannot help
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def found(self) -> list[CheckedQuote]:
+        return [q for q in self.quotes if q.match.found]
+
+    def summary(self) -> str:
+        """One line for the reader: what was checked, or why the draft is unverified."""
+        if not self.ok:
+            return "Not verified: " + "; ".join(self.problems)
+        where = self.holding.ref.source if self.holding else "the quotes"
+        if self.computed is not None:
+            return f"Checked: the app computed {self.computed:g} from numbers quoted from {where}"
+        return f"Checked: the value is in the quote from {where}"
+
+
+def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
+                text_of: Callable[[PageRef], str]) -> ProofCheck:
+    """Whether `final`'s proof holds on the pages (numbered[n - 1] is the prompt's page n)."""
+    checked = [CheckedQuote(numbered[n - 1], n, quote, locate(quote, text_of(numbered[n - 1])))
+               for n, quote in final.proof if 0 < n <= len(numbered)]
+    result = ProofCheck(checked)
+    for quote in checked:
+        if not quote.match.found:
+            result.problems.append(_not_found(quote))
+    if not checked:
+        result.problems.append("no quote was given: copy, word for word, the words of a page that state the value")
+    if result.problems:
+        return result
+    short = final.short_answer.strip()
+    if short.lower().strip(".! ") in _YES_NO:
+        result.checkable = False
+        result.problems.append("a yes or no cannot be checked against a quote")
+    elif final.computation:
+        _check_computation(result, final.computation, short)
+    else:
+        _check_value(result, short, question)
+    return result
+
+
+def _not_found(quote: CheckedQuote) -> str:
+    if quote.match.score >= 0.5 and quote.match.missing_numbers:
+        return (f"page {quote.number} does not have {', '.join(quote.match.missing_numbers)} where it says "
+                f"“{_clip(quote.match.excerpt)}”")
+    return f"the quote “{_clip(quote.quote)}” is not on page {quote.number}"
+
+
+def _check_computation(result: ProofCheck, computation: str, short: str) -> None:
+    try:
+        value, used = evaluate(computation), operands(computation)
+    except ArithmeticRejected as exc:
+        result.problems.append(f"the computation “{_clip(computation)}” is not plain arithmetic ({exc})")
+        return
+    result.computed = value
+    quoted = [(q, number_values(q.match.excerpt)) for q in result.found]
+    for operand in used:
+        holder = next((q for q, numbers in quoted if operand in numbers), None)
+        if holder is None and operand not in CONSTANTS:
+            result.problems.append(f"{operand:g} in the computation is not in any quote")
+        result.holding = result.holding or holder
+    stated = scaled_numbers(short)
+    if len(stated) != 1:
+        result.problems.append(f"the short answer “{short}” is not the single number the computation gives")
+    elif not same_number(value, stated[0], short):
+        result.problems.append(f"the computation gives {value:g}, not {short}")
+
+
+def _check_value(result: ProofCheck, short: str, question: str) -> None:
+    items = _items(short)
+    asked = _content_words(question)
+    for item in items:
+        holder = next((q for q in result.found if _states(q.match.excerpt, item)), None)
+        if holder is None:
+            result.problems.append(f"“{_clip(item)}” is not in any quote (quote the words that state it, or give "
+                                   f"the computation)")
+        elif asked and not asked & _content_words(holder.match.excerpt):
+            result.problems.append(f"the quote from page {holder.number} that holds “{_clip(item)}” shares no "
+                                   f"word with the question")
+        result.holding = result.holding or holder
+
+
+def _states(excerpt: str, item: str) -> bool:
+    """Whether the page's words `excerpt` state `item`: each of its numbers and each of its content words."""
+    numbers, on_page = scaled_numbers(item), scaled_numbers(excerpt)
+    wanted = (_content_words(item) or _content_words(item, keep_stop=True)) - set(_SCALES)
+    if not numbers and not wanted:
+        return False
+    return (all(any(same_number(q, n, item) for q in on_page) for n in numbers)
+            and wanted <= _content_words(excerpt, keep_stop=True))
+
+
+def same_number(value: float, stated: float, written: str) -> bool:
+    """`value` (quoted or computed) read as the `written` answer: equal at the answer's decimals, or as a
+    percentage of a ratio (0.263 as 26.3 %)."""
+    decimals = len(written.split(".")[1].split()[0].rstrip("%")) if re.search(r"\d\.\d", written) else 0
+    tolerance = 0.5 * 10 ** -decimals + 1e-9
+    return any(abs(candidate - stated) <= tolerance for candidate in (value, value * 100, value / 100))
+
+
+def scaled_numbers(text: str) -> list[float]:
+    """The numbers in `text` with their scale words applied ("1.2 billion" → 1.2e9), each also as written."""
+    values = []
+    for match in _SCALED.finditer(normalised(text)):
+        for number in number_values(match.group("number")):
+            values.append(number * _SCALES.get(match.group("scale") or "", 1.0))
+            if match.group("scale"):
+                values.append(number)
+    return values
+
+
+def _items(short: str) -> list[str]:
+    """A list answer's items (["a", "b"], or "a, b and c" for a List that was not JSON); else the answer."""
+    try:
+        parsed = json.loads(short)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, list):
+        return [str(item) for item in parsed if str(item).strip()] or [short]
+    return [short]
+
+
+def _content_words(text: str, keep_stop: bool = False) -> set[str]:
+    words = {_stem(w) for w in _WORD.findall(normalised(text))}
+    return words if keep_stop else {w for w in words if w not in _STOP}
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

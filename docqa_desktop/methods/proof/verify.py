@@ -1,0 +1,137 @@
+"""The check after a model method's last step: its answer stands only with a proof that holds, and its refusal
+only when no page it read states a confident value.
+
+- An answer whose proof checks out (check.py) is *answered*, cited to its quotes as found on the pages.
+- One that does not gets one repair round: the model is told what did not check out and replies again in the
+  same JSON; if that holds it is answered, else it is an *unverified* draft shown beside the passages read.
+- A refusal ("not answerable") while the quoted answers' reader finds a confident value on a page read gets
+  one repair round with that passage shown; a second refusal leaves that passage as the closest one.
+Confidence, for eval's risk–coverage: a checked answer that the extractive reader agrees with ranks highest.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from ...answers import AnswerStatus, PageRef
+from ...llm import Message
+from ..base import MethodContext, ModelReply
+from ..citations import cite
+from ..quoted.method import confident_value
+from ..quoted.scoring import Found
+from ..toolkit.final_answer import FinalAnswer
+from .check import ProofCheck, same_number, scaled_numbers, check_proof
+
+CONFIDENCE = {"agreed": 0.9, "checked": 0.7, "repaired": 0.6}  # ranks answers for eval's risk–coverage table
+
+REPAIR = """The app checked your answer's proof against the pages and it did not hold:
+{problems}
+Read the pages again and reply in the same JSON. Copy each quote word for word from the page it names; when the value is worked out from numbers, put the arithmetic over the quoted numbers in "computation" (the app computes it); if the pages do not state the answer, say that the documents do not contain it."""
+
+REFUSAL = """You said the documents do not contain the answer, but {source} says: “{sentence}”
+If this answers the question, reply again in the same JSON with the answer and this passage quoted as its proof. If it does not, say again that the documents do not contain the answer."""
+
+
+def verify(ctx: MethodContext) -> None:
+    """Check, repair once if needed, and set the verdict of a model method's concluded answer."""
+    concluded, answer = ctx.concluded, ctx.answer
+    if concluded is None or answer.status not in (AnswerStatus.ANSWERED, AnswerStatus.NOT_FOUND):
+        return
+    final, numbered = concluded.final, concluded.numbered
+    answer.notes.append(f"proof: the method's own verdict: {answer.status.value}"
+                        + (f", short answer {answer.short_answer!r}" if answer.status is AnswerStatus.ANSWERED else ""))
+    read = answer.pages_used or numbered
+    extractive = confident_value(ctx, ctx.question, read) if read else None
+    repaired = answer.status is AnswerStatus.NOT_FOUND
+    if repaired:
+        final = _reconsidered(ctx, final, extractive)
+        if final is None:
+            return
+    checked = _checked(ctx, final, numbered)
+    if not checked.ok and checked.checkable and not repaired:
+        ctx.step("the proof did not check out: asking the model to repair it")
+        second = _repair(ctx, final, REPAIR.format(problems="\n".join(f"- {p}" for p in checked.problems)))
+        if second is not None and not second.answerable:
+            answer.notes.append("proof: after the repair round the model says the documents do not tell")
+            ctx.conclude(second, numbered)
+            return
+        if second is not None:
+            final, checked, repaired = second, _checked(ctx, second, numbered), True
+    if checked.ok:
+        _accept(ctx, final, checked, extractive, repaired)
+    else:
+        _unverified(ctx, final, checked, read)
+
+
+def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found | None) -> FinalAnswer | None:
+    """The model's answer after it is shown the passage that states a confident value, when it declined;
+    None when its refusal stands (no such passage: not found; it declines again: that passage is shown)."""
+    if extractive is None:
+        return None
+    ctx.step("a page read states a value: asking the model again")
+    candidate = extractive.scored.candidate
+    second = _repair(ctx, final, REFUSAL.format(source=candidate.ref.source, sentence=candidate.sentence.text))
+    if second is None or not second.answerable:
+        _leave_passage(ctx, extractive)
+        return None
+    return second
+
+
+def _checked(ctx: MethodContext, final: FinalAnswer, numbered: list[PageRef]) -> ProofCheck:
+    checked = check_proof(ctx.question, final, numbered, ctx.pages.text_or_empty)
+    ctx.answer.notes += [f"proof: quote p.{q.number} match {q.match.score:.2f}"
+                         + (f", numbers not on the page: {', '.join(q.match.missing_numbers)}"
+                            if q.match.missing_numbers else "") for q in checked.quotes]
+    ctx.answer.notes.append(f"proof: {checked.summary()}")
+    return checked
+
+
+def _repair(ctx: MethodContext, final: FinalAnswer, request: str) -> FinalAnswer | None:
+    """The model's second reply to its own final call, told `request`; None when the call is not on record."""
+    origin: ModelReply | None = ctx.reply_origin(final.reply)
+    if origin is None:
+        return None
+    messages = [*origin.messages, Message("assistant", json.dumps(origin.reply, ensure_ascii=False)),
+                Message("user", request)]
+    options = dataclasses.replace(origin.options, on_text=None)
+    reply = ctx.call("repair proof", origin.runtime, messages, options, origin.pages, shows="answer").parsed
+    return FinalAnswer.from_reply(reply)
+
+
+def _accept(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, extractive: Found | None,
+            repaired: bool) -> None:
+    """The answer stands, cited to its proof's quotes as found on the pages."""
+    ctx.conclude(final, ctx.concluded.numbered, [(q.ref, q.match.excerpt) for q in checked.found])
+    answer = ctx.answer
+    agreed = extractive is not None and _agrees(extractive, final.short_answer)
+    answer.check = checked.summary() + ("; the extractive reader found the same value" if agreed else "")
+    answer.computation = final.computation
+    answer.confidence = CONFIDENCE["agreed" if agreed else "repaired" if repaired else "checked"]
+
+
+def _unverified(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, read: list[PageRef]) -> None:
+    """The model's draft, said to be one, cited to the passages it read."""
+    answer = ctx.answer
+    ctx.conclude(final, ctx.concluded.numbered)
+    answer.status, answer.check, answer.confidence = AnswerStatus.UNVERIFIED, checked.summary(), None
+    quotes = [(q.ref, q.quote) for q in checked.quotes] or [(ref, "") for ref in read]
+    answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, read)
+
+
+def _leave_passage(ctx: MethodContext, extractive: Found) -> None:
+    """The model keeps refusing a page that states a value: that passage is shown as the closest one."""
+    answer, candidate = ctx.answer, extractive.scored.candidate
+    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
+    answer.text = (f"The model found no answer, but this passage may hold one (read it to judge):\n"
+                   f"[1] {candidate.ref.source}: “{candidate.sentence.text}”")
+    answer.check = f"The model declined twice although {candidate.ref.source} states {extractive.value.text!r}"
+    answer.citations = cite(ctx.pages, [(candidate.ref, candidate.sentence.text)], candidate.sentence.text,
+                            [candidate.ref])
+
+
+def _agrees(extractive: Found, short_answer: str) -> bool:
+    """Whether the extractive reader's value is the model's short answer (as numbers, or as words)."""
+    theirs, ours = scaled_numbers(extractive.value.text), scaled_numbers(short_answer)
+    if theirs and ours:
+        return any(same_number(t, o, short_answer) for t in theirs for o in ours)
+    return extractive.value.text.strip().lower() == short_answer.strip().lower()

@@ -1,0 +1,220 @@
+"""Written answers that show their proof (methods/proof): the model quotes, the app finds the quotes on the pages
+read and computes the arithmetic itself; a proof that does not hold gets one repair round, then the answer is an
+unverified draft; a refusal while a page read states a confident value is asked again with that passage."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import shutil
+
+import pytest
+
+from conftest import SMALL_PAPER, corpus_pdf, make_settings
+from scripted_model import FixedRuntimes
+from docqa_desktop.answers import AnswerStatus, PageRef
+from docqa_desktop.llm import Completion, ModelInfo, Usage
+from docqa_desktop.llm.jsonout import parse_json
+from docqa_desktop.methods.proof.check import check_proof
+from docqa_desktop.methods.proof.quotes import QUOTE_TOLERANCE, locate
+from docqa_desktop.methods.toolkit.final_answer import FinalAnswer
+from docqa_desktop.service import Service
+
+# page 6 of the small corpus paper (1912.01214), Table 3's rows and the sentence after it
+BEST_ROW = "MLM+BRLM-SA 44.17 33.20 29.01 28.91 32.53 41.93 34.95"
+PIVOT_ROW = "Pivotingm 42.29 30.15 27.23 26.16 29.57 40.08 32.58"
+GAIN = "How many BLEU points does MLM+BRLM-SA with back translation gain over pivotingm on average zero-shot (A-ZST)?"
+BATCH = "We set the batch size to 2400 per batch and limit sentence length to 100 BPE tokens."
+
+
+# -- finding quotes ------------------------------------------------------------------------------------------
+
+
+def test_a_quote_is_found_through_ligatures_hyphenation_split_words_and_layout():
+    page = ("†Institute of Artiﬁcial Intelligence, Soochow University\nwe propose an effective trans-\nfer "
+            "learning approach\nGerman wings flight 4U 9525\nMLM+BRLM-SA\n44.17\n33.20")
+    for quote in ("Institute of Artificial Intelligence", "an effective transfer learning approach",
+                  "Germanwings flight 4U9525", "MLM+BRLM-SA 44.17 33.20", "INSTITUTE OF ARTIFICIAL INTELLIGENCE."):
+        match = locate(quote, page)
+        assert match.found and match.score == 1.0, quote
+
+
+def test_a_quote_with_a_wrong_number_or_made_up_words_is_not_found():
+    page = "We set the batch size to 2400 per batch and limit sentence length to 100 BPE tokens."
+    wrong_number = locate("We set the batch size to 4200 per batch", page)
+    assert wrong_number.score >= QUOTE_TOLERANCE and wrong_number.missing_numbers == ("4200",)
+    assert not wrong_number.found
+    invented = locate("The batch size was chosen to fit the memory of the GPU", page)
+    assert invented.score < QUOTE_TOLERANCE and not invented.found
+    dropped_word = locate("We set the batch size to 2400 and limit sentence length to 100 BPE tokens", page)
+    assert dropped_word.found  # a word left out of a faithful copy is tolerated
+    assert locate("2400 per batch", page).excerpt == "2400 per batch"
+
+
+# -- checking a proof (pages given as text) ----------------------------------------------------------------
+
+
+PAGES = [PageRef(1, "paper.pdf", "/p/paper.pdf", 6, "6"), PageRef(1, "paper.pdf", "/p/paper.pdf", 5, "5")]
+TEXTS = {6: f"Table 3\n{PIVOT_ROW.replace(' ', chr(10))}\n{BEST_ROW.replace(' ', chr(10))}\nA-ZST", 5: BATCH}
+
+
+def final(short, fmt="Float", proof=(), computation="", answer=""):
+    return FinalAnswer(answer or f"The answer is {short}.", short, fmt, tuple(proof), computation)
+
+
+def checked(question, answer):
+    return check_proof(question, answer, PAGES, lambda ref: TEXTS[ref.page])
+
+
+def test_a_value_read_off_a_found_quote_that_matches_the_question_passes():
+    result = checked("What batch size is used?", final("2400", "Int", [(2, "We set the batch size to 2400 per batch")]))
+    assert result.ok and result.holding.ref.page == 5 and result.computed is None
+    assert result.summary() == "Checked: the value is in the quote from paper.pdf, page 5"
+
+
+def test_a_computation_over_quoted_numbers_is_evaluated_by_the_app():
+    result = checked(GAIN, final("2.37", proof=[(1, BEST_ROW), (1, PIVOT_ROW)], computation="34.95 - 32.58"))
+    assert result.ok and result.computed == pytest.approx(2.37)
+    percent = checked(GAIN, final("7.3%", proof=[(1, BEST_ROW), (1, PIVOT_ROW)],
+                                  computation="(34.95 - 32.58) / 32.58 * 100"))
+    assert percent.ok, percent.problems  # 7.27 % shown as 7.3 %, the answer's own precision
+
+
+def test_what_does_not_hold_is_named_for_the_repair_round():
+    wrong_sum = checked(GAIN, final("2.5", proof=[(1, BEST_ROW), (1, PIVOT_ROW)], computation="34.95 - 32.58"))
+    assert wrong_sum.problems == ["the computation gives 2.37, not 2.5"]
+    unquoted_operand = checked(GAIN, final("2.4", proof=[(1, BEST_ROW)], computation="34.95 - 32.55"))
+    assert "32.55 in the computation is not in any quote" in unquoted_operand.problems
+    not_on_page = checked("What batch size is used?", final("4096", "Int", [(2, "the batch size is 4096")]))
+    assert not_on_page.problems == ["page 2 does not have 4096 where it says “the batch size”"]
+    invented = checked("What batch size is used?", final("4096", "Int", [(2, "a batch of 4096 examples fits the GPU")]))
+    assert invented.problems == ["the quote “a batch of 4096 examples fits the GPU” is not on page 2"]
+    value_elsewhere = checked("What batch size is used?", final("100", "Int", [(2, BATCH)]))
+    assert value_elsewhere.ok  # 100 is in the quote: the check proves the value is quoted, not that it is right
+    not_in_quote = checked("What batch size is used?", final("3000", "Int", [(2, BATCH)]))
+    assert not_in_quote.problems[0].startswith("“3000” is not in any quote")
+    no_quote = checked("What batch size is used?", final("2400", "Int"))
+    assert no_quote.problems[0].startswith("no quote was given")
+    not_arithmetic = checked(GAIN, final("2.37", proof=[(1, BEST_ROW)], computation="import os"))
+    assert "is not plain arithmetic" in not_arithmetic.problems[0]
+
+
+def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
+    result = checked("Is the batch size 2400?", final("Yes", "Str", [(2, BATCH)]))
+    assert not result.ok and not result.checkable
+
+
+def test_a_quote_holding_the_value_must_be_about_the_question():
+    result = checked("How long is the warm-up of the optimizer?", final("2400", "Int", [(2, "batch size to 2400")]))
+    assert result.problems == ["the quote from page 2 that holds “2400” shares no word with the question"]
+
+
+# -- the check after a method, with a scripted model on the real paper ----------------------------------------
+
+
+class ReplyList:
+    """Plays the answering model: each call gets the next reply, built from the prompt (so that a reply can name
+    a page by the number the prompt gave it); every call's messages are kept."""
+
+    def __init__(self, *replies):
+        self.info = ModelInfo("scripted", "local", 8192, False)
+        self.replies, self.calls = list(replies), []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def chat(self, messages, options, cancel=None):
+        self.calls.append(messages)
+        prompt = "\n".join(m.text for m in messages)
+        reply = self.replies.pop(0)(prompt)
+        text = json.dumps(reply)
+        completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
+        completion.parsed = parse_json(text, options.schema)
+        return completion
+
+    def close(self):
+        pass
+
+
+def number_of(prompt: str, page: int) -> int:
+    return int(re.search(rf"Page (\d+): page {page}\b", prompt).group(1))
+
+
+def m3docrag_reply(short, fmt="Float", proof=(), computation="", answer=""):
+    """An M3DocRAG reply whose proof names corpus pages ((page, quote)); numbered as the prompt numbers them."""
+    return lambda prompt: {"evidence": [], "reasoning": "From the table.", "answer": answer or f"It is {short}.",
+                           "proof": [{"page": number_of(prompt, page), "quote": quote} for page, quote in proof],
+                           "computation": computation, "short_answer": short, "answer_format": fmt}
+
+
+@pytest.fixture(scope="module")
+def paper_service(tmp_path_factory):
+    """The small paper indexed once for the module (layout and dense embeddings off); questions only read it."""
+    home = tmp_path_factory.mktemp("proof")
+    (home / "paper").mkdir()
+    shutil.copy(corpus_pdf(SMALL_PAPER), home / "paper" / SMALL_PAPER)
+    with Service(make_settings(home / "home", layout=False, dense=False)) as service:
+        service.index([str(home / "paper")])
+        yield service
+
+
+def ask(service, question, *replies):
+    model = ReplyList(*replies)
+    service._runtimes = FixedRuntimes(model)
+    return service.ask(question, method="m3docrag"), model
+
+
+def test_a_correct_computation_is_answered_with_its_operands_cited(paper_service):
+    answer, model = ask(paper_service, GAIN, m3docrag_reply("2.37", proof=[(6, BEST_ROW), (6, PIVOT_ROW)],
+                                                            computation="34.95 - 32.58"))
+    assert answer.status is AnswerStatus.ANSWERED and len(model.calls) == 1
+    assert answer.computation == "34.95 - 32.58" and answer.check.startswith("Checked: the app computed 2.37")
+    quotes = " ".join(c.quote for c in answer.citations)
+    assert "34.95" in quotes and "32.58" in quotes and all(c.page == 6 and c.bbox for c in answer.citations)
+    assert answer.confidence is not None
+
+
+def test_a_wrong_sum_gets_one_repair_round_told_what_did_not_add_up(paper_service):
+    answer, model = ask(paper_service, GAIN,
+                        m3docrag_reply("2.5", proof=[(6, BEST_ROW), (6, PIVOT_ROW)], computation="34.95 - 32.58"),
+                        m3docrag_reply("2.37", proof=[(6, BEST_ROW), (6, PIVOT_ROW)], computation="34.95 - 32.58"))
+    assert len(model.calls) == 2 and "the computation gives 2.37, not 2.5" in model.calls[1][-1].text
+    assert model.calls[1][-2].role == "assistant" and '"2.5"' in model.calls[1][-2].text  # its own first reply
+    assert answer.status is AnswerStatus.ANSWERED and answer.short_answer == "2.37"
+    assert [c.step for c in answer.calls] == ["answer", "repair proof"]
+
+
+def test_a_quote_not_on_the_page_is_repaired_once_then_left_an_unverified_draft(paper_service):
+    made_up = [(6, "MLM+BRLM-SA reaches 36.2 BLEU on average")]
+    answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=made_up),
+                        m3docrag_reply("36.2", proof=made_up))
+    assert len(model.calls) == 2 and "is not on page" in model.calls[1][-1].text
+    assert answer.status is AnswerStatus.UNVERIFIED and not answer.status.confident
+    assert answer.short_answer == "36.2" and answer.check.startswith("Not verified:")
+    assert answer.citations and all(c.quote for c in answer.citations)  # the passages read, for the reader
+
+
+def test_a_refusal_while_a_page_read_states_the_value_is_asked_again_with_that_passage(paper_service):
+    question = "What batch size is used in the experiments?"
+    declined = m3docrag_reply("Not answerable", "None", answer="The documents do not say.")
+    answer, model = ask(paper_service, question, declined,
+                        m3docrag_reply("2400", "Int", proof=[(5, "We set the batch size to 2400 per batch")]))
+    assert len(model.calls) == 2 and "2400 per batch" in model.calls[1][-1].text
+    assert answer.status is AnswerStatus.ANSWERED and answer.short_answer == "2400"
+    assert answer.confidence == 0.9  # the extractive reader found the same value
+
+
+def test_a_second_refusal_leaves_the_passage_that_states_a_value(paper_service):
+    question = "What batch size is used in the experiments?"
+    declined = m3docrag_reply("Not answerable", "None", answer="The documents do not say.")
+    answer, model = ask(paper_service, question, declined, declined)
+    assert answer.status is AnswerStatus.PASSAGES and "2400" in answer.text
+    assert answer.citations[0].page == 5
+
+
+def test_the_check_can_be_turned_off_for_the_papers_own_verdict(paper_service, monkeypatch):
+    monkeypatch.setattr(paper_service, "settings", dataclasses.replace(
+        paper_service.settings, ask=dataclasses.replace(paper_service.settings.ask, check_proofs=False)))
+    answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=[(6, "made up words entirely")]))
+    assert answer.status is AnswerStatus.ANSWERED and len(model.calls) == 1 and not answer.check
