@@ -10,12 +10,13 @@ import time
 import duckdb
 
 from . import cli_models, logs
+from .answers import Answer
 from .cli_common import ProgressBar, cancel_on_sigint, signal_handlers_restored
 from .domain import IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
-from .export import FORMATS, cited_line, export
+from .export import FORMATS, cited_line, computed_line, export, shown_text
 from .index.pdf import PdfError
 from .methods import METHODS, QUOTED
 from .llm import ModelError
@@ -262,26 +263,35 @@ def _cmd_ask(service: Service, args) -> int:
     if args.json:
         print(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
     else:
-        printer.finish(answer.text)
-        for n, c in enumerate(answer.citations, 1):
-            print(cited_line(n, c))
+        print_answer(answer, printer)
         thread = f" · thread {answer.thread}" if answer.thread else ""
-        if not answer.status.confident:
-            print(f"\n{answer.status.verdict}")
         print(f"\n{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
         if answer.method == QUOTED:
             print(service.upgrade_hint())
-    return {"answered": 0, "passages": 0, "not_found": 0, "cancelled": 130}.get(answer.status.value, 1)
+    return {"answered": 0, "unverified": 0, "passages": 0, "not_found": 0,
+            "cancelled": 130}.get(answer.status.value, 1)
+
+
+def print_answer(answer: Answer, printer: "StreamPrinter") -> None:
+    """The answer as `docqa ask` prints it: the verdict first unless it is an answer (after the text, when that
+    was streamed as the model wrote it), the text (an unverified draft labelled as such), what was computed and
+    checked, then the numbered citations (for a draft or passages: the passages to read)."""
+    printer.finish(shown_text(answer), "" if answer.status.confident else answer.status.verdict)
+    proof = [line for line in (computed_line(answer), answer.check) if line]
+    if proof:
+        print("\n".join(proof) + ("\n" if answer.citations else ""), file=printer.out)
+    for n, c in enumerate(answer.citations, 1):
+        print(cited_line(n, c), file=printer.out)
 
 
 class StreamPrinter:
     """Prints the answer while the model writes it: each new piece as it comes, a fresh line when the method
     starts the answer over (another round); at the end the final text, unless it is what was printed."""
 
-    def __init__(self, out=sys.stdout):
-        self.out = out
+    def __init__(self, out=None):
+        self.out = out or sys.stdout  # the stdout of the moment (a test's capture), not the one at import
         self.shown = ""
 
     def __call__(self, text: str) -> None:
@@ -292,11 +302,13 @@ class StreamPrinter:
         self.shown = text
         self.out.flush()
 
-    def finish(self, final: str) -> None:
+    def finish(self, final: str, verdict: str = "") -> None:
+        """End the answer with `final` (unless it is what was streamed), the verdict on the line above it."""
+        said = f"{verdict}\n" if verdict else ""
         if self.shown and final == self.shown:
-            self.out.write("\n\n")
+            self.out.write(f"\n\n{said}" + ("\n" if said else ""))
         else:
-            self.out.write(("\n" if self.shown else "") + f"\n{final}\n\n")
+            self.out.write(("\n" if self.shown else "") + f"\n{said}{final}\n\n")
         self.out.flush()
 
 

@@ -14,13 +14,14 @@ import base64
 import html
 import json
 import re
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote as url_quote
 
 import pymupdf
 
-from .answers import Answer, Citation
+from .answers import Answer, AnswerStatus, Citation
 from .files import write_atomically
 
 FORMATS = ("md", "html", "pdf", "json")
@@ -74,6 +75,65 @@ def cited_line(n: int, c: Citation) -> str:
     return f'[{n}] {c.source}: "{c.quote}"' if c.quote else f"[{n}] {c.source} (the highlighted region)"
 
 
+# How an answer's text and proof read, the same in the app, the CLI and every export (each styles the pieces).
+DRAFT_LABEL = "Model's draft (not checked): "
+WARNING_COLOUR = "#8a6d3b"  # the verdict of anything that is not an answer (app and HTML export)
+QUOTED_NUMBER_COLOUR = "#1f5fa8"  # a computation's numbers that are in a cited quote (app and HTML export)
+# a number as pages and computations write it: 1,234.5 / 12% / $3 / .5 (the grammar of methods/proof/arithmetic)
+_NUMBER = re.compile(r"[$€£¥]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)%?")
+
+
+def shown_text(answer: Answer) -> str:
+    """The answer's text as every view shows it: an unverified draft says it is one, so it never passes for the
+    answer."""
+    if answer.status is AnswerStatus.UNVERIFIED and answer.text:
+        return DRAFT_LABEL + answer.text
+    return answer.text
+
+
+def _number_value(written: str) -> Decimal | None:
+    try:
+        return Decimal(re.sub(r"[^0-9.]", "", written))
+    except InvalidOperation:
+        return None
+
+
+def computation_parts(answer: Answer) -> list[tuple[str, bool]]:
+    """An answered value's computation (left of any '=' the model wrote) in pieces, True for a number that is in
+    one of the answer's cited quotes (its operands, as the check found them); [] when nothing was computed."""
+    if not answer.status.confident or not answer.computation.strip():
+        return []
+    expression = _one_line(re.split(r"[=≈]", answer.computation, maxsplit=1)[0])
+    quoted = {_number_value(m.group()) for c in answer.citations for m in _NUMBER.finditer(c.quote)} - {None}
+    parts, at = [], 0
+    for m in _NUMBER.finditer(expression):
+        parts += [(expression[at:m.start()], False), (m.group(), _number_value(m.group()) in quoted)]
+        at = m.end()
+    parts.append((expression[at:], False))
+    return [part for part in parts if part[0]]
+
+
+def computed_line(answer: Answer, mark: Callable[[str], str] | None = None,
+                  escape: Callable[[str], str] = str) -> str:
+    """"Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29" under an answered value the app computed, each quoted
+    number passed through `mark` (bold in Markdown, coloured in HTML); without `mark`, plain text that says the
+    numbers were quoted (CLI, PDF). Every piece goes through `escape`. "" when nothing was computed."""
+    parts = computation_parts(answer)
+    if not parts:
+        return ""
+    marked = "".join(mark(escape(text)) if mark and quoted else escape(text) for text, quoted in parts)
+    value = f" = {escape(answer.short_answer)}" if answer.short_answer else ""
+    return f"{'Computed' if mark else 'Computed from the quoted numbers'}: {marked}{value}"
+
+
+def proof_html(answer: Answer) -> str:
+    """The computation and the check line as HTML (app and HTML export): quoted numbers bold and coloured, the
+    check small and grey. Model text is escaped."""
+    computed = computed_line(answer, lambda n: f"<b style='color:{QUOTED_NUMBER_COLOUR}'>{n}</b>", html.escape)
+    return ((f"<p>{computed}</p>" if computed else "")
+            + (f"<p style='color:gray'><small>{html.escape(answer.check)}</small></p>" if answer.check else ""))
+
+
 def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
     images = out.with_name(out.stem + "_files")
     thread = len(answers) > 1
@@ -82,8 +142,11 @@ def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
         heading = "##" if thread else "#"
         lines += [f"{heading} {markdown_text(_one_line(answer.question))}", "",
                   f"**{markdown_text(answer.status.verdict)}**", "",
-                  markdown_text(answer.text).replace("\n", "  \n"),
-                  "", f"*{answer.status.label} · {markdown_text(answer.method)} · "
+                  markdown_text(shown_text(answer)).replace("\n", "  \n"), ""]
+        computed = computed_line(answer, lambda n: f"**{n}**", markdown_text)
+        lines += [computed, ""] if computed else []
+        lines += [f"*{markdown_text(_one_line(answer.check))}*", ""] if answer.check else []
+        lines += [f"*{answer.status.label} · {markdown_text(answer.method)} · "
                   f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", f"{heading}# Citations", ""]
         for n, c in enumerate(answer.citations, 1):
             lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
@@ -133,9 +196,10 @@ def _html(answers: list[Answer], render: RenderFn) -> str:
         parts.append(f"<h1>{html.escape(title)}</h1>")
     heading = 2 if thread else 1
     for answer in answers:
+        warning = "" if answer.status.confident else f" style='color:{WARNING_COLOUR}'"
         parts += [f"<h{heading}>{html.escape(answer.question)}</h{heading}>",
-                  f"<p><b>{html.escape(answer.status.verdict)}</b></p>",
-                  f"<p style='white-space:pre-wrap'>{html.escape(answer.text)}</p>",
+                  f"<p{warning}><b>{html.escape(answer.status.verdict)}</b></p>",
+                  f"<p style='white-space:pre-wrap'>{html.escape(shown_text(answer))}</p>{proof_html(answer)}",
                   f"<p><small>{answer.status.label} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
                   f"· {answer.seconds:.1f} s</small></p><h{heading + 1}>Citations</h{heading + 1}><ol>"]
         for c in answer.citations:
@@ -158,7 +222,11 @@ def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
             page, y = _new_page(doc), 50.0
         y = _write(doc, page, y, answer.question, 15)
         y = _write(doc, page, y, answer.status.verdict, 10)
-        y = _write(doc, page, y, answer.text, 11)
+        y = _write(doc, page, y, shown_text(answer), 11)
+        if computed := computed_line(answer):
+            y = _write(doc, page, y, computed, 10)
+        if answer.check:
+            y = _write(doc, page, y, answer.check, 9, GREY)
         y = _write(doc, page, y, f"{answer.status.label} - {answer.method} - {len(answer.calls)} model calls", 9)
         for n, c in enumerate(answer.citations, 1):
             if y > 700:
@@ -173,16 +241,30 @@ def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
                 page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
                 y += height + 8
         y += 12
-    write_atomically(out, doc.tobytes())
+    try:
+        doc.subset_fonts()  # only the glyphs used: ~13 KB instead of the whole font's 33 KB
+    except (RuntimeError, ValueError, ImportError):
+        pass  # the whole font stays in: a larger file, the same text
+    write_atomically(out, doc.tobytes(garbage=3, deflate=True))
     doc.close()
 
 
+# Helvetica embedded as a Unicode font: the base-14 "helv" writes only Latin-1, so the verdicts' dash and the
+# curly quotes of pages and checks came out as "?"
+PDF_FONT = "helv-unicode"
+
+
 def _new_page(doc):
-    return doc.new_page(width=595, height=842)  # A4
+    page = doc.new_page(width=595, height=842)  # A4
+    page.insert_font(fontname=PDF_FONT, fontbuffer=pymupdf.Font("helv").buffer)  # one copy in the file
+    return page
 
 
-def _write(doc, page, y: float, text: str, size: float) -> float:
+GREY = (0.4, 0.4, 0.4)
+
+
+def _write(doc, page, y: float, text: str, size: float, color: tuple = (0, 0, 0)) -> float:
     box = pymupdf.Rect(50, y, 545, 800)
-    spare = page.insert_textbox(box, text, fontsize=size, fontname="helv")
+    spare = page.insert_textbox(box, text, fontsize=size, fontname=PDF_FONT, color=color)
     used = box.height - spare if spare >= 0 else box.height
     return y + used + size * 0.6

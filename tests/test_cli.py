@@ -163,3 +163,135 @@ def test_bad_settings_are_named_not_a_traceback(tmp_path):
 def test_watch_of_a_missing_folder_is_a_clear_error(tmp_path):
     run = docqa("watch", str(tmp_path / "nowhere"), home=tmp_path / "home", check=False, timeout=120)
     assert run.returncode == 2 and "cannot watch" in run.stderr and "nowhere" in run.stderr
+
+
+# ---- a written answer's proof and the unverified verdict: `docqa ask`'s printout, history and the exports
+# (answers built by hand, tests/proof_answers.py; the app's view is in test_gui.py)
+
+def _ask_printed(monkeypatch, capsys, tmp_path, answer, streamed: list[str] = ()) -> tuple[int, str]:
+    from docqa_desktop.cli import main
+
+    def ask(self, *args, stream=None, **kwargs):
+        for text in streamed:  # what the model wrote, as the app streams it before checking its proof
+            stream(text)
+        return answer
+
+    monkeypatch.setattr("docqa_desktop.service.Service.ask", ask)
+    code = main(["ask", answer.question, "--home", str(tmp_path / "home")])
+    return code, capsys.readouterr().out
+
+
+def test_ask_prints_the_computation_from_quoted_numbers_and_the_check(monkeypatch, capsys, tmp_path):
+    from proof_answers import CHECK, QUOTE, computed_answer
+
+    code, printed = _ask_printed(monkeypatch, capsys, tmp_path, computed_answer())
+    assert code == 0
+    assert printed.index("Sales grew by 10.29%") \
+        < printed.index("\nComputed from the quoted numbers: (56.8 - 51.5) / 51.5 * 100 = 10.29\n") \
+        < printed.index(f"\n{CHECK}\n") < printed.index(f'[1] report.pdf, page 7: "{QUOTE}"') \
+        < printed.index("\nAnswered · simpledoc")
+    assert "Unverified" not in printed and "not checked" not in printed
+
+
+def test_ask_prints_an_unverified_draft_after_its_verdict_then_why_then_the_passages(monkeypatch, capsys,
+                                                                                       tmp_path):
+    """Verdict, the draft labelled, why it is unverified, the passages; a streamed draft is printed again under
+    the verdict, labelled. An unverified draft is an outcome, not an error: exit code 0."""
+    from proof_answers import DRAFT, PASSAGE, QUOTE, WHY, unverified_answer
+    from docqa_desktop.answers import VERDICTS, AnswerStatus
+
+    for streamed in ([], ["Sales grew", DRAFT]):
+        code, printed = _ask_printed(monkeypatch, capsys, tmp_path, unverified_answer(), streamed)
+        assert code == 0
+        verdict = VERDICTS[AnswerStatus.UNVERIFIED]
+        block = printed[printed.index(verdict):]
+        assert block.startswith(f"{verdict}\nModel's draft (not checked): {DRAFT}\n\n{WHY}\n\n"
+                                f'[1] report.pdf, page 7: "{PASSAGE}"\n[2] report.pdf, page 9: "{QUOTE}"\n\n'
+                                "Unverified draft · simpledoc · "), printed
+        assert "Computed" not in printed
+        assert printed.count(DRAFT) == 1 + bool(streamed)  # as the model wrote it, then labelled
+
+
+def test_history_lists_an_unverified_draft_by_its_label(monkeypatch, capsys, tmp_path):
+    from proof_answers import computed_answer, unverified_answer
+    from docqa_desktop.cli import main
+
+    monkeypatch.setattr("docqa_desktop.service.Service.history", lambda self, limit: [unverified_answer(),
+                                                                                     computed_answer()])
+    assert main(["history", "--home", str(tmp_path / "home")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Unverified draft" in lines[0] and "Answered" in lines[2]
+
+
+def _exported(answer, fmt: str, folder) -> str:
+    import pymupdf
+    from docqa_desktop.export import export
+
+    out = export(answer, fmt, folder / f"{answer.id}.{fmt}", render=lambda citation: None)
+    if fmt == "pdf":
+        with pymupdf.open(out) as doc:
+            return " ".join(" ".join(page.get_text().split()) for page in doc)
+    return out.read_text(encoding="utf-8")
+
+
+def _in_order(text: str, *parts: str) -> bool:
+    at = [text.find(part) for part in parts]
+    return -1 not in at and at == sorted(at)
+
+
+def test_exports_show_the_computation_with_its_quoted_numbers_and_the_check(tmp_path):
+    import html
+    import re
+    from markdown_it import MarkdownIt
+    from proof_answers import CHECK, COMPUTATION, QUOTE, computed_answer
+    from docqa_desktop.export import QUOTED_NUMBER_COLOUR
+
+    answer = computed_answer()
+    md = MarkdownIt("commonmark").render(_exported(answer, "md", tmp_path))
+    assert re.findall(r"<strong>(.*?)</strong>", md) == ["Answered", "56.8", "51.5", "51.5"]  # verdict, operands
+    assert f"<em>{CHECK}</em>" in md
+    assert _in_order(html.unescape(re.sub(r"<[^>]+>", "", md)), "Sales grew by 10.29%",
+                     "Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29", CHECK, QUOTE)
+    page = _exported(answer, "html", tmp_path)
+    assert re.findall(rf"<b style='color:{QUOTED_NUMBER_COLOUR}'>([^<]*)</b>", page) == ["56.8", "51.5", "51.5"]
+    assert f"<p style='color:gray'><small>{CHECK}</small></p>" in page
+    assert _in_order(html.unescape(re.sub(r"<[^>]+>", "", page)), "Sales grew by 10.29%",
+                     "Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29", CHECK, QUOTE)
+    assert _in_order(_exported(answer, "pdf", tmp_path), "Answered", "Sales grew by 10.29%",
+                     "Computed from the quoted numbers: (56.8 - 51.5) / 51.5 * 100 = 10.29", CHECK, QUOTE)
+    record = json.loads(_exported(answer, "json", tmp_path))
+    assert (record["status"], record["computation"], record["check"]) == ("answered", COMPUTATION, CHECK)
+    assert answer.as_json()["proof"] == {"computation": COMPUTATION, "check": CHECK}
+
+
+def test_exports_show_an_unverified_draft_as_a_draft_with_the_passages_it_read(tmp_path):
+    import html
+    import re
+    import pymupdf
+    from markdown_it import MarkdownIt
+    from proof_answers import DRAFT, PASSAGE, QUOTE, WHY, unverified_answer
+    from docqa_desktop.answers import VERDICTS, AnswerStatus
+    from docqa_desktop.export import WARNING_COLOUR
+
+    answer, verdict = unverified_answer(), VERDICTS[AnswerStatus.UNVERIFIED]
+    labelled = f"Model's draft (not checked): {DRAFT}"
+    source = _exported(answer, "md", tmp_path)
+    assert "<" not in source  # the model's '<b>' in the check line is escaped
+    md = MarkdownIt("commonmark").render(source)
+    assert re.findall(r"<strong>(.*?)</strong>", md) == [verdict]  # the verdict alone is bold, never the draft
+    assert f"<p>{html.escape(labelled, quote=False)}</p>" in md.replace("&quot;", '"')
+    assert _in_order(html.unescape(re.sub(r"<[^>]+>", "", md)), verdict, labelled, WHY, PASSAGE, QUOTE)
+    page = _exported(answer, "html", tmp_path)
+    assert f"<p style='color:{WARNING_COLOUR}'><b>{html.escape(verdict)}</b></p>" in page
+    assert f"<p style='white-space:pre-wrap'>{html.escape(labelled)}</p>" in page  # plain, not bold
+    assert f"<small>{html.escape(WHY)}</small>" in page and "<b>grew" not in page
+    assert _in_order(html.unescape(re.sub(r"<[^>]+>", "", page)), verdict, labelled, WHY, PASSAGE, QUOTE)
+    assert "Computed" not in page
+    text = _exported(answer, "pdf", tmp_path)
+    assert _in_order(text, verdict, labelled, WHY, PASSAGE, QUOTE), text
+    with pymupdf.open(tmp_path / f"{answer.id}.pdf") as doc:
+        spans = [s for b in doc[0].get_text("dict")["blocks"] for line in b.get("lines", []) for s in line["spans"]]
+    assert all(s["color"] != 0 for s in spans if s["text"].startswith("Not verified"))  # grey, like the app
+    record = json.loads(_exported(answer, "json", tmp_path))
+    assert (record["status"], record["text"], record["check"]) == ("unverified", DRAFT, WHY)
+    assert [c["quote"] for c in record["citations"]] == [PASSAGE, QUOTE]

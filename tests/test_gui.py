@@ -277,6 +277,86 @@ def test_the_app_names_the_three_verdicts_and_shows_passages_as_passages(window,
     assert '<p style="font-size:medium">The closest passages' in answer_html(passages[0])
 
 
+def _shown_runs(view) -> list[tuple[str, bool, str, int]]:
+    """The answer view's text as runs: (text, bold, colour, size step: 1 for 'large', 0 normal, -1 small)."""
+    from PySide6.QtGui import QFont, QTextFormat
+    runs, block = [], view.text.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            runs.append((it.fragment().text(), fmt.fontWeight() >= QFont.Weight.Bold,
+                         fmt.foreground().color().name(), fmt.intProperty(QTextFormat.Property.FontSizeAdjustment)))
+            it += 1
+        block = block.next()
+    return runs
+
+
+def test_the_answer_view_shows_the_proof_of_a_computed_answer(qtbot):
+    """Answered with a computation: the answer large, then 'Computed: … = value' with the quoted numbers bold
+    and coloured (not the constant 100), then the check line small and grey, then the cited quote."""
+    from proof_answers import CHECK, computed_answer
+    from docqa_desktop.export import QUOTED_NUMBER_COLOUR
+    from docqa_desktop.ui.answer_view import AnswerView
+
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_answer(computed_answer())
+    shown = view.text.toPlainText()
+    assert "Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29" in shown
+    assert shown.index("Sales grew by 10.29%") < shown.index("Computed:") < shown.index(CHECK) \
+        < shown.index("[1]") < shown.index("Answered · simpledoc")
+    runs = _shown_runs(view)
+    quoted = [text for text, bold, colour, _ in runs if bold and colour == QUOTED_NUMBER_COLOUR]
+    assert quoted == ["56.8", "51.5", "51.5"]
+    assert any(" * 100 = 10.29" in text and not bold for text, bold, _, _ in runs)  # 100 is in no quote
+    [check] = [run for run in runs if run[0] == CHECK]
+    assert check[1:] == (False, "#808080", -1)  # small and grey
+    [answer] = [run for run in runs if run[0].startswith("Sales grew")]
+    assert answer[3] == 1  # set large: the answer
+    assert "Unverified" not in shown and "not checked" not in shown
+
+
+def test_the_answer_view_shows_an_unverified_draft_as_a_draft(qtbot):
+    """Unverified: the verdict first in the warning colour, then the model's draft labelled, in normal size and
+    weight, then why it is unverified, then the passages it read as citation chips; history and a follow-up's
+    earlier turn name it too."""
+    from PySide6.QtCore import QUrl
+    from proof_answers import DRAFT, PASSAGE, QUOTE, WHY, computed_answer, unverified_answer
+    from docqa_desktop.answers import VERDICTS, AnswerStatus
+    from docqa_desktop.export import WARNING_COLOUR
+    from docqa_desktop.ui.answer_view import AnswerView
+    from docqa_desktop.ui.history_panel import HistoryPanel
+
+    draft = unverified_answer()
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_answer(draft)
+    shown = view.text.toPlainText()
+    verdict = VERDICTS[AnswerStatus.UNVERIFIED]
+    assert shown.index(verdict) < shown.index(f"Model's draft (not checked): {DRAFT}") < shown.index(WHY) \
+        < shown.index("[1]") < shown.index(f"report.pdf, page 7 — “{PASSAGE}”") < shown.index("[2]") \
+        < shown.index(f"report.pdf, page 9 — “{QUOTE}”") < shown.index("Unverified draft · simpledoc")
+    runs = _shown_runs(view)
+    [said] = [run for run in runs if run[0] == verdict]
+    assert said[1:3] == (True, WARNING_COLOUR)
+    [text] = [run for run in runs if DRAFT in run[0]]
+    assert text[1:] == (False, "#000000", 0)  # never bold, never large, never coloured like the answer
+    assert [run[1:] for run in runs if run[0] == WHY] == [(False, "#808080", -1)]  # the model's '<b>' as text
+    assert "Computed" not in shown
+    received = []
+    view.citation_clicked.connect(received.append)
+    view.text.anchorClicked.emit(QUrl("cite:2"))  # the second passage's chip
+    assert received[0].page == 9
+    # a follow-up after the draft: the earlier turn still says it was a draft
+    view.show_answer(computed_answer(), [draft])
+    assert f"Model's draft (not checked): {DRAFT}" in view.text.toPlainText()
+    history = HistoryPanel()
+    qtbot.addWidget(history)
+    history.show_history([draft, computed_answer()])
+    assert "Unverified draft · " in history.item(0).text() and "Answered · " in history.item(1).text()
+
+
 def test_models_dialog_lists_the_built_in_and_recommended_models_and_the_roles(window, qtbot):
     dialog = window.open_models()
     qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=30_000)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..answers import Answer
-
+from ..export import WARNING_COLOUR, proof_html, shown_text
 
 
 def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
@@ -30,18 +30,20 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")
     error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
-    # only an answer the method stands behind is set large; passages and "not found" say so first
-    verdict = "" if answer.status.confident else f'<p style="color:#8a6d3b"><b>{html.escape(answer.status.verdict)}</b></p>'
+    # only an answer the method stands behind is set large; an unverified draft, passages and "not found" say so
+    # first, in the warning colour, and their text is in normal size and weight
+    verdict = ("" if answer.status.confident
+               else f'<p style="color:{WARNING_COLOUR}"><b>{html.escape(answer.status.verdict)}</b></p>')
     size = "large" if answer.status.confident else "medium"
     return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
-            f'{verdict}<p style="font-size:{size}">{_paragraph(answer.text)}</p>{error}'
-            f'{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+            f'{verdict}<p style="font-size:{size}">{_paragraph(shown_text(answer))}</p>{proof_html(answer)}'
+            f'{error}{_chips(answer, "")}<p style="color:gray">{meta}</p>')
 
 
 def earlier_html(earlier: list[Answer]) -> str:
     """The thread's earlier questions and answers, compact, each with its own citations."""
     return "".join(f'<p style="margin-bottom:0"><b>{html.escape(a.question)}</b></p><p style="margin-top:2px">'
-                   f'{_paragraph(a.text)}</p>{_chips(a, f"{t}-")}<hr>' for t, a in enumerate(earlier, 1))
+                   f'{_paragraph(shown_text(a))}</p>{_chips(a, f"{t}-")}<hr>' for t, a in enumerate(earlier, 1))
 
 
 def partial_html(question: str, text: str, earlier: list[Answer] = ()) -> str:
