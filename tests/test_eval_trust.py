@@ -68,9 +68,17 @@ def test_precision_coverage_wrong_and_declined():
     assert figures["declined_share"] == pytest.approx(2 / 4)
 
 
+def test_an_unverified_draft_is_not_an_answer_and_declines_an_unanswerable_question():
+    draft = record(1, AnswerStatus.UNVERIFIED, "7")  # the right value, but its proof did not hold
+    refused = record(2, AnswerStatus.UNVERIFIED, "12", answerable=False)
+    figures = trust_figures([draft, refused])
+    assert figures["answered"] == 0 and figures["precision"] is None and figures["coverage"] == 0
+    assert figures["declined"] == 1 and figures["declined_share"] == 1
+
+
 def test_legacy_not_answerable_counts_as_not_found():
     figures = method_figures(quoted_records())
-    assert figures["status"] == {"answered": 5, "passages": 2, "not_found": 2, "failed": 1}
+    assert figures["status"] == {"answered": 5, "unverified": 0, "passages": 2, "not_found": 2, "failed": 1}
     assert trust_figures([legacy(record(1, NOT_FOUND, "", answerable=False))])["declined"] == 1
 
 
@@ -118,7 +126,7 @@ def test_report_has_a_trust_section_and_figures_json(tmp_path):
     assert rows["answered right / answerable %"] == ["50.0", "100.0"]
     assert rows["answered but wrong"] == ["2", "0"]
     assert rows["declined on unanswerable %"] == ["50.0 (2 of 4)", "100.0 (1 of 1)"]
-    assert rows["answered / passages / not found / failed"] == ["5 / 2 / 2 / 1", "1 / 0 / 1 / 0"]
+    assert rows["answered / unverified / passages / not found / failed"] == ["5 / 0 / 2 / 2 / 1", "1 / 0 / 0 / 1 / 0"]
     assert rows["coverage of answered"] == ["quoted"]  # only the method with confidences gets a column
     assert rows["50 %"] == ["66.7 (3; 33.3)"] and rows["100 %"] == ["60.0 (5; 66.7)"]
     assert "No confidence on record for: simpledoc." in report

@@ -154,7 +154,7 @@ def paper_service(tmp_path_factory):
     home = tmp_path_factory.mktemp("proof")
     (home / "paper").mkdir()
     shutil.copy(corpus_pdf(SMALL_PAPER), home / "paper" / SMALL_PAPER)
-    with Service(make_settings(home / "home", layout=False, dense=False)) as service:
+    with Service(make_settings(home / "home", check_proofs=True, layout=False, dense=False)) as service:
         service.index([str(home / "paper")])
         yield service
 

@@ -133,7 +133,7 @@ def trust_rows(figures: dict[str, dict]) -> list[list[str]]:
         row("answered but wrong", lambda t: str(t["answered_wrong"])),
         row("declined on unanswerable %",
             lambda t: f"{_pct(t['declined_share'])} ({t['declined']} of {t['unanswerable']})"),
-        _by_method(figures, "answered / passages / not found / failed",
+        _by_method(figures, "answered / unverified / passages / not found / failed",
                    lambda f: " / ".join(str(f["status"][s.value]) for s in STATUS_COUNTED)),
     ]
 
@@ -281,7 +281,7 @@ def _trust_section(figures: dict[str, dict]) -> list[str]:
     return (["## Trust: precision of answered, coverage, declined", "",
              "An \"answered\" verdict is right when it scores ≥ 0.5 on an answerable question and always wrong on an "
              "unanswerable one. Precision = answered and right / answered; coverage = answerable questions "
-             "answered / answerable questions; declined = closest passages or not found on an unanswerable "
-             "question.", ""]
+             "answered / answerable questions; declined = not marked answered (an unverified draft, closest "
+             "passages or not found) on an unanswerable question.", ""]
             + _table(["", *figures], trust_rows(figures))
             + risk_coverage_lines(figures))

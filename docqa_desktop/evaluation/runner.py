@@ -69,7 +69,9 @@ class ResultsFile:
 def score_record(record: dict) -> dict:
     """Extracted short answer, rule score and page metrics; recomputed by the report, so better rules
     apply to old results too."""
-    answered = record["status"] == AnswerStatus.ANSWERED.value and record.get("predicted_format") != "None"
+    # an unverified draft is scored as written (the method's own answer); trust.py counts only "answered"
+    answered = record["status"] in (AnswerStatus.ANSWERED.value, AnswerStatus.UNVERIFIED.value) \
+        and record.get("predicted_format") != "None"
     # a method's typed short answer when it gave one; the rules then only normalise it to the gold's format
     extracted = extract(record.get("short_answer") or record["prediction"], answered, record["answer_format"])
     record["extracted"] = extracted
@@ -87,6 +89,7 @@ def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
         "evidence_sources": list(q.evidence_sources), "prediction": answer.text, "status": answer.status.value,
         "short_answer": answer.short_answer, "predicted_format": answer.answer_format,
         "confidence": answer.confidence,  # None unless the method rates its answers (the report's risk–coverage)
+        "computation": answer.computation, "check": answer.check,  # a written answer's proof as checked
         "error": answer.error, "pages_used": sorted({p.page for p in answer.pages_used}),
         "citations": [c.as_json() for c in answer.citations], "iterations": answer.iterations,
         "llm_calls": len(answer.calls), "prompt_tokens": answer.prompt_tokens,

@@ -13,8 +13,10 @@ from ..answers import AnswerStatus
 
 RIGHT_SCORE = 0.5  # the benchmark's rule: a score at or above it counts as right
 COVERAGE_LEVELS = (0.25, 0.5, 0.75, 1.0)
-STATUS_COUNTED = (AnswerStatus.ANSWERED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND, AnswerStatus.FAILED)
-DECLINED = (AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND)  # no answer given: the reader is shown where to look
+STATUS_COUNTED = (AnswerStatus.ANSWERED, AnswerStatus.UNVERIFIED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND,
+                  AnswerStatus.FAILED)
+# not given as the answer: an unverified draft, passages or not found (the reader is shown where to look)
+DECLINED = (AnswerStatus.UNVERIFIED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND)
 
 
 def ratio(part: float, whole: float) -> float | None:
@@ -41,7 +43,8 @@ def is_right(record: dict) -> bool:
 
 
 def status_counts(records: list[dict]) -> dict[str, int]:
-    """Records per verdict: answered / passages / not_found / failed (legacy not_answerable as not_found)."""
+    """Records per verdict: answered / unverified / passages / not_found / failed (legacy not_answerable as
+    not_found)."""
     found = Counter(verdict(r) for r in records)  # cancelled answers are never recorded: the next run asks again
     return {status.value: found[status] for status in STATUS_COUNTED}
 
@@ -51,7 +54,7 @@ def trust_figures(records: list[dict]) -> dict:
 
     precision = answered and right / answered; coverage = answered answerable questions / answerable ones;
     answered_right_share = answered and right / answerable; answered_wrong = answered - answered and right;
-    declined_share = (passages or not_found) on unanswerable questions / unanswerable ones;
+    declined_share = (unverified, passages or not_found) on unanswerable questions / unanswerable ones;
     risk_coverage: see risk_coverage()."""
     answered = [r for r in records if is_answered(r)]
     answerable = sum(map(is_answerable, records))

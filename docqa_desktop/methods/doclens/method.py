@@ -6,6 +6,9 @@ picks one answer from the (analysis, answer) pairs without seeing the document.
 What a local context changes, each recorded in the trace: the pages chosen must fit one answer prompt with
 their screenshots and crops (and `max_read_pages`, 6 in the CPU preset); when they do not, the pages fewest
 navigator samples chose are left out first (the paper sends every located page to a 1M-token context).
+
+The chosen sample carries its proof (quotes by page, the arithmetic for a computed value); after the
+adjudicator the app checks it (methods/proof): one repair round on that sample's prompt, else an unverified draft.
 """
 from __future__ import annotations
 

@@ -13,6 +13,10 @@ Choices where the paper is silent, each visible in the trace:
   (a small model often repeats its sub-query) reuses the earlier extraction instead of running it again;
 - the answer after Finish is written from all observations like the forced one (appendix B), with the Finish
   argument in the trajectory it reads, so that it is typed and cited.
+
+The final answer carries its proof (quotes by page, the arithmetic for a computed value); the quotes must be
+on the chosen pages themselves, not only in the observations extracted from them: after the call the app checks
+them (methods/proof): one repair round, else an unverified draft.
 """
 from __future__ import annotations
 

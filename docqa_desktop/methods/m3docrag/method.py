@@ -1,4 +1,8 @@
-"""M3DocRAG (Cho et al., 2024) as the baseline: the retriever's top pages go to one model call."""
+"""M3DocRAG (Cho et al., 2024) as the baseline: the retriever's top pages go to one model call.
+
+The final answer carries its proof (quotes by page, and the arithmetic for a computed value); after the
+call the app checks it (methods/proof): one repair round, else the answer is an unverified draft.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -8,6 +8,10 @@ Qwen2-VL), the text agent and the summarizing agent on the text model (the paper
 agent); with a text model only, every agent runs on it, the general agent reads the text alone and the image
 agent is skipped, noted in the trace. The final answer is the answer of the agents the summarizer sided with:
 its typed form is theirs, and it cites the quotes they gave from the pages they read.
+
+The answer the summarizing agent sides with carries that agent's proof (quotes by page, the arithmetic for a
+computed value); after the summary the app checks it (methods/proof): one repair round on that agent's prompt, else
+an unverified draft.
 """
 from __future__ import annotations
 

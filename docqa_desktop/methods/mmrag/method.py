@@ -12,6 +12,9 @@ by `docqa prepare --method mmrag`), the answer is made without tree nodes and th
 The paper's V_q^final = LVLM(Q, V_q) (eq. 14) describes the pages' pictures for the question; here a picture's
 description is the toolkit's, written once per picture by a vision model and cached (else the words inside the
 picture), and a vision model also gets the page images with the answer prompt.
+
+The answer carries its proof (quotes by page, the arithmetic for a computed value) beside the paper's four
+parts; after the call the app checks it (methods/proof): one repair round, else an unverified draft.
 """
 from __future__ import annotations
 

@@ -17,6 +17,10 @@ settings.py with the value that gives the paper's exact behaviour:
   read yet, then the pages already read (the re-ranker may still pick those, as in the paper);
 - `read_before_declining`: "not answerable" in round 1 while the retriever has unread candidates becomes a
   query update (the round's pages are noted in memory as not answering), so the next round reads them.
+
+The reasoner's answering reply carries its proof (quotes by page, the arithmetic for a computed value); after
+the last round the app checks it (methods/proof): one repair round on the same prompt, else an unverified draft;
+a refusal while a page read states a confident value is asked again with that passage.
 """
 from __future__ import annotations
 
