@@ -258,6 +258,10 @@ def _cmd_ask(service: Service, args) -> int:
     progress = None if args.json else (lambda p: print(f"… {p.phase}", file=sys.stderr))
     printer = None if args.json else StreamPrinter()
     overrides = {"k": args.k, "iterations": args.iterations}
+    method = args.method or service.default_method
+    shortfall = service.model_shortfall(method)
+    if shortfall:
+        print(f"docqa: warning: {method} {shortfall}. Its answer will be labelled unverified.", file=sys.stderr)
     answer = service.ask(args.question, args.doc, args.method, overrides, progress, cancel, stream=printer,
                          follow_up=args.follow_up)
     if args.json:
@@ -314,8 +318,10 @@ class StreamPrinter:
 
 def _cmd_methods(service: Service, args) -> int:
     specs = service.methods()
+    shortfalls = service.model_shortfalls()  # "" where the text model is large enough
     if args.json:
-        print(json.dumps([spec.as_json() for spec in specs], indent=2, ensure_ascii=False))
+        print(json.dumps([{**spec.as_json(), "model_shortfall": shortfalls[spec.name]} for spec in specs],
+                         indent=2, ensure_ascii=False))
         return 0
     for spec in specs:
         default = " (default)" if spec.name == service.default_method else ""
@@ -325,6 +331,8 @@ def _cmd_methods(service: Service, args) -> int:
         extras += [f"prepares {spec.prepare_label}"] if spec.prepare else []
         if extras:
             print("  " + "; ".join(extras))
+        if shortfalls[spec.name]:
+            print(f"  {spec.name} {shortfalls[spec.name]}")
         print("  settings: " + ", ".join(f"{k}={v}" for k, v in spec.as_json()["settings"].items()))
     return 0
 

@@ -18,8 +18,9 @@ from .index.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm import hardware
+from .llm.gguf_file import ModelSize, size_text
 from .llm.manager import ModelManager, ModelStatus
-from .llm.runtime import ModelRuntimes
+from .llm.runtime import ModelRuntimes, Runtime
 from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
                       method_settings, method_spec, run_method)
 from .methods.base import Turn
@@ -260,12 +261,46 @@ class Service:
 
     @property
     def default_method(self) -> str:
-        """The method a question goes to: ask.method, or with "auto" (the default) quoted answers while the
-        built-in language model is the only one, SimpleDoc once a capable model is installed or configured."""
+        """The method a question goes to: ask.method, or with "auto" (the default) SimpleDoc when the text model
+        is as large as it needs (MethodSpec.min_model_params), else quoted answers (the built-in model alone)."""
         chosen = self.settings.ask.method
         if chosen != AUTO_METHOD:
             return chosen
-        return QUOTED if self.only_builtin_models() else CAPABLE_DEFAULT
+        return QUOTED if self.model_shortfall(CAPABLE_DEFAULT) else CAPABLE_DEFAULT
+
+    def text_model_size(self) -> ModelSize | None:
+        """How big the model serving text tasks is (GGUF metadata); None for a server's model (its size is the
+        user's choice, unknown here) and when no language model is installed."""
+        if self.settings.llm.backend == "remote":
+            return None
+        name = self.model_roles()["text"]
+        return self.models.size(name) if name else None
+
+    def model_shortfall(self, method: MethodSpec | str) -> str:
+        """Why the current text model is too small for `method`, as one plain sentence; "" when it is large
+        enough, of unknown size (a server's, one without size metadata) or the method needs no model."""
+        spec = method_spec(method) if isinstance(method, str) else method
+        return self.model_shortfalls([spec])[spec.name]
+
+    def model_shortfalls(self, specs: list[MethodSpec] | None = None) -> dict[str, str]:
+        """model_shortfall of each method (every one when none are given), by name; the model is weighed once."""
+        specs = list(METHODS.values()) if specs is None else specs
+        size = self.text_model_size() if any(spec.min_model_params for spec in specs) else None
+        short = {spec.name for spec in specs if size is not None and size.below(spec.min_model_params)}
+        situation = self._small_model(size) if short else ""
+        return {spec.name: f"needs a language model of about {size_text(spec.min_model_params)} parameters or more; "
+                           f"{situation}" if spec.name in short else "" for spec in specs}
+
+    def _small_model(self, size: ModelSize) -> str:
+        """Which small model there is, and how to get a larger one."""
+        label = f"{size.label} " if size.label else ""
+        others = any(m.role in ("text", "vision") and m.state == "installed" for m in self.models.statuses())
+        has = (f"only the built-in {label}model is installed" if size.builtin and not others
+               else f"the text model {self.model_roles()['text']} is a {label}model")
+        recommended = hardware.detect().recommendation()[0]
+        add = ("`docqa models list` shows larger ones" if self.models.is_builtin(recommended)
+               else f"`docqa models pull {recommended}` adds one")
+        return f"{has} — {add}"
 
     def only_builtin_models(self) -> bool:
         """True while nothing but the model shipped with the app would answer (no pull, import or server)."""
@@ -333,10 +368,17 @@ class Service:
             image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel,
             stream=stream, conversation=turns)
         run_method(spec, ctx)
+        mark_below_floor(answer, spec, self._writers(answer, ctx.text_model, ctx.vision_model))
         if save:
             with self.db.transaction() as cur:
                 answers_store.save_answer(cur, answer)
         return answer
+
+    def _writers(self, answer: Answer, *runtimes: Runtime | None) -> list[ModelSize]:
+        """The sizes of the local models among `runtimes` that wrote part of `answer` (a server's model is
+        the user's choice: not weighed)."""
+        return [self.models.size(r.info.name, r.info.path or None) for r in runtimes
+                if r is not None and r.info.backend == "local" and r.info.name in answer.models]
 
     def prepare(self, method: str | None = None, docs: list[str] | None = None,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:
@@ -400,3 +442,18 @@ class Service:
 
     def _retriever(self) -> PageRetriever:
         return PageRetriever(self.db, self.settings.search, self.visual)  # cheap: models load once per process
+
+
+def mark_below_floor(answer: Answer, spec: MethodSpec, writers: list[ModelSize]) -> None:
+    """An answer that a model below the method's floor (MethodSpec.min_model_params) helped write is no answer
+    to stand behind: "answered" becomes an unverified draft, saying which model wrote it (a draft already
+    unverified, its proof not checking out, says so too)."""
+    below = [size for size in writers if size.below(spec.min_model_params)]
+    if not below or answer.status not in (AnswerStatus.ANSWERED, AnswerStatus.UNVERIFIED):
+        return
+    size = min(below, key=lambda s: s.billions)
+    writer = f"a {size.label} model" if size.label else "the built-in model"
+    note = (f"unverified — written by {writer} (this method needs about {size_text(spec.min_model_params)} "
+            "parameters or more)")
+    answer.status = AnswerStatus.UNVERIFIED
+    answer.check = f"{note}; {answer.check}" if answer.check else note

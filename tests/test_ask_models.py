@@ -32,7 +32,8 @@ def _normalise(text: str) -> str:
 
 
 def assert_sound(service, answer):
-    assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_FOUND), answer.error
+    # the built-in 135M model and the tiny VLM are below the model methods' floor: a draft, never "answered"
+    assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
     assert answer.pages_used and answer.calls
     assert all(c.prompt_tokens > 0 and c.output_tokens > 0 and c.seconds > 0 for c in answer.calls)
     seen = {(p.doc, p.page) for p in answer.pages_used}
@@ -61,7 +62,7 @@ def test_vision_model_reads_page_images(small_service, tiny_vlm_files):
     assert call.model == "tiny-vl"
     assert call.prompt_tokens > 300  # the page image's tokens, not only the words
     answer = small_service.ask("What does the first figure show?")  # simpledoc: summaries from page images
-    assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_FOUND), answer.error
+    assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
     assert any(c.step.startswith("summary") for c in answer.calls) or answer.calls[0].step == "select pages"
 
 
@@ -70,7 +71,8 @@ def test_ask_cli_json_shape(small_service, home, capsys):
     code = main(["ask", "Which pivot language is used?", "--method", "m3docrag", "--json", "--home", str(home)])
     printed = json.loads(capsys.readouterr().out)
     assert code in (0, 1)
-    assert set(printed) == {"id", "answer", "short_answer", "answer_format", "status", "citations", "pages_used", "method", "thread", "iterations",
+    # an unverified draft says why under "proof"
+    assert set(printed) - {"proof"} == {"id", "answer", "short_answer", "answer_format", "status", "citations", "pages_used", "method", "thread", "iterations",
                             "llm_calls", "prompt_tokens", "output_tokens", "seconds"}
     for citation in printed["citations"]:
         assert set(citation) == {"doc", "path", "page", "label", "bbox", "quote"}

@@ -78,7 +78,7 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
     pages_in = {SMALL_PAPER: pymupdf.open(corpus_pdf(SMALL_PAPER)).page_count,
                 REPORT_15: pymupdf.open(corpus_pdf(REPORT_15)).page_count}
     for r in records:
-        assert r["status"] in ("answered", "passages", "not_found"), r["error"]
+        assert r["status"] in ("unverified", "passages", "not_found"), r["error"]  # the built-in model's drafts
         assert r["pages_used"] and all(1 <= p <= pages_in[r["doc"]] for p in r["pages_used"])
         assert r["llm_calls"] >= 1 and r["prompt_tokens"] > 0 and r["output_tokens"] > 0 and r["seconds"] > 0
         assert r["score"] == pytest.approx(score(r["gold"], r["extracted"], r["answer_format"]), abs=1e-4)

@@ -140,7 +140,8 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
     assert window.ask_panel.stop_button.isEnabled()
     qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=300_000)
     answer = window.answer_view.answer
-    assert answer.status.value in ("answered", "passages", "not_found") and answer.pages_used
+    # the built-in 135M model is below m3docrag's floor: a draft, never "answered"
+    assert answer.status.value in ("unverified", "passages", "not_found") and answer.pages_used
     assert not window.ask_panel.stop_button.isEnabled()
     assert any("reading pages" in step.phase for step in steps)  # live steps reached the window
 

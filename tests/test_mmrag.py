@@ -320,7 +320,7 @@ def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, c
         assert nodes and all(n.text for n in nodes) and max(n.layer for n in nodes) >= 2
     answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "mmrag",
                               capsys)
-    assert answer.status in (AnswerStatus.ANSWERED, AnswerStatus.NOT_FOUND), answer.error
+    assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
     steps = [c.step for c in answer.calls]
     assert steps[-1] == "answer" and steps[:-1] and all(s == "rerank" for s in steps[:-1])
     assert any(n.startswith("tree: ") and "summaries" in n and not n.startswith("tree: 0 ") for n in answer.notes)

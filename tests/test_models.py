@@ -299,7 +299,8 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
     assert default_method() == "quoted"  # the built-in model alone: quoted answers
     assert main(["models", "import", str(tiny_vlm_files[0]), "--name", "tiny-text", "--home", home]) == 0
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")  # fewer weights than the built-in
-    big = write_header_only(tmp_path / "big.gguf", 200_000_000)  # SmolLM2 has 134.5 M
+    # SmolLM2 has 134.5 M weights; this one is labelled 1.5B, above the floor of the methods that need a model
+    big = write_header_only(tmp_path / "big.gguf", 200_000_000, size_label="1.5B")
     assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
     assert serving() == "text tasks   → big-text (the most capable installed)"
     assert default_method() == "simpledoc"  # a capable model answers with the default paper method

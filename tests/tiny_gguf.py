@@ -126,15 +126,18 @@ def _finish(writer) -> None:
     writer.write_header_to_file(); writer.write_kv_data_to_file(); writer.write_tensors_to_file(); writer.close()
 
 
-def write_header_only(path: Path, weights: int, name: str = "big-text-model") -> Path:
+def write_header_only(path: Path, weights: int, name: str = "big-text-model", size_label: str = "") -> Path:
     """A text-model GGUF whose header declares `weights` weights (one Q8_0 tensor) and whose data is a hole in a
     sparse file: what the model manager reads (header, size, checksum) without the disk space. llama.cpp cannot
-    run it; tests about choosing between installed models need no more."""
+    run it; tests about choosing between installed models need no more. `size_label`: general.size_label
+    ("1.5B"), the size the method floor reads before counting the weights."""
     qtype = gguf.GGMLQuantizationType.Q8_0
     block, block_bytes = gguf.GGML_QUANT_SIZES[qtype]
     weights = -(-weights // block) * block
     w = gguf.GGUFWriter(str(path), "llama")
     w.add_name(name)
+    if size_label:
+        w.add_size_label(size_label)
     w.add_context_length(4096); w.add_embedding_length(block)
     w.add_chat_template(CHAT_TEMPLATE)
     w.add_tensor_info("token_embd.weight", [weights // block, block_bytes], np.dtype(np.uint8), weights // block * block_bytes,

@@ -6,6 +6,8 @@ bounds here first turns a truncated download or a wrong projector into a message
 from __future__ import annotations
 
 import math
+import mmap
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +26,57 @@ class GgufHeader:
     embedding_length: int  # text models: hidden size; projectors: size of the embeddings they emit
     has_chat_template: bool
     parameters: int = 0  # weights in all tensors: how a more capable model is told from a smaller one
+    size_label: str = ""  # general.size_label as the publisher wrote it: "135M", "1.5B", "8x7B"; "" when absent
+    parameter_count: int = 0  # general.parameter_count when the file states it, else 0
 
     @property
     def is_projector(self) -> bool:
         return self.architecture == "clip"
+
+    @property
+    def size(self) -> "ModelSize":
+        """How big the model is, from what its file states: general.parameter_count, else general.size_label,
+        else the weights counted in its tensors."""
+        labelled = label_billions(self.size_label)
+        billions = (self.parameter_count / 1e9 if self.parameter_count else labelled or self.parameters / 1e9)
+        return ModelSize(billions, self.size_label if labelled else size_text(billions))
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    """A language model's size: billions of parameters (0.0 when unknown) and the label people know it by."""
+    billions: float = 0.0
+    label: str = ""  # "135M", "1.5B"; "" when unknown
+    builtin: bool = False  # the model shipped inside the app (smaller than any method's floor when size unknown)
+
+    def below(self, floor: float) -> bool:
+        """Whether this model is smaller than `floor` billion parameters; a model of unknown size is only when it
+        is the built-in one (a server's model or one the user imported is their choice)."""
+        if floor <= 0:
+            return False
+        return self.billions < floor if self.billions else self.builtin
+
+
+_SIZE_LABEL = re.compile(r"^(?:(\d+)x)?(\d+(?:\.\d+)?)([KMBT])", re.IGNORECASE)
+_SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
+
+
+def label_billions(label: str) -> float:
+    """Billions of parameters in a size label: "135M" → 0.135, "1.5B" → 1.5, "8x7B" → 56; 0.0 when unreadable."""
+    match = _SIZE_LABEL.match(label.strip())
+    if not match:
+        return 0.0
+    experts, number, unit = match.groups()
+    return int(experts or 1) * float(number) * _SCALE[unit.upper()]
+
+
+def size_text(billions: float) -> str:
+    """A size as people write it: 0.135 → "135M", 1.54 → "1.5B", 14.2 → "14B"; "" for 0."""
+    if billions <= 0:
+        return ""
+    if billions < 1:
+        return f"{billions * 1000:.0f}M"
+    return f"{billions:.1f}".rstrip("0").rstrip(".") + "B" if billions < 10 else f"{billions:.0f}B"
 
 
 def read_header(path: str | Path) -> GgufHeader:
@@ -59,7 +108,8 @@ def read_header(path: str | Path) -> GgufHeader:
         embedding = int(fields.get(f"{arch}.embedding_length", 0) or 0)
         context = int(fields.get(f"{arch}.context_length", 0) or 0)
     return GgufHeader(path, arch, str(fields.get("general.name", path.stem)), context, embedding,
-                      "tokenizer.chat_template" in fields, parameters)
+                      "tokenizer.chat_template" in fields, parameters, str(fields.get("general.size_label") or ""),
+                      int(fields.get("general.parameter_count") or 0))
 
 
 # GGUF value types: scalar struct formats, 8 = string, 9 = array
@@ -72,12 +122,12 @@ def _scan(path: Path) -> tuple[dict, int, int]:
     """Scalar and string metadata, where the last tensor's data ends, and the number of weights.
 
     Hand-rolled: gguf.GGUFReader turns every tokenizer entry into a numpy view and takes 4-5 s on a
-    49k-token vocabulary; skipping arrays makes this milliseconds.
+    49k-token vocabulary; stepping over arrays in the mapped file makes this milliseconds.
     """
     from gguf import GGML_QUANT_SIZES
 
-    with path.open("rb") as handle:
-        read = _Reader(handle)
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        read = _Reader(data)
         read.bytes(4)
         version = read.scalar("<I")
         if not 2 <= version <= _MAX_VERSION:
@@ -98,22 +148,29 @@ def _scan(path: Path) -> tuple[dict, int, int]:
             end = max(end, offset + math.prod(dims) // block * block_bytes)
             parameters += math.prod(dims)
         alignment = int(fields.get("general.alignment", 32) or 32)
-        data_start = -(-handle.tell() // alignment) * alignment
+        data_start = -(-read.at // alignment) * alignment
     return fields, data_start + end, parameters
 
 
 class _Reader:
-    def __init__(self, handle):
-        self.handle = handle
+    """Reads the header from the file's mapped bytes (struct.unpack_from: no read call per field)."""
+
+    def __init__(self, data: mmap.mmap):
+        self.data = data
+        self.at = 0
 
     def bytes(self, n: int) -> bytes:
-        data = self.handle.read(n)
-        if len(data) != n:
+        if self.at + n > len(self.data):
             raise ValueError("unexpected end of file in the header")
-        return data
+        self.at += n
+        return self.data[self.at - n:self.at]
 
     def scalar(self, fmt: str):
-        return struct.unpack(fmt, self.bytes(struct.calcsize(fmt)))[0]
+        if self.at + struct.calcsize(fmt) > len(self.data):
+            raise ValueError("unexpected end of file in the header")
+        value = struct.unpack_from(fmt, self.data, self.at)[0]
+        self.at += struct.calcsize(fmt)
+        return value
 
     def string(self) -> str:
         length = self.scalar("<Q")
@@ -128,8 +185,11 @@ class _Reader:
             return self.string()
         if kind == _ARRAY:
             item, count = self.scalar("<I"), self.scalar("<Q")
-            if item in _SCALARS:  # fixed-size items: one seek
-                self.handle.seek(count * struct.calcsize(_SCALARS[item]), 1)
+            if item in _SCALARS:  # fixed-size items: one step
+                self.at += count * struct.calcsize(_SCALARS[item])
+            elif item == _STRING:  # a vocabulary: each string's length, then past it, never decoded
+                for _ in range(count):
+                    self.at += 8 + struct.unpack_from("<Q", self.data, self.at)[0]
             else:
                 for _ in range(count):
                     self.value(item)

@@ -10,7 +10,7 @@ from typing import Callable
 
 from . import download
 from .catalog import Catalog, CatalogEntry, load_catalog
-from .gguf_file import check_pair, read_header
+from .gguf_file import ModelSize, check_pair, read_header
 from .registry import InstalledModel, Registry
 from .types import ModelError
 
@@ -85,6 +85,18 @@ class ModelManager:
         """Whether `name` is a model that ships inside the app (not one the user pulled or imported)."""
         entry = self.catalog.find(name) if name else None
         return entry is not None and entry.builtin_path() is not None and name not in self.registry.all()
+
+    def size(self, name: str, path: str | Path | None = None) -> ModelSize:
+        """How big the language model `name` is (its file `path`, else the file it is installed as), from the
+        GGUF's own metadata; a file that cannot be read is of unknown size (billions 0.0) — then only the
+        built-in flag tells (the built-in model is below any method's floor). Never raises."""
+        builtin = self.is_builtin(name)
+        try:
+            file = Path(path) if path else self._resolve_named(name).model_path
+            size = read_header(file).size
+        except (ModelError, OSError):
+            return ModelSize(builtin=builtin)
+        return ModelSize(size.billions, size.label, builtin)
 
     def resolve(self, role: str, preferred: str = "") -> ResolvedModel | None:
         """The model that serves `role` (vision | text): the preferred one (a settings choice always wins), else

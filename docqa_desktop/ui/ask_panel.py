@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyledItemDelegate,
     QVBoxLayout,
     QWidget,
 )
@@ -18,6 +19,18 @@ from ..service import MethodSpec
 
 WHOLE_LIBRARY = "Whole library"
 SELECTED = "Selected documents"
+SHORTFALL_ROLE = Qt.ItemDataRole.UserRole + 1  # a method's item: why the installed model is too small for it
+
+
+class MethodItems(QStyledItemDelegate):
+    """The method list shows after a method's name what size of model it needs, when the installed one is
+    smaller (the item's text stays the method's name: it is what is asked with)."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        needs = index.data(SHORTFALL_ROLE)
+        if needs:
+            option.text = f"{option.text} — {needs}"
 
 
 class AskPanel(QWidget):
@@ -25,22 +38,24 @@ class AskPanel(QWidget):
     stop_requested = Signal()
     new_thread_requested = Signal()
 
-    def __init__(self, methods: list[MethodSpec], default_method: str, parent: QWidget | None = None):
+    def __init__(self, methods: list[MethodSpec], default_method: str, parent: QWidget | None = None,
+                 shortfalls: dict[str, str] | None = None):
         super().__init__(parent)
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask a question about your documents (Ctrl+L), Enter to ask")
         self.question.returnPressed.connect(self._ask)
         self.specs = {spec.name: spec for spec in methods}
+        self.shortfalls: dict[str, str] = {}
         self.method = QComboBox()
-        for i, spec in enumerate(methods):
+        self.method.setItemDelegate(MethodItems(self.method))
+        for spec in methods:
             self.method.addItem(spec.name)
-            self.method.setItemData(i, f"{spec.title}: {spec.description} ({spec.paper})", Qt.ItemDataRole.ToolTipRole)
         self.about = QLabel("")
         self.about.setObjectName("steps")
         self.about.setWordWrap(True)
         self.method.currentTextChanged.connect(self._describe)
         self.method.setCurrentText(default_method)
-        self._describe(self.method.currentText())
+        self.set_shortfalls(shortfalls or {})
         self.scope = QComboBox()
         self.scope.addItems([WHOLE_LIBRARY, SELECTED])
         self.ask_button = QPushButton("Ask")
@@ -95,9 +110,29 @@ class AskPanel(QWidget):
         self.new_thread.setEnabled(answers > 0)
         self.follow_up.setText(f"Follow-up ({answers} before)" if answers else "Follow-up")
 
+    def set_shortfalls(self, shortfalls: dict[str, str]) -> None:
+        """Why the installed language model is too small for some methods (Service.model_shortfalls): shown
+        beside them in the list, in their tooltips and under the picker. They stay selectable; their answers
+        come labelled unverified."""
+        self.shortfalls = {name: text for name, text in shortfalls.items() if text}
+        for i in range(self.method.count()):
+            spec = self.specs[self.method.itemText(i)]
+            shortfall = self.shortfalls.get(spec.name, "")
+            tip = f"{spec.title}: {spec.description} ({spec.paper})"
+            self.method.setItemData(i, f"{tip}\n\n{spec.title} {shortfall}." if shortfall else tip,
+                                    Qt.ItemDataRole.ToolTipRole)
+            self.method.setItemData(i, f"needs a ≥{spec.min_model_params:g}B model" if shortfall else None,
+                                    SHORTFALL_ROLE)
+        view = self.method.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 24)  # the popup as wide as its longest line
+        self._describe(self.method.currentText())
+
     def _describe(self, name: str) -> None:
         spec = self.specs.get(name)
-        self.about.setText(f"{spec.title} — {spec.description} Cost: {spec.cost}." if spec else "")
+        about = f"{spec.title} — {spec.description} Cost: {spec.cost}." if spec else ""
+        if spec and self.shortfalls.get(name):
+            about += f" ⚠ {spec.title} {self.shortfalls[name]}; its answers are labelled unverified."
+        self.about.setText(about)
 
     def show_step(self, progress: Progress) -> None:
         message = progress.phase

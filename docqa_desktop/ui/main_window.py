@@ -455,14 +455,22 @@ class MainWindow(QMainWindow):
         def applied(path) -> None:
             self.ask_panel.method.setCurrentText(self.service.default_method)
             self.status_text.setText(f"Settings saved to {path}")
+            self._check_models()  # another model or server: other methods may now be too big for it
 
         self.tasks.start("settings", apply, applied, on_failed=self.show_error)
 
     def _check_models(self) -> None:
+        """Which models serve now (off the GUI thread: it reads their files' headers): the first-run note while
+        there is no vision model, and beside each method whether the text model is large enough for it."""
         def roles(progress, cancel):
-            return self.service.model_roles()
+            return self.service.model_roles(), self.service.model_shortfalls()
 
-        self.tasks.start("models", roles, lambda r: self.first_run.setVisible(r.get("vision") is None))
+        def show(found) -> None:
+            roles, shortfalls = found
+            self.first_run.setVisible(roles.get("vision") is None)
+            self.ask_panel.set_shortfalls(shortfalls)
+
+        self.tasks.start("models", roles, show)
 
     def show_error(self, message: str) -> None:
         self.status_text.setText(message)

@@ -1,7 +1,7 @@
 """DocLens: a page navigator that reads the whole document, element crops, sampled answers and an adjudicator."""
 from __future__ import annotations
 
-from ..base import MethodSpec, PrepareContext
+from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec, PrepareContext
 from ..simpledoc.summaries import prepare_summaries
 from .method import run
 from .settings import CPU_PRESET, DocLensSettings
@@ -20,4 +20,5 @@ SPEC = MethodSpec(
                 "several times and lets a judge pick: the most thorough method.",
     cost="high", settings=DocLensSettings, cpu_preset=CPU_PRESET, run=run,
     uses=("vision-model", "samples"), prepare=prepare_navigator_input,
-    prepare_label="page summaries (when the navigator reads summaries)")
+    prepare_label="page summaries (when the navigator reads summaries)",
+    min_model_params=LANGUAGE_MODEL_FLOOR)

@@ -2,7 +2,7 @@
 uncertainty."""
 from __future__ import annotations
 
-from ..base import MethodSpec
+from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
 from .method import run
 from .settings import CPU_PRESET, DocReactSettings
 
@@ -13,4 +13,4 @@ SPEC = MethodSpec(
     description="Thinks in rounds: asks sub-queries, reads several candidate pages for each and keeps the one "
                 "with the most information for the least uncertainty, then answers from what it observed.",
     cost="high", settings=DocReactSettings, cpu_preset=CPU_PRESET, run=run,
-    uses=("vision-model", "page-embeddings"))
+    uses=("vision-model", "page-embeddings"), min_model_params=LANGUAGE_MODEL_FLOOR)

@@ -2,7 +2,7 @@
 chain-of-thought answer."""
 from __future__ import annotations
 
-from ..base import MethodSpec
+from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
 from .method import run
 from .settings import CPU_PRESET, MMRAGSettings
 from .tree import prepare_trees
@@ -14,4 +14,5 @@ SPEC = MethodSpec(
     description="Scores the pages of the best passages with the model, adds summaries of related parts from a "
                 "per-document summary tree, and answers step by step.",
     cost="high", settings=MMRAGSettings, cpu_preset=CPU_PRESET, run=run,
-    uses=("vision-model",), prepare=prepare_trees, prepare_label="summary-tree nodes")
+    uses=("vision-model",), prepare=prepare_trees, prepare_label="summary-tree nodes",
+    min_model_params=LANGUAGE_MODEL_FLOOR)

@@ -1,7 +1,7 @@
 """SimpleDoc, the default method: page summaries, summary re-ranking, an iterative memory-guided reasoner."""
 from __future__ import annotations
 
-from ..base import MethodSpec
+from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
 from .method import run
 from .settings import CPU_PRESET, SimpleDocSettings
 from .summaries import prepare_summaries
@@ -14,4 +14,4 @@ SPEC = MethodSpec(
                 "rewriting the query when pages are missing.",
     cost="medium", settings=SimpleDocSettings, cpu_preset=CPU_PRESET, run=run,
     uses=("vision-model", "page-embeddings"), prepare=prepare_summaries, prepare_label="page summaries",
-    follow_ups="conversation")
+    follow_ups="conversation", min_model_params=LANGUAGE_MODEL_FLOOR)
