@@ -367,7 +367,7 @@ class Service:
             text_model=self.runtimes.text(), vision_model=self.runtimes.vision(), settings=settings,
             image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel,
             stream=stream, conversation=turns)
-        run_method(spec, ctx)
+        run_method(spec, ctx, self.settings.ask.check_proofs)
         mark_below_floor(answer, spec, self._writers(answer, ctx.text_model, ctx.vision_model))
         if save:
             with self.db.transaction() as cur:
