@@ -98,16 +98,19 @@ def test_stop_keeps_the_streamed_text_in_the_window(window, qtbot, paper):
     assert ANSWER[:25] in shown and "Stopped" in shown
 
 
-def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tiny_vlm_files, tmp_path):
+def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tmp_path):
     from hf_server import FakeHub
+    from tiny_gguf import write_vlm
     from docqa_desktop.llm.catalog import Catalog, CatalogEntry, RemoteFile, Variant, load_catalog
     from docqa_desktop.llm.manager import ModelManager
 
     service = window.service
     assert service.first_run_needed()
+    # labelled 3B like the catalog model it stands in for: above the floor of the methods that need a model
+    model, projector = write_vlm(tmp_path / "labelled", size_label="3B")
     with FakeHub() as hub:
-        hub.add("acme/Tiny-VL-GGUF", "tiny-vl-Q4_K_M.gguf", tiny_vlm_files[0].read_bytes())
-        hub.add("acme/Tiny-VL-GGUF", "mmproj-tiny-vl-f16.gguf", tiny_vlm_files[1].read_bytes())
+        hub.add("acme/Tiny-VL-GGUF", "tiny-vl-Q4_K_M.gguf", model.read_bytes())
+        hub.add("acme/Tiny-VL-GGUF", "mmproj-tiny-vl-f16.gguf", projector.read_bytes())
         entry = CatalogEntry(name="tiny-vl", role="vision", title="Tiny VL", licence="MIT",
                              default_variant="Q4_K_M", repo="acme/Tiny-VL-GGUF",
                              variants={"Q4_K_M": Variant("Q4_K_M", "tiny-vl-Q4_K_M.gguf", 0.3, 0.1)},

@@ -22,14 +22,18 @@ WORDS = ["the", "of", "and", "to", "in", "is", "page", "pages", "document", "sum
          "answer", "true", "false", "null", "table", "figure", "text", "image", "yes", "no"]
 
 
-def write_vlm(folder: Path, seed: int = 0, projector_width: int = 64) -> tuple[Path, Path]:
-    """(text model, projector). A projector_width other than 64 makes a pair that does not match."""
+def write_vlm(folder: Path, seed: int = 0, projector_width: int = 64, size_label: str = "") -> tuple[Path, Path]:
+    """(text model, projector). A projector_width other than 64 makes a pair that does not match. `size_label`
+    (general.size_label, e.g. "3B"): the size the methods' model floor reads, for a stand-in of a real model;
+    without one the floor counts its few weights."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     # 8k context: a random model writes every reply to its longest, so a method's full prompt and reply must fit
-    model, projector = folder / "tiny-qwen2vl-8k.gguf", folder / f"tiny-qwen2vl-mmproj-{projector_width}.gguf"
+    labelled = f"-{size_label}" if size_label else ""
+    model = folder / f"tiny-qwen2vl-8k{labelled}.gguf"
+    projector = folder / f"tiny-qwen2vl-mmproj-{projector_width}.gguf"
     if not model.exists():
-        _write_text(model, rng, context=8192)
+        _write_text(model, rng, context=8192, size_label=size_label)
     if not projector.exists():
         _write_projector(projector, rng, projector_width)
     return model, projector
@@ -53,11 +57,13 @@ def _random(rng, *shape, std=0.02):
     return (rng.standard_normal(shape) * std).astype(np.float16)
 
 
-def _write_text(path: Path, rng, n_embd=64, n_ff=128, n_layer=2, n_head=4, n_head_kv=2, context=4096):
+def _write_text(path: Path, rng, n_embd=64, n_ff=128, n_layer=2, n_head=4, n_head_kv=2, context=4096, size_label=""):
     tokens, scores, types = _vocab()
     vocab, head_dim = len(tokens), n_embd // n_head
     w = gguf.GGUFWriter(str(path), "qwen2vl")
     w.add_name("tiny-random-qwen2vl")
+    if size_label:
+        w.add_size_label(size_label)
     w.add_block_count(n_layer); w.add_context_length(context); w.add_embedding_length(n_embd)
     w.add_feed_forward_length(n_ff); w.add_head_count(n_head); w.add_head_count_kv(n_head_kv)
     w.add_layer_norm_rms_eps(1e-6); w.add_rope_freq_base(10000.0)
