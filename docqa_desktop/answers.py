@@ -42,8 +42,8 @@ STATUS_LABELS = {AnswerStatus.ANSWERED: "Answered", AnswerStatus.UNVERIFIED: "Un
                  AnswerStatus.PASSAGES: "Closest passages",
                  AnswerStatus.NOT_FOUND: "Not found", AnswerStatus.FAILED: "Failed",
                  AnswerStatus.CANCELLED: "Stopped"}
-VERDICTS = {AnswerStatus.UNVERIFIED: "Unverified: the model's draft, its proof did not check out — read the cited "
-                                     "passages to judge",
+VERDICTS = {AnswerStatus.UNVERIFIED: "Unverified: a model's draft, not an answer the app could check — read the "
+                                     "cited passages to judge",
             AnswerStatus.PASSAGES: "Closest passages, not an answer: read the cited passages to judge",
             AnswerStatus.NOT_FOUND: "Not found in the documents"}
 

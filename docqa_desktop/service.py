@@ -10,7 +10,7 @@ from pathlib import Path
 from .answers import Answer, AnswerStatus
 from .domain import FileEntry, IndexReport, SearchHit, StageStatus
 from .export import FORMATS as EXPORT_FORMATS
-from .export import cited_line
+from .export import WARNING_COLOUR, cited_line, proof_html, shown_text
 from .export import export as export_answer
 from .index import onnx_device
 from .index.indexer import Indexer
@@ -40,7 +40,8 @@ from .visual.provider import VisualModels
 
 __all__ = ["Service", "UnknownDocument", "PrepareReport", "Recommendation",
            # what the app (ui/) uses from below this facade, which it may not import itself (tests/test_layers.py)
-           "AUTO_METHOD", "EXPORT_FORMATS", "MethodSpec", "QUOTED", "RenderedPage", "StoreError", "cited_line"]
+           "AUTO_METHOD", "EXPORT_FORMATS", "MethodSpec", "QUOTED", "RenderedPage", "StoreError", "WARNING_COLOUR",
+           "cited_line", "proof_html", "shown_text"]
 
 
 class UnknownDocument(ValueError):

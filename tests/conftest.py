@@ -173,10 +173,13 @@ def corpus_pdf(name: str) -> Path:
     return path
 
 
-def make_settings(home: Path, **index_changes) -> Settings:
-    """Settings under `home`; tests switch off stages they are not about to stay quick."""
+def make_settings(home: Path, check_proofs: bool = False, **index_changes) -> Settings:
+    """Settings under `home`; tests switch off stages they are not about to stay quick. The check of a written
+    answer's proof (methods/proof) is off: scripted replies quote no real page; tests/test_proof.py and the
+    real-model tests turn it on."""
     settings = Settings.load(home)
-    return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes))
+    return dataclasses.replace(settings, index=dataclasses.replace(settings.index, **index_changes),
+                               ask=dataclasses.replace(settings.ask, check_proofs=check_proofs))
 
 
 def tiny_vlm_settings(home: Path, **index_changes) -> Settings:

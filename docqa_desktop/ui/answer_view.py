@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..answers import Answer
-from ..export import WARNING_COLOUR, proof_html, shown_text
+from ..service import WARNING_COLOUR, proof_html, shown_text
 
 
 def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:

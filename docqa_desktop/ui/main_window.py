@@ -23,7 +23,7 @@ from .. import settings as settings_file
 from ..answers import Answer, Citation
 from ..domain import IndexReport
 from ..progress import Progress
-from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line
+from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
 from .answer_view import AnswerView
 from .first_run import FirstRunPanel
 from .ask_panel import AskPanel
@@ -412,7 +412,7 @@ class MainWindow(QMainWindow):
         answer = self.answer_view.answer
         if answer is not None:
             cites = "\n".join(cited_line(n, c) for n, c in enumerate(answer.citations, 1))
-            QGuiApplication.clipboard().setText(f"{answer.text}\n\n{cites}".strip())
+            QGuiApplication.clipboard().setText(f"{shown_text(answer)}\n\n{cites}".strip())
             self.status_text.setText("Answer copied with its citations")
 
     # -- models, settings, errors, closing ------------------------------------------------
