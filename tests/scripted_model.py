@@ -5,14 +5,23 @@ from __future__ import annotations
 import json
 import re
 import threading
+import zlib
 
 from docqa_desktop.llm import Completion, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
 
 
+NO_PROOF = {"proof": [], "computation": ""}  # a final answer's proof fields (methods/proof), empty
+
+
 def scripted_completion(prompt: str, reply, options) -> Completion:
     """A reply (text, or JSON as a dict) as the backend returns it: usage counted in words, parsed against the
-    call's schema when it has one."""
+    call's schema when it has one. A final answer written without the proof fields gets them empty: the tests
+    using these scripts are about a method's steps, with the proof check off (conftest.make_settings)."""
+    if isinstance(reply, dict) and options.schema:
+        wanted = options.schema.get("properties", {})
+        # after the reply's own keys: a test that stops a stream at an offset of json.dumps(reply) stays right
+        reply = {**reply, **{key: value for key, value in NO_PROOF.items() if key in wanted and key not in reply}}
     text = reply if isinstance(reply, str) else json.dumps(reply)
     completion = Completion(text, "stop", Usage(len(prompt.split()), len(text.split()), 0.01))
     if options.schema:
@@ -211,10 +220,20 @@ class RecordingScript:
         pass
 
 
+SUMMARY_REPLY = re.compile(r"summary [0-9a-f]{8} of the pivot translation paper")
+
+
+def summary_reply(prompt: str) -> str:
+    """A tree summary as a model at temperature 0 writes it: a function of the prompt alone, never of how many
+    calls came before. (Numbering replies by call made a build resumed by a new process write other texts for
+    the same clusters than a clean build, and so cluster the next layer differently.)"""
+    return f"summary {zlib.crc32(prompt.encode()):08x} of the pivot translation paper"
+
+
 class MMRAGScript(RecordingScript):
-    """Plays the text model for MMRAG-DocQA: summaries for the tree ("summary N" unless `fail_after` summaries
-    were written, then it raises, like a crash mid-build), re-ranking scores by page from `scores` (default
-    0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
+    """Plays the text model for MMRAG-DocQA: summaries for the tree (summary_reply(prompt) unless `fail_after`
+    summaries were written, then it raises, like a crash mid-build), re-ranking scores by page from `scores`
+    (default 0.5), and the answer `answer`. Every call is kept in `seen` (kind, prompt)."""
 
     def __init__(self, scores: dict[int, float] | None = None, answer: dict | None = None,
                  fail_after: int | None = None, vision: bool = False, name: str = "scripted"):
@@ -237,7 +256,7 @@ class MMRAGScript(RecordingScript):
             kind = "summary"
             if self.fail_after is not None and len(self.calls("summary")) >= self.fail_after:
                 raise RuntimeError("the process was killed")
-            reply = f"summary {len(self.calls('summary')) + 1} of the pivot translation paper"
+            reply = summary_reply(prompt)
         self.seen.append((kind, prompt))
         self.images.append(len(messages[-1].images))
         return scripted_completion(prompt, reply, options)

@@ -100,6 +100,16 @@ def test_what_does_not_hold_is_named_for_the_repair_round():
     assert "is not plain arithmetic" in not_arithmetic.problems[0]
 
 
+def test_a_date_is_the_same_date_however_it_is_written():
+    pages = [PageRef(1, "r.pdf", "/p/r.pdf", 2, "2")]
+    page = "The installation was commissioned on 14 May 2021 and feeds the town's ferry terminal."
+    quote = [(1, "The installation was commissioned on 14 May 2021")]
+    for short, holds in (("2021-05-14", True), ("May 14, 2021", True), ("14 May 2021", True), ("2021-05-15", False)):
+        result = check_proof("When was the installation commissioned?", final(short, "Str", quote), pages,
+                             lambda ref: page)
+        assert result.ok is holds, short
+
+
 def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
     result = checked("Is the batch size 2400?", final("Yes", "Str", [(2, BATCH)]))
     assert not result.ok and not result.checkable
@@ -165,6 +175,7 @@ def ask(service, question, *replies):
     return service.ask(question, method="m3docrag"), model
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_a_correct_computation_is_answered_with_its_operands_cited(paper_service):
     answer, model = ask(paper_service, GAIN, m3docrag_reply("2.37", proof=[(6, BEST_ROW), (6, PIVOT_ROW)],
                                                             computation="34.95 - 32.58"))
@@ -175,6 +186,7 @@ def test_a_correct_computation_is_answered_with_its_operands_cited(paper_service
     assert answer.confidence is not None
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_a_wrong_sum_gets_one_repair_round_told_what_did_not_add_up(paper_service):
     answer, model = ask(paper_service, GAIN,
                         m3docrag_reply("2.5", proof=[(6, BEST_ROW), (6, PIVOT_ROW)], computation="34.95 - 32.58"),
@@ -185,6 +197,7 @@ def test_a_wrong_sum_gets_one_repair_round_told_what_did_not_add_up(paper_servic
     assert [c.step for c in answer.calls] == ["answer", "repair proof"]
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_a_quote_not_on_the_page_is_repaired_once_then_left_an_unverified_draft(paper_service):
     made_up = [(6, "MLM+BRLM-SA reaches 36.2 BLEU on average")]
     answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=made_up),
@@ -195,6 +208,7 @@ def test_a_quote_not_on_the_page_is_repaired_once_then_left_an_unverified_draft(
     assert answer.citations and all(c.quote for c in answer.citations)  # the passages read, for the reader
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_a_refusal_while_a_page_read_states_the_value_is_asked_again_with_that_passage(paper_service):
     question = "What batch size is used in the experiments?"
     declined = m3docrag_reply("Not answerable", "None", answer="The documents do not say.")
@@ -205,6 +219,7 @@ def test_a_refusal_while_a_page_read_states_the_value_is_asked_again_with_that_p
     assert answer.confidence == 0.9  # the extractive reader found the same value
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_a_second_refusal_leaves_the_passage_that_states_a_value(paper_service):
     question = "What batch size is used in the experiments?"
     declined = m3docrag_reply("Not answerable", "None", answer="The documents do not say.")
@@ -213,6 +228,7 @@ def test_a_second_refusal_leaves_the_passage_that_states_a_value(paper_service):
     assert answer.citations[0].page == 5
 
 
+@pytest.mark.slow  # indexes the paper once for the module
 def test_the_check_can_be_turned_off_for_the_papers_own_verdict(paper_service, monkeypatch):
     monkeypatch.setattr(paper_service, "settings", dataclasses.replace(
         paper_service.settings, ask=dataclasses.replace(paper_service.settings.ask, check_proofs=False)))

@@ -22,6 +22,12 @@ _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "bill
            "b": 1e9, "trillion": 1e12}
 _SCALED = re.compile(rf"(?P<number>{NUMBER.pattern})(?:\s*(?P<scale>{'|'.join(_SCALES)})\b)?")
 _WORD = re.compile(r"[a-z]+")
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"), 1)}
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_ANY = re.compile(rf"\b(?:(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})"
+                       rf"|(?P<dmy_d>\d{{1,2}})\s+(?P<dmy_m>{_MONTH})\s+(?P<dmy_y>\d{{4}})"
+                       rf"|(?P<mdy_m>{_MONTH})\s+(?P<mdy_d>\d{{1,2}}),?\s+(?P<mdy_y>\d{{4}}))\b")
 _YES_NO = {"yes", "no", "true", "false"}
 _STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "by", "with", "from", "as", "is",
          "are", "was", "were", "be", "its", "it", "this", "that", "these", "those", "what", "which", "who",
@@ -129,7 +135,11 @@ def _check_value(result: ProofCheck, short: str, question: str) -> None:
 
 
 def _states(excerpt: str, item: str) -> bool:
-    """Whether the page's words `excerpt` state `item`: each of its numbers and each of its content words."""
+    """Whether the page's words `excerpt` state `item`: the same date however written, else each of its numbers
+    and each of its content words."""
+    day = date_in(item, whole=True)
+    if day is not None:
+        return day in dates_in(excerpt)
     numbers, on_page = scaled_numbers(item), scaled_numbers(excerpt)
     wanted = (_content_words(item) or _content_words(item, keep_stop=True)) - set(_SCALES)
     if not numbers and not wanted:
@@ -144,6 +154,30 @@ def same_number(value: float, stated: float, written: str) -> bool:
     decimals = len(written.split(".")[1].split()[0].rstrip("%")) if re.search(r"\d\.\d", written) else 0
     tolerance = 0.5 * 10 ** -decimals + 1e-9
     return any(abs(candidate - stated) <= tolerance for candidate in (value, value * 100, value / 100))
+
+
+def date_in(text: str, whole: bool = False) -> tuple[int, int, int] | None:
+    """(year, month, day) of a date written as 2021-05-14, 14 May 2021 or May 14, 2021 (`whole`: the text is
+    only the date), else None."""
+    found = dates_in(text)
+    if not found or (whole and len(_DATE_ANY.sub("", normalised(text)).strip(" .,")) > 0):
+        return None
+    return found[0]
+
+
+def dates_in(text: str) -> list[tuple[int, int, int]]:
+    dates = []
+    for match in _DATE_ANY.finditer(normalised(text)):
+        parts = match.groupdict()
+        if parts["iso_y"]:
+            year, month, day = int(parts["iso_y"]), int(parts["iso_m"]), int(parts["iso_d"])
+        else:
+            year = int(parts["dmy_y"] or parts["mdy_y"])
+            month = _MONTHS[(parts["dmy_m"] or parts["mdy_m"])[:3]]
+            day = int(parts["dmy_d"] or parts["mdy_d"])
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            dates.append((year, month, day))
+    return dates
 
 
 def scaled_numbers(text: str) -> list[float]:
