@@ -110,6 +110,17 @@ def test_a_date_is_the_same_date_however_it_is_written():
         assert result.ok is holds, short
 
 
+def test_a_value_that_only_repeats_the_question_is_not_an_answer():
+    quote = [(2, "We set the batch size to 2400 per batch")]
+    echo = checked("What batch size is used?", final("Batch size", "Str", quote))
+    assert echo.problems == ["“Batch size” only repeats the question's words: give the value it asks for"]
+    year = checked("What batch size is used in 2400?", final("2400", "Int", quote))
+    assert not year.ok
+    assert checked("What batch size is used?", final("2400", "Int", quote)).ok
+    choice = checked("Is the batch size 2400 or 4800?", final("2400", "Int", quote))
+    assert choice.ok  # a choice is answered with the question's own words
+
+
 def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
     result = checked("Is the batch size 2400?", final("Yes", "Str", [(2, BATCH)]))
     assert not result.ok and not result.checkable

@@ -22,6 +22,7 @@ _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "bill
            "b": 1e9, "trillion": 1e12}
 _SCALED = re.compile(rf"(?P<number>{NUMBER.pattern})(?:\s*(?P<scale>{'|'.join(_SCALES)})\b)?")
 _WORD = re.compile(r"[a-z]+")
+_CHOICE = re.compile(r"\b(?:or|which of|between|versus|vs)\b")
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), 1)}
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -125,13 +126,27 @@ def _check_value(result: ProofCheck, short: str, question: str) -> None:
     asked = _content_words(question)
     for item in items:
         holder = next((q for q in result.found if _states(q.match.excerpt, item)), None)
-        if holder is None:
+        if _echoes(item, question):
+            result.problems.append(f"“{_clip(item)}” only repeats the question's words: give the value it asks for")
+        elif holder is None:
             result.problems.append(f"“{_clip(item)}” is not in any quote (quote the words that state it, or give "
                                    f"the computation)")
         elif asked and not asked & _content_words(holder.match.excerpt):
             result.problems.append(f"the quote from page {holder.number} that holds “{_clip(item)}” shares no "
                                    f"word with the question")
         result.holding = result.holding or holder
+
+
+def _echoes(item: str, question: str) -> bool:
+    """Whether `item` says nothing the question does not ("Goodwill" for "what goodwill does Best Buy have", 2023
+    for "… in fiscal 2023"): every word and number of it is the question's. A question that offers a choice ("X or
+    Y", "which of") is answered with its own words."""
+    if _CHOICE.search(normalised(question)):
+        return False
+    words, numbers = _content_words(item, keep_stop=True), scaled_numbers(item)
+    asked_numbers = scaled_numbers(question)
+    return bool(words or numbers) and words <= _content_words(question, keep_stop=True) and \
+        all(n in asked_numbers for n in numbers)
 
 
 def _states(excerpt: str, item: str) -> bool:
