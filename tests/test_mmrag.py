@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import ask_from_the_cli, make_settings, write_pdf
-from scripted_model import FixedRuntimes, MMRAGScript, mmrag_answer
+from scripted_model import SUMMARY_REPLY, FixedRuntimes, MMRAGScript, mmrag_answer
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.methods.mmrag.settings import MMRAGSettings, check_settings
@@ -109,11 +109,7 @@ def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_ser
 
 
 @pytest.mark.slow
-# KNOWN DEFECT (issue 32's reading order changed the paper's chunks): resumed mid-layer-1, layer 2 clusters
-# differ from a clean build ([1, 2, 5, 6] vs [1..6]); found at the end of the session, not yet explained
-@pytest.mark.parametrize("where", [pytest.param("in the middle of layer 1", marks=pytest.mark.xfail(
-    strict=False, reason="resumed layer-2 clustering differs from a clean build since the column-order parser")),
-    "at the end of layer 1"])
+@pytest.mark.parametrize("where", ["in the middle of layer 1", "at the end of layer 1"])
 def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_build(fast_service, paper, home,
                                                                                    where):
     with Service(make_settings(home.parent / "clean", layout=False, dense=False)) as clean:
@@ -134,10 +130,11 @@ def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_bu
     nodes = tree(fast_service, doc_id)
     assert report.done == len(resumed.calls("summary")) == len(nodes) - killed_after
     assert len({(n.layer, n.seq) for n in nodes}) == len(nodes) and all(n.text for n in nodes)
-    # the same tree as the build that was never interrupted (clustering is deterministic); chunk ids are the
-    # same in both databases (one document indexed the same way), node ids differ by nothing either
-    assert [(n.layer, n.seq, n.pages, n.children) for n in clean_nodes] == \
-        [(n.layer, n.seq, n.pages, n.children) for n in nodes]
+    # the same tree as the build that was never interrupted (clustering is deterministic, and so is the
+    # scripted summariser: its reply is a function of the prompt, as a model's at temperature 0); chunk ids are
+    # the same in both databases (one document indexed the same way), node ids differ by nothing either
+    assert [(n.layer, n.seq, n.pages, n.children, n.text) for n in clean_nodes] == \
+        [(n.layer, n.seq, n.pages, n.children, n.text) for n in nodes]
 
 
 @pytest.mark.slow
@@ -149,7 +146,7 @@ def test_a_cancel_reports_every_summary_written_in_the_run_not_just_the_current_
 
     class CancelInTheSecondTree(MMRAGScript):
         def chat(self, messages, options, cancel=None):
-            if "summary 1 of" in messages[-1].text:
+            if SUMMARY_REPLY.search(messages[-1].text):  # a prompt over summaries: layer 2
                 stop.set()  # the user cancels while the first tree's layer-2 summary is written
             return super().chat(messages, options, cancel)
 
