@@ -163,7 +163,7 @@ def test_report_only_rebuilds_the_report_from_saved_results(eval_setup, capsys):
     assert rows["F1 %"] == "50.0"  # recall 1/2 over answerable, precision 1/2 over attempted
     assert rows["page recall %"] == "50.0" and rows["page precision %"] == "25.0"  # (1 + 0) / 2, (1/2 + 0) / 2
     assert rows["page F1 %"] == "33.3" and rows["all-hit %"] == "50.0"
-    assert rows["answered / passages / not found / failed"] == "2 / 0 / 1 / 0"
+    assert rows["answered / unverified / passages / not found / failed"] == "2 / 0 / 0 / 1 / 0"
     assert rows["precision of answered %"] == "50.0 (1 of 2)" and rows["declined on unanswerable %"] == "100.0 (1 of 1)"
     assert "| unanswerable | 1 | 100.0 |" in report and "| single-page | 2 | 50.0 |" in report
     assert "indexing" not in capsys.readouterr().err  # nothing was indexed or asked

@@ -60,8 +60,8 @@ def model_replying(method: str, evidence: list[dict]) -> DirectScripted:
     if method == "simpledoc":
         reply = reasoning("answer", HOSTILE_ANSWER, evidence)
     else:
-        reply = {"evidence": evidence, "reasoning": "", "answer": HOSTILE_ANSWER, "short_answer": "12 percent",
-                 "answer_format": "Str"}
+        reply = {"evidence": evidence, "reasoning": "", "answer": HOSTILE_ANSWER, "proof": [], "computation": "",
+                 "short_answer": "12 percent", "answer_format": "Str"}
     return DirectScripted([reply], select={"document_summary": "<script>alert(3)</script> a report",
                                           "selected_pages": [1, 2]})
 

@@ -150,7 +150,8 @@ def test_scoring_reads_the_typed_short_answer():
 def test_prompts_put_the_evidence_before_the_question(indexed):
     """Two M3DocRAG questions over the same pages share the whole prompt up to the question (the part
     llama.cpp's prefix cache reuses): instructions, then pages, then the question, in one user message."""
-    reply = {"evidence": [], "reasoning": "", "answer": "English", "short_answer": "English", "answer_format": "Str"}
+    reply = {"evidence": [], "reasoning": "", "answer": "English", "proof": [], "computation": "", "short_answer": "English",
+             "answer_format": "Str"}
     model = EchoModel([reply, reply])
     pages = context(indexed, model).retrieve("pivot language", 2)
     for question in ("Which language is the pivot?", "Name the pivot languages."):
