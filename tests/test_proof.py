@@ -14,7 +14,7 @@ import pytest
 from conftest import SMALL_PAPER, corpus_pdf, make_settings
 from scripted_model import FixedRuntimes
 from docqa_desktop.answers import AnswerStatus, PageRef
-from docqa_desktop.llm import Completion, ModelInfo, Usage
+from docqa_desktop.llm import Completion, ModelError, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.proof.check import check_proof
 from docqa_desktop.methods.proof.quotes import QUOTE_TOLERANCE, locate
@@ -119,6 +119,21 @@ def test_a_value_that_only_repeats_the_question_is_not_an_answer():
     assert checked("What batch size is used?", final("2400", "Int", quote)).ok
     choice = checked("Is the batch size 2400 or 4800?", final("2400", "Int", quote))
     assert choice.ok  # a choice is answered with the question's own words
+
+
+def test_numbers_are_compared_as_numbers_not_as_text():
+    page = "Total revenue was $1.5bn in 2020; goodwill of $1,383 million; a loss of (123); margin 3.5%; 12 stores."
+    assert not locate("total revenue was $1.2bn in 2020", page).found  # a unit glued on hides no number
+    pages = [PageRef(1, "r.pdf", "/p/r.pdf", 2, "2")]
+
+    def holds(question, short, quote, computation=""):
+        return check_proof(question, final(short, "Float", [(1, quote)], computation), pages, lambda ref: page).ok
+
+    assert holds("How much goodwill?", "1.383 billion", "goodwill of $1,383 million")
+    assert holds("What was the loss?", "-123", "a loss of (123)")
+    assert holds("What is the margin?", "0.035", "margin 3.5%")  # a ratio and its percentage
+    assert not holds("How many stores?", "1200", "12 stores")  # a count is not a percentage of itself
+    assert not holds("How many stores?", "3", "12 stores", computation="1 + 1 + 1")  # no quoted operand
 
 
 def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
@@ -245,3 +260,29 @@ def test_the_check_can_be_turned_off_for_the_papers_own_verdict(paper_service, m
         paper_service.settings, ask=dataclasses.replace(paper_service.settings.ask, check_proofs=False)))
     answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=[(6, "made up words entirely")]))
     assert answer.status is AnswerStatus.ANSWERED and len(model.calls) == 1 and not answer.check
+
+
+class FailingRepair(ReplyList):
+    """Answers once, then fails (a model error) or is stopped on the second call."""
+
+    def __init__(self, first, error):
+        super().__init__(first)
+        self.error = error
+
+    def chat(self, messages, options, cancel=None):
+        if self.replies:
+            return super().chat(messages, options, cancel)
+        self.calls.append(messages)
+        if self.error == "stop":
+            return Completion("", "cancelled", Usage(1, 0, 0.01))
+        raise ModelError("the prompt and its reply do not fit the context")
+
+
+@pytest.mark.slow  # indexes the paper once for the module
+@pytest.mark.parametrize("error", ["model error", "stop"])
+def test_a_repair_that_fails_or_is_stopped_leaves_the_draft_unverified(paper_service, error):
+    model = FailingRepair(m3docrag_reply("36.2", proof=[(6, "MLM+BRLM-SA reaches 36.2 BLEU on average")]), error)
+    paper_service._runtimes = FixedRuntimes(model)
+    answer = paper_service.ask(GAIN, method="m3docrag")
+    assert len(model.calls) == 2 and answer.status is AnswerStatus.UNVERIFIED and answer.short_answer == "36.2"
+    assert any(note.startswith("proof: no second reply") for note in answer.notes)

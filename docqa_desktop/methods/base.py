@@ -76,7 +76,6 @@ class Search(Protocol):
 class ModelReply:
     """A model call whose parsed reply a method may conclude with: what the proof's repair round re-asks."""
     reply: Any
-    step: str
     runtime: Runtime
     messages: list[Message]
     options: Options
@@ -158,8 +157,8 @@ class MethodContext:
             runtime.chat(messages, options, cancel=self.cancel)]
         for i, completion in enumerate(completions, 1):
             traced(self.answer, step if n == 1 else f"{step} [sample {i}/{n}]", runtime, completion, pages)
-            if isinstance(completion.parsed, dict):
-                self.replies.append(ModelReply(completion.parsed, step, runtime, messages, options, list(pages)))
+            if isinstance(completion.parsed, dict) and "short_answer" in completion.parsed:  # could conclude
+                self.replies.append(ModelReply(completion.parsed, runtime, messages, options, list(pages)))
         if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
         return completions

@@ -22,7 +22,7 @@ _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "bill
            "b": 1e9, "trillion": 1e12}
 _SCALED = re.compile(rf"(?P<number>{NUMBER.pattern})(?:\s*(?P<scale>{'|'.join(_SCALES)})\b)?")
 _WORD = re.compile(r"[a-z]+")
-_CHOICE = re.compile(r"\b(?:or|which of|between|versus|vs)\b")
+_CHOICE = re.compile(r"\b(?:or|which of|among|between|versus|vs)\b")
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), 1)}
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -76,14 +76,16 @@ def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
     checked = [CheckedQuote(numbered[n - 1], n, quote, locate(quote, text_of(numbered[n - 1])))
                for n, quote in final.proof if 0 < n <= len(numbered)]
     result = ProofCheck(checked)
+    result.problems += [f"page {n} was not among the pages shown" for n, _ in final.proof
+                        if not 0 < n <= len(numbered)]
     for quote in checked:
         if not quote.match.found:
             result.problems.append(_not_found(quote))
-    if not checked:
+    if not final.proof:
         result.problems.append("no quote was given: copy, word for word, the words of a page that state the value")
     if result.problems:
         return result
-    short = final.short_answer.strip()
+    short = (final.short_answer or final.answer).strip()
     if short.lower().strip(".! ") in _YES_NO:
         result.checkable = False
         result.problems.append("a yes or no cannot be checked against a quote")
@@ -108,16 +110,17 @@ def _check_computation(result: ProofCheck, computation: str, short: str) -> None
         result.problems.append(f"the computation “{_clip(computation)}” is not plain arithmetic ({exc})")
         return
     result.computed = value
-    quoted = [(q, number_values(q.match.excerpt)) for q in result.found]
     for operand in used:
-        holder = next((q for q, numbers in quoted if operand in numbers), None)
+        holder = next((q for q in result.found if operand in q.match.numbers or -operand in q.match.numbers), None)
         if holder is None and operand not in CONSTANTS:
             result.problems.append(f"{operand:g} in the computation is not in any quote")
         result.holding = result.holding or holder
+    if result.holding is None and not result.problems:
+        result.problems.append("the computation uses no number from a quote")
     stated = scaled_numbers(short)
     if len(stated) != 1:
         result.problems.append(f"the short answer “{short}” is not the single number the computation gives")
-    elif not same_number(value, stated[0], short):
+    elif not any(same_number(value, reading, short) for reading in stated[0]):
         result.problems.append(f"the computation gives {value:g}, not {short}")
 
 
@@ -125,7 +128,8 @@ def _check_value(result: ProofCheck, short: str, question: str) -> None:
     items = _items(short)
     asked = _content_words(question)
     for item in items:
-        holder = next((q for q in result.found if _states(q.match.excerpt, item)), None)
+        stating = [q for q in result.found if _states(q.match.excerpt, item)]
+        holder = next((q for q in stating if asked & _content_words(q.match.excerpt)), stating[0] if stating else None)
         if _echoes(item, question):
             result.problems.append(f"“{_clip(item)}” only repeats the question's words: give the value it asks for")
         elif holder is None:
@@ -144,9 +148,9 @@ def _echoes(item: str, question: str) -> bool:
     if _CHOICE.search(normalised(question)):
         return False
     words, numbers = _content_words(item, keep_stop=True), scaled_numbers(item)
-    asked_numbers = scaled_numbers(question)
+    asked_numbers = {reading for readings in scaled_numbers(question) for reading in readings}
     return bool(words or numbers) and words <= _content_words(question, keep_stop=True) and \
-        all(n in asked_numbers for n in numbers)
+        all(readings[0] in asked_numbers for readings in numbers)
 
 
 def _states(excerpt: str, item: str) -> bool:
@@ -155,20 +159,25 @@ def _states(excerpt: str, item: str) -> bool:
     day = date_in(item, whole=True)
     if day is not None:
         return day in dates_in(excerpt)
-    numbers, on_page = scaled_numbers(item), scaled_numbers(excerpt)
+    numbers = scaled_numbers(item)
+    on_page = [abs(reading) for readings in scaled_numbers(excerpt) for reading in readings]
     wanted = (_content_words(item) or _content_words(item, keep_stop=True)) - set(_SCALES)
     if not numbers and not wanted:
         return False
-    return (all(any(same_number(q, n, item) for q in on_page) for n in numbers)
+    # a number is stated when any reading of it (as written, or with its scale word applied) is on the page;
+    # signs aside: a loss written "(123)" is -123
+    return (all(any(same_number(q, abs(n), item) for q in on_page for n in readings) for readings in numbers)
             and wanted <= _content_words(excerpt, keep_stop=True))
 
 
 def same_number(value: float, stated: float, written: str) -> bool:
-    """`value` (quoted or computed) read as the `written` answer: equal at the answer's decimals, or as a
-    percentage of a ratio (0.263 as 26.3 %)."""
-    decimals = len(written.split(".")[1].split()[0].rstrip("%")) if re.search(r"\d\.\d", written) else 0
-    tolerance = 0.5 * 10 ** -decimals + 1e-9
-    return any(abs(candidate - stated) <= tolerance for candidate in (value, value * 100, value / 100))
+    """`value` (quoted or computed) read as the `written` answer: equal at the answer's decimals, or, for a
+    percentage or a ratio, as the other (0.263 as 26.3 %)."""
+    fraction = re.search(r"\d\.(\d+)", written)
+    tolerance = 0.5 * 10 ** -(len(fraction.group(1)) if fraction else 0) + 1e-9
+    percent = "%" in written or "percent" in written.lower() or min(abs(value), abs(stated)) <= 1
+    candidates = (value, value * 100, value / 100) if percent else (value,)
+    return any(abs(candidate - stated) <= tolerance for candidate in candidates)
 
 
 def date_in(text: str, whole: bool = False) -> tuple[int, int, int] | None:
@@ -195,15 +204,15 @@ def dates_in(text: str) -> list[tuple[int, int, int]]:
     return dates
 
 
-def scaled_numbers(text: str) -> list[float]:
-    """The numbers in `text` with their scale words applied ("1.2 billion" → 1.2e9), each also as written."""
-    values = []
+def scaled_numbers(text: str) -> list[tuple[float, ...]]:
+    """The numbers in `text`, each as its readings: with its scale word applied ("1.2 billion" → 1.2e9) and as
+    written."""
+    numbers = []
     for match in _SCALED.finditer(normalised(text)):
-        for number in number_values(match.group("number")):
-            values.append(number * _SCALES.get(match.group("scale") or "", 1.0))
-            if match.group("scale"):
-                values.append(number)
-    return values
+        scale = _SCALES.get(match.group("scale") or "", 1.0)
+        numbers += [(number * scale, number) if scale != 1.0 else (number,)
+                    for number in number_values(match.group("number"))]
+    return numbers
 
 
 def _items(short: str) -> list[str]:

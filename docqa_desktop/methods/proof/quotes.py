@@ -23,7 +23,8 @@ MIN_RUN = 4  # letters in a row that count as copied: shorter common runs ("the"
 STRETCH = 1.3  # the stretch of page a quote may spread over, in multiples of its own length (dropped words)
 _LINE_END_HYPHEN = re.compile(r"(\w)[-\u00ad]\s*\n\s*(\w)")
 _NOT_LETTER = re.compile(r"[^a-z0-9]")
-NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?![\w])|(?<![\w.])[-−]?\.\d+(?![\w])")
+# a number standing alone or with a unit glued after it ("1.2bn", "4U"), never the end of a word or code ("FY2023")
+NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\d.,]*\d)")
 
 
 def normalised(text: str) -> str:
@@ -51,6 +52,7 @@ class QuoteMatch:
     score: float  # share of the quote's letters found in order in one stretch of the page
     missing_numbers: tuple[str, ...]  # numbers of the quote not written in that stretch
     excerpt: str  # the page's own text where the quote matches best (what a citation shows)
+    numbers: tuple[float, ...] = ()  # the numbers written in the excerpt (OCR's "60, ooo" read as 60,000)
 
     @property
     def found(self) -> bool:
@@ -71,9 +73,9 @@ def locate(quote: str, page_text: str) -> QuoteMatch:
     near = [b for b in blocks if b.b >= anchor.b - reach and b.b + b.size <= anchor.b + anchor.size + reach]
     start, end = position[near[0].b], position[near[-1].b + near[-1].size - 1] + 1
     excerpt = _whole_words(page_text, start, end)
-    on_page = set(number_values(repair_numbers(excerpt)))
-    missing = tuple(f"{v:g}" for v in number_values(quote) if v not in on_page and -v not in on_page)
-    return QuoteMatch(round(sum(b.size for b in near) / len(letters), 3), missing, " ".join(excerpt.split()))
+    on_page = tuple(number_values(repair_numbers(excerpt)))
+    missing = tuple(f"{v:g}" for v in number_values(repair_numbers(quote)) if v not in on_page and -v not in on_page)
+    return QuoteMatch(round(sum(b.size for b in near) / len(letters), 3), missing, " ".join(excerpt.split()), on_page)
 
 
 def _letters(text: str) -> str:
@@ -81,9 +83,10 @@ def _letters(text: str) -> str:
 
 
 def _letters_with_positions(text: str) -> tuple[str, list[int]]:
-    """The page's letters and digits, with each one's index in `text` (to cut the excerpt from the page)."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    kept = [(ch, i) for i, ch in enumerate(text) if "a" <= ch <= "z" or "0" <= ch <= "9"]
+    """The page's letters and digits (ligatures unfolded), with each one's index in `text` (to cut the excerpt
+    from the page as written)."""
+    kept = [(ch, i) for i, original in enumerate(text) for ch in unicodedata.normalize("NFKC", original).lower()
+            if "a" <= ch <= "z" or "0" <= ch <= "9"]
     return "".join(ch for ch, _ in kept), [i for _, i in kept]
 
 

@@ -10,13 +10,14 @@ Confidence, for eval's risk–coverage: a checked answer that the extractive rea
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from ...answers import AnswerStatus, PageRef
-from ...llm import Message
+from ...llm import Message, ModelError
+from ...progress import Cancelled
 from ..base import MethodContext, ModelReply
 from ..citations import cite
+from ..conversation import thread_query
 from ..quoted.method import confident_value
 from ..quoted.scoring import Found
 from ..toolkit.final_answer import FinalAnswer
@@ -28,7 +29,7 @@ REPAIR = """The app checked your answer's proof against the pages and it did not
 {problems}
 Read the pages again and reply in the same JSON. Copy each quote word for word from the page it names; when the value is worked out from numbers, put the arithmetic over the quoted numbers in "computation" (the app computes it); if the pages do not state the answer, say that the documents do not contain it."""
 
-REFUSAL = """You said the documents do not contain the answer, but {source} says: “{sentence}”
+REFUSAL = """You said the documents do not contain the answer, but page {number} ({source}) says: “{sentence}”
 If this answers the question, reply again in the same JSON with the answer and this passage quoted as its proof. If it does not, say again that the documents do not contain the answer."""
 
 
@@ -41,14 +42,16 @@ def verify(ctx: MethodContext) -> None:
     answer.notes.append(f"proof: the method's own verdict: {answer.status.value}"
                         + (f", short answer {answer.short_answer!r}" if answer.status is AnswerStatus.ANSWERED else ""))
     read = answer.pages_used or numbered
-    extractive = confident_value(ctx, ctx.question, read) if read else None
-    repaired = answer.status is AnswerStatus.NOT_FOUND
-    if repaired:
-        final = _reconsidered(ctx, final, extractive)
+    question = thread_query(ctx.question, ctx.conversation)  # a follow-up read with its thread
+    # on the pages of the call that concluded, which its proof and a second reply can name
+    extractive = confident_value(ctx, question, numbered) if numbered else None
+    asked_again = answer.status is AnswerStatus.NOT_FOUND
+    if asked_again:
+        final = _reconsidered(ctx, final, extractive, numbered)
         if final is None:
             return
-    checked = _checked(ctx, final, numbered)
-    if not checked.ok and checked.checkable and not repaired:
+    checked = _checked(ctx, question, final, numbered)
+    if not checked.ok and checked.checkable and not asked_again:
         ctx.step("the proof did not check out: asking the model to repair it")
         second = _repair(ctx, final, REPAIR.format(problems="\n".join(f"- {p}" for p in checked.problems)))
         if second is not None and not second.answerable:
@@ -56,29 +59,31 @@ def verify(ctx: MethodContext) -> None:
             ctx.conclude(second, numbered)
             return
         if second is not None:
-            final, checked, repaired = second, _checked(ctx, second, numbered), True
+            final, checked, asked_again = second, _checked(ctx, question, second, numbered), True
     if checked.ok:
-        _accept(ctx, final, checked, extractive, repaired)
+        _accept(ctx, final, checked, extractive, asked_again)
     else:
         _unverified(ctx, final, checked, read)
 
 
-def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found | None) -> FinalAnswer | None:
+def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found | None,
+                  numbered: list[PageRef]) -> FinalAnswer | None:
     """The model's answer after it is shown the passage that states a confident value, when it declined;
     None when its refusal stands (no such passage: not found; it declines again: that passage is shown)."""
     if extractive is None:
         return None
     ctx.step("a page read states a value: asking the model again")
     candidate = extractive.scored.candidate
-    second = _repair(ctx, final, REFUSAL.format(source=candidate.ref.source, sentence=candidate.sentence.text))
+    second = _repair(ctx, final, REFUSAL.format(number=numbered.index(candidate.ref) + 1,
+                                                source=candidate.ref.source, sentence=candidate.sentence.text))
     if second is None or not second.answerable:
-        _leave_passage(ctx, extractive)
+        _leave_passage(ctx, extractive, asked=second is not None)
         return None
     return second
 
 
-def _checked(ctx: MethodContext, final: FinalAnswer, numbered: list[PageRef]) -> ProofCheck:
-    checked = check_proof(ctx.question, final, numbered, ctx.pages.text_or_empty)
+def _checked(ctx: MethodContext, question: str, final: FinalAnswer, numbered: list[PageRef]) -> ProofCheck:
+    checked = check_proof(question, final, numbered, ctx.pages.text_or_empty)
     ctx.answer.notes += [f"proof: quote p.{q.number} match {q.match.score:.2f}"
                          + (f", numbers not on the page: {', '.join(q.match.missing_numbers)}"
                             if q.match.missing_numbers else "") for q in checked.quotes]
@@ -87,15 +92,21 @@ def _checked(ctx: MethodContext, final: FinalAnswer, numbered: list[PageRef]) ->
 
 
 def _repair(ctx: MethodContext, final: FinalAnswer, request: str) -> FinalAnswer | None:
-    """The model's second reply to its own final call, told `request`; None when the call is not on record."""
+    """The model's second reply to its own final call, told `request`; None when the call is not on record, or
+    fails or is stopped: the first reply then stands as it checked (a draft is never lost to its repair)."""
     origin: ModelReply | None = ctx.reply_origin(final.reply)
     if origin is None:
         return None
     messages = [*origin.messages, Message("assistant", json.dumps(origin.reply, ensure_ascii=False)),
                 Message("user", request)]
-    options = dataclasses.replace(origin.options, on_text=None)
-    reply = ctx.call("repair proof", origin.runtime, messages, options, origin.pages, shows="answer").parsed
-    return FinalAnswer.from_reply(reply)
+    shown = ctx.streamed
+    try:
+        reply = ctx.call("repair proof", origin.runtime, messages, origin.options, origin.pages, shows="answer")
+    except (ModelError, Cancelled) as exc:
+        ctx.answer.notes.append(f"proof: no second reply ({'stopped' if isinstance(exc, Cancelled) else exc})")
+        ctx.streamed = shown
+        return None
+    return FinalAnswer.from_reply(reply.parsed)
 
 
 def _accept(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, extractive: Found | None,
@@ -105,7 +116,6 @@ def _accept(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, extract
     answer = ctx.answer
     agreed = extractive is not None and _agrees(extractive, final.short_answer)
     answer.check = checked.summary() + ("; the extractive reader found the same value" if agreed else "")
-    answer.computation = final.computation
     answer.confidence = CONFIDENCE["agreed" if agreed else "repaired" if repaired else "checked"]
 
 
@@ -118,20 +128,22 @@ def _unverified(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, rea
     answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, read)
 
 
-def _leave_passage(ctx: MethodContext, extractive: Found) -> None:
+def _leave_passage(ctx: MethodContext, extractive: Found, asked: bool) -> None:
     """The model keeps refusing a page that states a value: that passage is shown as the closest one."""
     answer, candidate = ctx.answer, extractive.scored.candidate
     answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
     answer.text = (f"The model found no answer, but this passage may hold one (read it to judge):\n"
                    f"[1] {candidate.ref.source}: “{candidate.sentence.text}”")
-    answer.check = f"The model declined twice although {candidate.ref.source} states {extractive.value.text!r}"
+    answer.check = (f"The model declined{' twice' if asked else ''} although {candidate.ref.source} states "
+                    f"{extractive.value.text!r}")
     answer.citations = cite(ctx.pages, [(candidate.ref, candidate.sentence.text)], candidate.sentence.text,
                             [candidate.ref])
 
 
 def _agrees(extractive: Found, short_answer: str) -> bool:
     """Whether the extractive reader's value is the model's short answer (as numbers, or as words)."""
-    theirs, ours = scaled_numbers(extractive.value.text), scaled_numbers(short_answer)
+    theirs = [r for readings in scaled_numbers(extractive.value.text) for r in readings]
+    ours = [r for readings in scaled_numbers(short_answer) for r in readings]
     if theirs and ours:
         return any(same_number(t, o, short_answer) for t in theirs for o in ours)
     return extractive.value.text.strip().lower() == short_answer.strip().lower()

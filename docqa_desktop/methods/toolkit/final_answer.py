@@ -105,5 +105,5 @@ def record(answer: Answer, final: FinalAnswer, declined_text: str = "Not answera
         answer.computation = final.computation
         return True
     answer.status, answer.text = AnswerStatus.NOT_FOUND, declined_text
-    answer.short_answer, answer.answer_format = NOT_ANSWERABLE, "None"
+    answer.short_answer, answer.answer_format, answer.computation = NOT_ANSWERABLE, "None", ""
     return False
