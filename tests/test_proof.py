@@ -56,7 +56,7 @@ def test_a_quote_with_a_wrong_number_or_made_up_words_is_not_found():
 
 
 PAGES = [PageRef(1, "paper.pdf", "/p/paper.pdf", 6, "6"), PageRef(1, "paper.pdf", "/p/paper.pdf", 5, "5")]
-TEXTS = {6: f"Table 3\n{PIVOT_ROW.replace(' ', chr(10))}\n{BEST_ROW.replace(' ', chr(10))}\nA-ZST", 5: BATCH}
+TEXTS = {6: f"Table 3\n{PIVOT_ROW.replace(' ', chr(10))}\n{BEST_ROW.replace(' ', chr(10))}\nA-ZST: averaged BLEU", 5: BATCH}
 
 
 def final(short, fmt="Float", proof=(), computation="", answer=""):
@@ -134,6 +134,18 @@ def test_numbers_are_compared_as_numbers_not_as_text():
     assert holds("What is the margin?", "0.035", "margin 3.5%")  # a ratio and its percentage
     assert not holds("How many stores?", "1200", "12 stores")  # a count is not a percentage of itself
     assert not holds("How many stores?", "3", "12 stores", computation="1 + 1 + 1")  # no quoted operand
+
+
+def test_the_page_of_the_value_must_mention_the_names_the_question_gives():
+    pages = [PageRef(1, "germanwings.pdf", "/p/germanwings.pdf", 18, "18")]
+    page = "Within the first 60 minutes, 2000 tweets referencing #Germanwings had been posted."
+    quote = [(1, "2000 tweets referencing #Germanwings had been posted")]
+    other = check_proof("How many tweets are attributed to Boeing?", final("2000", "Int", quote), pages,
+                        lambda ref: page)
+    assert other.problems == ["page 1 does not mention Boeing, which the question names"]
+    named = check_proof("How many tweets referenced Germanwings in the first 60 minutes?", final("2000", "Int", quote),
+                        pages, lambda ref: page)
+    assert named.ok
 
 
 def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():

@@ -15,7 +15,8 @@ from typing import Callable
 from ...answers import PageRef
 from ..toolkit.final_answer import FinalAnswer
 from .arithmetic import ArithmeticRejected, evaluate, operands
-from .quotes import NUMBER, QuoteMatch, locate, normalised, number_values
+from ..quoted.question import parse_question
+from .quotes import NUMBER, QuoteMatch, letters, locate, normalised, number_values
 
 CONSTANTS = (1.0, 100.0, 1000.0)  # numbers a computation may use without quoting them (ratios, percentages)
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
@@ -93,7 +94,19 @@ def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
         _check_computation(result, final.computation, short)
     else:
         _check_value(result, short, question)
+    if result.ok and result.holding is not None:
+        _check_names(result, question, text_of(result.holding.ref))
     return result
+
+
+def _check_names(result: ProofCheck, question: str, page_text: str) -> None:
+    """The page the value is quoted from must mention every name the question gives ("How many tweets are
+    attributed to Boeing?": a count from a page that never says Boeing is another count), or its file name."""
+    holding = result.holding
+    on_page = letters(page_text) + letters(holding.ref.doc)
+    for name in parse_question(question).names:
+        if letters(name) not in on_page:
+            result.problems.append(f"page {holding.number} does not mention {name}, which the question names")
 
 
 def _not_found(quote: CheckedQuote) -> str:

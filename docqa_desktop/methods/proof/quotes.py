@@ -61,24 +61,25 @@ class QuoteMatch:
 
 def locate(quote: str, page_text: str) -> QuoteMatch:
     """Where `quote` stands on a page whose text is `page_text`, and how faithfully."""
-    letters, page_letters, position = _letters(quote), *_letters_with_positions(page_text)
-    if not letters or not page_letters:
+    wanted, page_letters, position = letters(quote), *_letters_with_positions(page_text)
+    if not wanted or not page_letters:
         return QuoteMatch(0.0, (), "")
-    matcher = SequenceMatcher(None, letters, page_letters, autojunk=False)
-    blocks = [b for b in matcher.get_matching_blocks() if b.size >= min(MIN_RUN, len(letters))]
+    matcher = SequenceMatcher(None, wanted, page_letters, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size >= min(MIN_RUN, len(wanted))]
     if not blocks:
         return QuoteMatch(0.0, (), "")
     anchor = max(blocks, key=lambda b: b.size)
-    reach = int(len(letters) * STRETCH)
+    reach = int(len(wanted) * STRETCH)
     near = [b for b in blocks if b.b >= anchor.b - reach and b.b + b.size <= anchor.b + anchor.size + reach]
     start, end = position[near[0].b], position[near[-1].b + near[-1].size - 1] + 1
     excerpt = _whole_words(page_text, start, end)
     on_page = tuple(number_values(repair_numbers(excerpt)))
     missing = tuple(f"{v:g}" for v in number_values(repair_numbers(quote)) if v not in on_page and -v not in on_page)
-    return QuoteMatch(round(sum(b.size for b in near) / len(letters), 3), missing, " ".join(excerpt.split()), on_page)
+    return QuoteMatch(round(sum(b.size for b in near) / len(wanted), 3), missing, " ".join(excerpt.split()), on_page)
 
 
-def _letters(text: str) -> str:
+def letters(text: str) -> str:
+    """The text's letters and digits alone, as quotes are compared."""
     return _NOT_LETTER.sub("", normalised(text))
 
 
