@@ -63,9 +63,11 @@ def own_verdict(record: dict) -> dict:
         if match:
             status, short = match.group(1), match.group(2) or ""
             answered = status == "answered"
-            return score_record({**record, "status": status, "short_answer": short if answered else "",
+            return score_record({**record, "status": status, "seconds": record["seconds"] - repair_seconds(record), "short_answer": short if answered else "",
                                  "prediction": short if answered else "Not answerable",
-                                 "predicted_format": record["predicted_format"] if answered else "None"})
+                                 # the draft's own format is not in the trace: a typed value, unless it said None
+                                 "predicted_format": (record["predicted_format"] if record["predicted_format"]
+                                                      != "None" else "Str") if answered else "None"})
     return record
 
 

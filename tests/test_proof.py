@@ -148,6 +148,11 @@ def test_the_page_of_the_value_must_mention_the_names_the_question_gives():
     assert named.ok
 
 
+def test_a_quote_on_another_page_read_than_the_one_it_names_is_found_there():
+    result = checked("What batch size is used?", final("2400", "Int", [(1, "We set the batch size to 2400 per batch")]))
+    assert result.ok and result.holding.ref.page == 5 and result.holding.number == 2
+
+
 def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
     result = checked("Is the batch size 2400?", final("Yes", "Str", [(2, BATCH)]))
     assert not result.ok and not result.checkable

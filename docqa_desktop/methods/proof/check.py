@@ -74,8 +74,7 @@ class ProofCheck:
 def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
                 text_of: Callable[[PageRef], str]) -> ProofCheck:
     """Whether `final`'s proof holds on the pages (numbered[n - 1] is the prompt's page n)."""
-    checked = [CheckedQuote(numbered[n - 1], n, quote, locate(quote, text_of(numbered[n - 1])))
-               for n, quote in final.proof if 0 < n <= len(numbered)]
+    checked = [_placed(quote, n, numbered, text_of) for n, quote in final.proof if 0 < n <= len(numbered)]
     result = ProofCheck(checked)
     result.problems += [f"page {n} was not among the pages shown" for n, _ in final.proof
                         if not 0 < n <= len(numbered)]
@@ -107,6 +106,17 @@ def _check_names(result: ProofCheck, question: str, page_text: str) -> None:
     for name in parse_question(question).names:
         if letters(name) not in on_page:
             result.problems.append(f"page {holding.number} does not mention {name}, which the question names")
+
+
+def _placed(quote: str, named: int, numbered: list[PageRef], text_of: Callable[[PageRef], str]) -> CheckedQuote:
+    """The quote on the page it names, else on another page read where it is found (a small model often copies
+    the words right and the page number wrong: the words were read on a page of this answer all the same)."""
+    on_named = CheckedQuote(numbered[named - 1], named, quote, locate(quote, text_of(numbered[named - 1])))
+    if on_named.match.found:
+        return on_named
+    elsewhere = (CheckedQuote(ref, n, quote, locate(quote, text_of(ref)))
+                 for n, ref in enumerate(numbered, 1) if n != named)
+    return next((c for c in elsewhere if c.match.found), on_named)
 
 
 def _not_found(quote: CheckedQuote) -> str:
