@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 import pdf_mutations  # noqa: E402
 
-# What the product says about a file it cannot index (docqa_desktop/index/pdf.py, parse_task.py, indexer.py).
+# What the product says about a file it cannot index (docqa_desktop/pdf/document.py, index/parse_task.py, index/indexer.py).
 # An error is "clear" when it starts with one of these; the technical detail may follow.
 CLEAR_REASONS = [
     r"empty file \(0 bytes\)",

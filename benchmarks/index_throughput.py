@@ -42,7 +42,7 @@ def born_digital(pdf: Path) -> bool:
     """No page the indexer would OCR."""
     import pymupdf
 
-    from docqa_desktop.index.pdf import needs_ocr, text_layer
+    from docqa_desktop.pdf.document import needs_ocr, text_layer
 
     with pymupdf.open(pdf) as doc:
         return not any(needs_ocr(page, text_layer(page)[0]) for page in doc)

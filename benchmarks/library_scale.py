@@ -66,7 +66,7 @@ class SyntheticVectors:
     """Chunk vectors shaped like MiniLM's: real embeddings of corpus chunks, mixed and perturbed."""
 
     def __init__(self, texts: list[str], seed: int = 11):
-        from docqa_desktop.index.embedder import default_embedder
+        from docqa_desktop.vectors.text_embedder import default_embedder
 
         self.real = default_embedder().embed(texts).astype(np.float32)
         self.rng = np.random.default_rng(seed)
@@ -260,7 +260,7 @@ def measure(pages: int, index_pages: int, searchable_pages: int, queries: int, b
 def searching(home: Path, added: Path, probe: str, queries: list[str]) -> dict:
     """In a process that has done nothing else: the first search (loading the in-RAM indexes), timed searches,
     dense recall against exact, memory while searching, then adding and removing one document."""
-    from docqa_desktop.index.embedder import default_embedder
+    from docqa_desktop.vectors.text_embedder import default_embedder
     from docqa_desktop.retrieval import dense
     from docqa_desktop.service import Service
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 import _common  # noqa: E402
-from docqa_desktop.visual.embedder import PageEmbedder  # noqa: E402
-from docqa_desktop.visual.page_images import page_images  # noqa: E402
+from docqa_desktop.vectors.page_embedder import PageEmbedder  # noqa: E402
+from docqa_desktop.pdf.page_images import page_images  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 QUERY = "What was the total revenue in fiscal year 2023 according to the table?"
@@ -31,7 +31,7 @@ QUERY = "What was the total revenue in fiscal year 2023 according to the table?"
 
 def int8_drift(model, processor, pdf: str, budget: int) -> dict:
     """Quantize `model` in place; MaxSim of one query against two pages before and after."""
-    from docqa_desktop.visual.embedder import quantize_linear_layers
+    from docqa_desktop.vectors.page_embedder import quantize_linear_layers
 
     embedder = PageEmbedder(model, processor, name="drift", device="cpu", visual_tokens=budget)
     images = [image for _page, image in page_images(pdf, [1, 2], budget)]

@@ -17,7 +17,7 @@ from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
 from .evaluation import EvalRunner, load_questions, saved_records, write_report
 from .export import FORMATS, cited_line, computed_line, export, shown_text
-from .index.pdf import PdfError
+from .pdf.document import PdfError
 from .methods import METHODS, QUOTED
 from .llm import ModelError
 from .settings import Settings, SettingsError

@@ -14,7 +14,7 @@ from .export import WARNING_COLOUR, cited_line, proof_html, shown_text
 from .export import export as export_answer
 from .index import onnx_device
 from .index.indexer import Indexer
-from .index.render import RenderedPage, ThumbnailCache, render
+from .pdf.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
 from .llm import hardware

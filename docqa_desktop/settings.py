@@ -14,12 +14,13 @@ from pathlib import Path
 
 import platformdirs
 
+from .errors import DocQAError
 from .files import write_atomically
 
 APP_NAME = "docqa-desktop"
 
 
-class SettingsError(ValueError):
+class SettingsError(DocQAError, ValueError):
     """A settings file or DOCQA_* variable that cannot be read; the message names it."""
 
 

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from docqa_desktop.index.embedder import default_embedder
+from docqa_desktop.vectors.text_embedder import default_embedder
 from docqa_desktop.retrieval import dense
 from docqa_desktop.service import Service
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from docqa_desktop.index.embedder import MiniLMEmbedder, TorchMiniLMEmbedder, bundled_model_dir
-from docqa_desktop.visual.torch_runtime import import_torchvision
+from docqa_desktop.vectors.text_embedder import MiniLMEmbedder, TorchMiniLMEmbedder, bundled_model_dir
+from docqa_desktop.vectors.torch_runtime import import_torchvision
 from conftest import corpus_pdf
 
 pytestmark = pytest.mark.model  # the MiniLM embedder, and sentence-transformers on torch

@@ -1,5 +1,5 @@
-"""The layer contract (DESIGN.md): every import inside docqa_desktop points down, and no two top-level
-modules/packages import each other, directly or round a loop.
+"""The layer contract (README "Project layout"): every import inside docqa_desktop points down, and no two
+top-level modules/packages import each other, directly or round a loop.
 
 Every module is parsed with `ast`: absolute and relative imports, at module level or inside functions
 (lazy imports count: they run too) and under `if TYPE_CHECKING:` (a type seam is still a dependency: put a
@@ -9,14 +9,16 @@ given a layer here. (Imports by string, importlib.import_module, are not seen: t
 Layers, top to bottom. A component (top-level module or package) may import itself, anything in a lower
 layer, and the same-layer components or modules listed in SIBLINGS:
 
-    6 ui          ui/, cli.py, cli_common.py, cli_models.py, launcher.py, __main__.py
+    7 ui          ui/, cli.py, cli_common.py, cli_models.py, launcher.py, __main__.py
                   (the Qt app, ui/, reaches the core only through service.py: FACADE_ONLY)
-    5 service     service.py, export.py
-    4 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
+    6 service     service.py, export.py
+    5 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
                   registry: evaluation is handed the Service and method names, and asks through Service.ask
-    3 engines     retrieval/, index/, llm/, visual/ (siblings: see SIBLINGS)
-    2 store       store/
-    1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, __init__.py
+    4 engines     retrieval/, index/, llm/, visual/ -- side by side (the one exception: SIBLINGS)
+    3 vectors     vectors/: the text and page embedders, codes, MaxSim kernels
+    2 store       store/, pdf/ (opening, reading and rendering PDFs)
+    1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
+                  __init__.py
 """
 from __future__ import annotations
 
@@ -30,12 +32,14 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 LAYERS: dict[str, tuple[int, str]] = {}
 for _level, _name, _components in (
-        (6, "ui", ("ui", "cli", "cli_common", "cli_models", "launcher", "__main__")),
-        (5, "service", ("service", "export")),
-        (4, "methods", ("methods", "evaluation")),
-        (3, "engines", ("retrieval", "index", "llm", "visual")),
-        (2, "store", ("store",)),
-        (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "__init__")),
+        (7, "ui", ("ui", "cli", "cli_common", "cli_models", "launcher", "__main__")),
+        (6, "service", ("service", "export")),
+        (5, "methods", ("methods", "evaluation")),
+        (4, "engines", ("retrieval", "index", "llm", "visual")),
+        (3, "vectors", ("vectors",)),
+        (2, "store", ("store", "pdf")),
+        (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
+                       "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)
@@ -49,17 +53,10 @@ SIBLINGS: set[tuple[str, str]] = {
     ("cli", "launcher"), ("cli", "ui"), ("ui", "launcher"),
     # service layer: the facade exports answers
     ("service", "export"),
-    # engines: page images are rendered from PDFs opened the index's way; the page embedder is an installed
-    # model (the model manager finds it, its failures are model errors); queries are embedded by the model
-    # that embedded the chunks at index time
-    ("visual", "index.pdf"), ("visual", "llm.types"), ("visual", "llm.manager"),
-    # the page-image stage reports progress as the other indexing passes do
-    ("visual", "index.tracking"),
-    ("retrieval", "index.embedder"),
-    # chunk vectors are quantized the way page-image vectors are
-    ("retrieval", "visual.codes"),
+    # engines: the page embedder is an installed model, found by the model manager
+    ("visual", "llm.manager"),
     # domain level: plain helpers under the data types
-    ("settings", "files"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
+    ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt
@@ -73,13 +70,13 @@ def allowed_sideways(importer: str, imported: str) -> bool:
 
 
 def component(module: str) -> str:
-    """docqa_desktop.index.render -> 'index'; docqa_desktop.cli -> 'cli'; docqa_desktop -> '__init__'."""
+    """docqa_desktop.index.indexer -> 'index'; docqa_desktop.cli -> 'cli'; docqa_desktop -> '__init__'."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
 
 def module_name(path: str) -> str:
-    """'docqa_desktop/index/render.py' -> 'docqa_desktop.index.render'; packages drop '__init__'."""
+    """'docqa_desktop/index/indexer.py' -> 'docqa_desktop.index.indexer'; packages drop '__init__'."""
     parts = list(Path(path).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -190,16 +187,27 @@ def _cycles(nodes: set[str], edges: set[tuple[str, str]]) -> list[list[str]]:
         if n not in index:
             visit(n)
     loops = []
-    for group in groups:  # walk inside the group from its first member back to it
+    for group in groups:  # the shortest walk inside the group from its first member back to it (breadth first)
         start = min(group)
-        path, seen = [start], {start}
-        while True:
-            nxt = next((b for b in graph[path[-1]] if b in group and (b == start or b not in seen)), None)
-            if nxt is None or nxt == start:
-                break
-            path.append(nxt)
-            seen.add(nxt)
-        loops.append(path)
+        came_from: dict[str, str] = {}
+        frontier, end = [start], None
+        while frontier and end is None:
+            following = []
+            for node in frontier:
+                for nxt in graph[node]:
+                    if nxt == start:
+                        end = node
+                        break
+                    if nxt in group and nxt not in came_from:
+                        came_from[nxt] = node
+                        following.append(nxt)
+                if end is not None:
+                    break
+            frontier = following
+        path = [end]
+        while path[-1] != start:
+            path.append(came_from[path[-1]])
+        loops.append(path[::-1])
     return loops
 
 

@@ -8,7 +8,7 @@ from docqa_desktop.index.layout import layout_elements
 from docqa_desktop.index.ocr import ocr_page, restore_spaces
 from docqa_desktop.index.parse_task import embed_texts, parse_pages
 from docqa_desktop.settings import IndexSettings
-from docqa_desktop.index.pdf import is_usable, open_pdf, parse_page
+from docqa_desktop.pdf.document import is_usable, open_pdf, parse_page
 
 
 def test_text_layer_words_have_boxes_inside_the_page():

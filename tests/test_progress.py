@@ -7,7 +7,7 @@ import io
 import pytest
 
 from docqa_desktop.cli_common import ProgressBar
-from docqa_desktop.index.tracking import index_progress
+from docqa_desktop.progress import index_progress
 from docqa_desktop.llm.download import DownloadCancelled, DownloadError
 from docqa_desktop.progress import Cancelled, Progress, check_cancel
 
@@ -48,7 +48,7 @@ def test_one_cancelled_for_every_task():
     import threading
 
     from docqa_desktop.index import indexer
-    from docqa_desktop.visual import embedder
+    from docqa_desktop.vectors import page_embedder as embedder
 
     assert indexer.Cancelled is Cancelled and embedder.Cancelled is Cancelled
     stop = threading.Event()

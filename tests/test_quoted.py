@@ -164,7 +164,7 @@ def test_on_dev_questions_the_sentence_holding_the_gold_answer_ranks_among_the_f
     sentences (reading order) hold it for fewer."""
     import pymupdf
     from conftest import EVAL_FILE, corpus_pdf
-    from docqa_desktop.index.embedder import default_embedder
+    from docqa_desktop.vectors.text_embedder import default_embedder
 
     if not EVAL_FILE.exists():
         pytest.fail(f"evaluation questions missing: {EVAL_FILE} (CI keeps ../shared beside the checkout)")
@@ -296,7 +296,7 @@ def _page_values(doc: str, pages: list[int], question: str):
     """Value candidates for a question over real corpus pages, read the way the index reads them."""
     import pymupdf
     from conftest import corpus_pdf
-    from docqa_desktop.index.pdf import text_layer
+    from docqa_desktop.pdf.document import text_layer
 
     with pymupdf.open(corpus_pdf(doc)) as pdf:
         texts = {page: text_layer(pdf[page - 1])[0] for page in pages}

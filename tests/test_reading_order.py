@@ -7,8 +7,8 @@ from conftest import corpus_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.domain import Word
 from docqa_desktop.index import ocr
-from docqa_desktop.index.pdf import open_pdf, text_layer, words_to_text
-from docqa_desktop.index.reading_order import reading_order
+from docqa_desktop.pdf.document import open_pdf, text_layer, words_to_text
+from docqa_desktop.pdf.reading_order import reading_order
 from docqa_desktop.methods.citations import _locate
 
 # (two-column paper, 0-based page, a sentence that runs over a line break inside one column, at the height of

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docqa_desktop.visual.codes import code_planes, quantize_int8, sign_codes
-from docqa_desktop.visual.maxsim import exact_maxsim, hamming_maxsim, int8_maxsim
+from docqa_desktop.vectors.codes import code_planes, quantize_int8, sign_codes
+from docqa_desktop.vectors.maxsim import exact_maxsim, hamming_maxsim, int8_maxsim
 from docqa_desktop.visual.search_index import EncodedPage, MultiVectorIndex, SearchDepth
 
 

@@ -8,9 +8,9 @@ import pytest
 import tiny_colqwen
 from docqa_desktop.llm import ModelError
 from docqa_desktop.llm.manager import ModelManager
-from docqa_desktop.visual.embedder import EmbedderError, PageEmbedder
+from docqa_desktop.vectors.page_embedder import EmbedderError, PageEmbedder
 from docqa_desktop.visual.regions import best_region, similarity_map
-from docqa_desktop.visual.torch_runtime import import_torchvision
+from docqa_desktop.vectors.torch_runtime import import_torchvision
 
 
 def test_best_region_covers_the_hot_cells():
@@ -67,7 +67,7 @@ def test_an_adapter_embedder_loads_over_its_base_model(tmp_path):
 @pytest.fixture(scope="module")
 def tiny_pages(tmp_path_factory):
     from conftest import SMALL_PAPER, corpus_pdf
-    from docqa_desktop.visual.page_images import page_images
+    from docqa_desktop.pdf.page_images import page_images
 
     folder = tiny_colqwen.save_tiny(tmp_path_factory.mktemp("tiny") / "model")
     return folder, [image for _, image in page_images(str(corpus_pdf(SMALL_PAPER)), [1, 2, 3, 4], 256)]

@@ -19,8 +19,8 @@ from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
 from docqa_desktop.store import page_vectors
 from docqa_desktop.visual import provider
-from docqa_desktop.visual.embedder import EmbedderError, PageEmbedder
-from docqa_desktop.visual.page_images import page_images
+from docqa_desktop.vectors.page_embedder import EmbedderError, PageEmbedder
+from docqa_desktop.pdf.page_images import page_images
 
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docqa_desktop.visual.torch_runtime import import_torchvision
+from docqa_desktop.vectors.torch_runtime import import_torchvision
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
             "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]

@@ -17,7 +17,7 @@ from ..store import catalog, content, enrichment
 from ..store.database import Database, StoreError
 from .parse_task import LayoutResult, analyse_layout, embed_texts
 from .pipeline import OrderedPool, Task
-from .tracking import ProgressTracker
+from ..progress import ProgressTracker
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
 from .enrichment import EmbeddingPass, LayoutPass
 from .parse_task import TaskResult, parse_pages
-from .pdf import PdfError, open_pdf
+from ..pdf.document import PdfError, open_pdf
 from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise
-from .tracking import ProgressTracker, index_progress
+from ..progress import ProgressTracker, index_progress
 
 log = logging.getLogger(__name__)
 

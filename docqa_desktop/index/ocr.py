@@ -14,8 +14,8 @@ import pymupdf
 
 from ..domain import Word
 from .onnx_device import on_cuda
-from .pdf import words_to_text
-from .reading_order import reading_order
+from ..pdf.document import words_to_text
+from ..pdf.reading_order import reading_order
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
 # codes like "A320" or "4U9525" stay whole; otherwise letters, numbers and punctuation are split apart

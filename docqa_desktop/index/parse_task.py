@@ -86,7 +86,7 @@ def _limit_memory() -> None:
 def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:
     """Parse pages first..last (1-based, inclusive). Never raises: errors come back in the result."""
     from .chunking import chunk_page
-    from .pdf import PdfError, open_pdf, page_failure, parse_page
+    from ..pdf.document import PdfError, open_pdf, page_failure, parse_page
 
     _limit_memory()  # here, not in init_worker: the embedding workers (torch) share that initializer
     result = TaskResult()
@@ -136,7 +136,7 @@ def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> La
     """Layout elements of pages first..last (1-based, inclusive): the background layout pass's unit of work.
     Never raises: errors come back in the result."""
     from .layout import layout_elements
-    from .pdf import PdfError, open_pdf, page_failure
+    from ..pdf.document import PdfError, open_pdf, page_failure
 
     _limit_memory()
     result = LayoutResult()
@@ -158,7 +158,7 @@ def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> La
 
 def embed_texts(texts: list[str]) -> tuple[np.ndarray, float]:
     """Embeddings of a batch of chunk texts, and the seconds they took."""
-    from .embedder import bulk_embedder
+    from ..vectors.text_embedder import bulk_embedder
 
     started = time.perf_counter()
     vectors = bulk_embedder().embed(texts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..errors import ModelError
+
 
 @dataclass(frozen=True)
 class Message:
@@ -53,10 +55,6 @@ class ModelInfo:
     context: int  # tokens
     vision: bool
     path: str = ""  # model file, or server URL
-
-
-class ModelError(RuntimeError):
-    """A model file that cannot be used, or a call that cannot be served; the message says why."""
 
 
 class PromptTooLong(ModelError):

@@ -310,7 +310,7 @@ class PrepareContext:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if self.embedder is None:
-            from ..index.embedder import default_embedder
+            from ..vectors.text_embedder import default_embedder
             self.embedder = default_embedder()
         return self.embedder.embed(texts)
 

@@ -9,7 +9,7 @@ import os
 
 from ..answers import PageRef
 from ..domain import SearchHit
-from ..index.render import render_page
+from ..pdf.render import render_page
 from ..store import catalog, content
 from ..store.database import Database
 

@@ -1,6 +1,6 @@
 """Dense retrieval: cosine similarity between the query and the chunks in scope; a page scores its best chunk.
 
-Chunk embeddings live in RAM quantized the way page-image vectors are (visual/codes.py): int8 with one scale per
+Chunk embeddings live in RAM quantized the way page-image vectors are (vectors/codes.py): int8 with one scale per
 vector (a 384-d chunk: 388 bytes instead of 1,536) and 1-bit sign codes (48 bytes). A small library is scored
 in full from the int8 codes; a large one first ranks every chunk by the Hamming distance of its sign code to
 the query's, then scores only the best of those from the int8 codes. The top 64 are scored again from their float32
@@ -23,7 +23,7 @@ import numpy as np
 from ..store import catalog, content, versions
 from ..store.database import Database
 from ..store.snapshot import snapshot
-from ..visual.codes import quantize_int8, sign_codes
+from ..vectors.codes import quantize_int8, sign_codes
 from .fusion import PageKey
 from .in_ram import NEVER, PerLibrary
 

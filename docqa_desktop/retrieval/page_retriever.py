@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..domain import ChunkHit, SearchHit
+from ..errors import DocQAError
 from ..settings import Fusion, SearchMode, SearchSettings
 from ..store.database import Database
 from .chunks import search_chunks
@@ -12,7 +13,7 @@ from .text_retriever import Mode, TextRetriever
 __all__ = ["PageRetriever", "SearchMode", "VisualUnavailable"]  # SearchMode: the setting's enum (settings.py)
 
 
-class VisualUnavailable(LookupError):
+class VisualUnavailable(DocQAError, LookupError):
     pass
 
 

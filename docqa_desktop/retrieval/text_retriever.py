@@ -5,7 +5,7 @@ import os
 from enum import Enum
 
 from ..domain import SearchHit
-from ..index.embedder import default_embedder
+from ..vectors.text_embedder import default_embedder
 from ..settings import SearchSettings
 from ..store import catalog, content
 from ..store.database import Database

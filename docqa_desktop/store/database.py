@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from ..errors import DocQAError
 from ..settings import IndexSettings
 from . import migrations
 
@@ -55,7 +56,7 @@ def _settle_missing_pandas() -> None:
 _settle_missing_pandas()
 
 
-class StoreError(RuntimeError):
+class StoreError(DocQAError, RuntimeError):
     pass
 
 

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..llm.manager import ModelManager, ResolvedModel
-from ..llm.types import ModelError
+from ..errors import ModelError
 from ..settings import Settings
 from ..store import page_vectors
 from ..store.database import Database
-from .embedder import PageEmbedder
+from ..vectors.page_embedder import PageEmbedder
 from .library_index import VisualLibraryIndex
 from .search_index import SearchDepth
 from .stage import VisualStage
@@ -89,7 +89,7 @@ class VisualModels:
 
 
 def _has_cuda() -> bool:
-    from .torch_runtime import import_torchvision
+    from ..vectors.torch_runtime import import_torchvision
 
     import_torchvision()
     import torch

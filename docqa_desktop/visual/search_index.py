@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .codes import pool_vectors, quantize_int8, sign_codes
-from .maxsim import hamming_maxsim, int8_maxsim
+from ..vectors.codes import pool_vectors, quantize_int8, sign_codes
+from ..vectors.maxsim import hamming_maxsim, int8_maxsim
 
 DIM = 128
 POOLED_PER_PAGE = 32

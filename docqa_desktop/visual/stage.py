@@ -11,13 +11,13 @@ import threading
 import time
 from itertools import groupby
 
-from ..index.pdf import PdfError
-from ..index.tracking import ProgressTracker
+from ..pdf.document import PdfError
+from ..progress import ProgressTracker
 from ..progress import Cancelled, ProgressFn
 from ..store import catalog, page_vectors
 from ..store.database import Database
-from .embedder import PageEmbedder, PageVectors
-from .page_images import page_images
+from ..vectors.page_embedder import PageEmbedder, PageVectors
+from ..pdf.page_images import page_images
 from .search_index import EncodedPage
 
 log = logging.getLogger(__name__)

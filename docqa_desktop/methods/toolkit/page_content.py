@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...answers import PageRef
 from ...domain import BBox
-from ...index.render import MAX_REGION_ZOOM, render_region
+from ...pdf.render import MAX_REGION_ZOOM, render_region
 from ...store import page_content as store
 from ...store.database import Database
 from ..evidence import PageGone

@@ -9,7 +9,7 @@ from pathlib import Path
 import pymupdf
 
 from ..files import write_atomically
-from .pdf import PdfError, open_pdf
+from .document import PdfError, open_pdf
 
 THUMBNAIL_SIDE = 256
 # Regions are rendered at most 4 pixels per point (288 dpi): past that a born-digital page only gets blurrier

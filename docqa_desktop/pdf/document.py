@@ -4,6 +4,7 @@ from __future__ import annotations
 import pymupdf
 
 from ..domain import ParsedPage, TextSource, Word
+from ..errors import DocQAError
 from .reading_order import reading_order
 
 PDF_MAGIC = b"%PDF-"
@@ -14,7 +15,7 @@ SPARSE_TEXT_CHARS = 200  # below this, a page full of pictures or vector art lik
 MANY_DRAWINGS = 50
 
 
-class PdfError(Exception):
+class PdfError(DocQAError):
     """A file that cannot be indexed; the message says why, for `docqa status`."""
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..llm.types import ModelError
+from ..errors import ModelError
 from ..progress import Cancelled, check_cancel
-from .page_images import PIXELS_PER_TOKEN
+from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 import pymupdf
 from PIL import Image
 
-from ..index.pdf import PdfError, open_pdf
+from .document import PdfError, open_pdf
 
 PIXELS_PER_TOKEN = 28 * 28  # a visual token covers a 2x2 block of 14-pixel patches
 

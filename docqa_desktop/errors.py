@@ -1,0 +1,12 @@
+"""The product's error root: every failure a user can cause or meet (a bad file, a missing model, a damaged
+database, an unknown document) is a DocQAError whose message names the thing and the reason, so a front end
+catches one type and shows the message as it is."""
+from __future__ import annotations
+
+
+class DocQAError(Exception):
+    """A failure to report to the user in its own words."""
+
+
+class ModelError(DocQAError, RuntimeError):
+    """A model file that cannot be used, or a call that cannot be served; the message says why."""
