@@ -72,7 +72,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         with Service(Settings.load(home)) as indexer:
-            indexer.index([str(SAMPLES)])
+            indexer.library.index([str(SAMPLES)])
         with Service(Settings.load(home)) as service:
             window = open_main_window(service)
             loop = QEventLoop()  # let the window read the library and settle before the first question

@@ -71,7 +71,7 @@ def run_config(name: str, home: Path, folder: Path, workers: int) -> dict:
         settings.index, ocr=ocr, layout=layout, dense=dense, workers=workers))
     with Service(settings) as service:
         started = time.perf_counter()
-        report = service.index([str(folder)])
+        report = service.library.index([str(folder)])
         wall = time.perf_counter() - started
     rss = _common.peak_rss_mb()  # after close: the workers have been joined
 

@@ -158,7 +158,7 @@ def timed_searches(service, queries: list[str], mode: str) -> list[float]:
     latencies = []
     for query in queries:
         started = time.perf_counter()
-        service.search(query, k=10, mode=mode)
+        service.pages.search(query, k=10, mode=mode)
         latencies.append(1000 * (time.perf_counter() - started))
     return latencies
 
@@ -194,9 +194,9 @@ def time_to_searchable(settings, folder: Path, pages: int) -> float:
 
     with Service(settings) as service:
         started = time.perf_counter()
-        report = service.index([str(folder)], enrich=False)
+        report = service.library.index([str(folder)], enrich=False)
         seconds = time.perf_counter() - started
-        assert report.pages == pages and service.enrichment()[0].done == pages, report.as_json()
+        assert report.pages == pages and service.library.enrichment()[0].done == pages, report.as_json()
     return seconds
 
 
@@ -231,12 +231,12 @@ def measure(pages: int, index_pages: int, searchable_pages: int, queries: int, b
         searchable_s = time_to_searchable(fresh, first_library, searchable_pages)
         with Service(settings) as service:
             started = time.perf_counter()
-            build = build_library(service.db, built, SyntheticVectors(sample_chunks))
+            build = build_library(service.resources.db, built, SyntheticVectors(sample_chunks))
             build_s = time.perf_counter() - started
             folder = Path(tmp) / "incoming"
             write_library(folder, indexed)
             clock = PhaseClock()
-            report = service.index([str(folder)], clock)
+            report = service.library.index([str(folder)], clock)
             total_s = time.perf_counter() - clock.started
             in_library_s = clock.searchable_at or total_s
             assert report.added == index_pages // PAGES_PER_DOCUMENT, report.as_json()
@@ -265,9 +265,9 @@ def searching(home: Path, added: Path, probe: str, queries: list[str]) -> dict:
     from docqa_desktop.service import Service
 
     with Service(library_settings(home)) as service:
-        db = service.db
+        db = service.resources.db
         started = time.perf_counter()
-        service.search("annual report revenue", k=10, mode="fused")
+        service.pages.search("annual report revenue", k=10, mode="fused")
         first_search_s = time.perf_counter() - started
         latency = {mode: timed_searches(service, queries, mode) for mode in ("bm25", "dense", "fused")}
         gc.collect()
@@ -279,12 +279,12 @@ def searching(home: Path, added: Path, probe: str, queries: list[str]) -> dict:
         recall = statistics.fmean(len(set(f) & set(e)) / 10 for f, e in zip(found, exact))
 
         clock = PhaseClock()
-        service.index([str(added)], clock)
+        service.library.index([str(added)], clock)
         add_enriched_s = time.perf_counter() - clock.started
         add_s = clock.searchable_at or add_enriched_s
-        assert service.search(probe, k=3, mode="bm25")
+        assert service.pages.search(probe, k=3, mode="bm25")
         started = time.perf_counter()
-        service.remove(str(added))
+        service.library.remove(str(added))
         remove_s = time.perf_counter() - started
         chunks = db.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
     p50 = {mode: percentile(v, 50) for mode, v in latency.items()}

@@ -133,16 +133,16 @@ def main() -> int:
         with Service(settings) as service:
             print(f"[retrieval_eval] indexing {len(docs)} PDFs into {home} ...", file=sys.stderr, flush=True)
             started = time.perf_counter()
-            report = service.index([str(folder)])
+            report = service.library.index([str(folder)])
             index_wall = time.perf_counter() - started
             print(f"[retrieval_eval] index: added {report.added}, unchanged {report.unchanged}, "
                   f"pages {report.pages}, {index_wall:.1f} s, errors {report.errors}", file=sys.stderr, flush=True)
 
             # warm-up, not timed: FTS extension load, embedder load
             for mode in MODES:
-                service.search("warm up", docs=[docs[0]], k=args.k, mode=Mode(mode))
+                service.pages.search("warm up", docs=[docs[0]], k=args.k, mode=Mode(mode))
             fts_build_started = time.perf_counter()
-            fts_bm25.KeywordIndex().refresh(service.db.cursor())  # the keyword index read in full, as on a first search
+            fts_bm25.KeywordIndex().refresh(service.resources.db.cursor())  # the keyword index read in full, as on a first search
             fts_build_seconds = time.perf_counter() - fts_build_started
 
             for i, q in enumerate(questions):
@@ -152,15 +152,15 @@ def main() -> int:
                          "evidence_sources": list(q.evidence_sources)}
                 for mode in MODES:
                     started = time.perf_counter()
-                    hits = service.search(q.question, docs=[q.doc], k=args.k, mode=Mode(mode))
+                    hits = service.pages.search(q.question, docs=[q.doc], k=args.k, mode=Mode(mode))
                     ms = (time.perf_counter() - started) * 1000
                     pages = [h.page for h in hits]
                     entry[mode] = {"ms": round(ms, 2), "pages": pages,
                                    "metrics": metrics_at_k(list(q.evidence_pages), pages)}
                 # ranking only (no snippets, no page-text lookups): the DuckDB FTS query itself
-                doc_ids = service.resolve_documents([q.doc])
+                doc_ids = service.pages.resolve_documents([q.doc])
                 started = time.perf_counter()
-                fts_bm25.search_pages(service.db, q.question, doc_ids, settings.search.candidates)
+                fts_bm25.search_pages(service.resources.db, q.question, doc_ids, settings.search.candidates)
                 entry["fts_ranking_ms"] = round((time.perf_counter() - started) * 1000, 2)
                 per_question.append(entry)
 

@@ -30,9 +30,9 @@ def measure(home: Path) -> dict:
     questions = [q for q in load_questions(_common.EVAL_FILE) if q.evidence_pages]
     figures: dict[str, list[dict]] = {f"{unit}@{k}": [] for unit in ("chunk", "page") for k in KS}
     with Service(Settings.load(str(home))) as service:
-        pages = PageSource(service.db)
+        pages = PageSource(service.resources.db)
         for q in questions:
-            search = ScopedSearch(service._retriever(), pages, service.resolve_documents([q.doc]), "text")
+            search = ScopedSearch(service.pages.retriever(), pages, service.pages.resolve_documents([q.doc]), "text")
             for k in KS:
                 by_chunk = list(dict.fromkeys(c.page for c in search.chunks(q.question, k)))
                 by_page = [r.page for r in search.pages(q.question, k, "text")]

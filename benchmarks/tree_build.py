@@ -26,7 +26,7 @@ from docqa_desktop.store import summary_tree  # noqa: E402
 
 
 def shape(service: Service, doc_id: int, model: str) -> dict:
-    nodes = summary_tree.nodes(service.db.cursor(), doc_id, model)
+    nodes = summary_tree.nodes(service.resources.db.cursor(), doc_id, model)
     layers: dict[int, int] = {}
     for node in nodes:
         layers[node.layer] = layers.get(node.layer, 0) + 1
@@ -40,20 +40,20 @@ def main() -> None:
     parser.add_argument("--out")
     args = parser.parse_args()
     with Service(Settings.load(Path(args.home))) as service:
-        model = service.runtimes.text().info.name
+        model = service.resources.runtimes.text().info.name
         out = Path(args.out) if args.out else RESULTS / f"tree_build-{model}.json"
         old = json.loads(out.read_text()) if out.exists() else {}
         rows = {row["doc"]: row for row in old.get("documents", [])}
         for name in args.doc:
-            doc_id = service.resolve_documents([name])[0]
-            if summary_tree.finished(service.db.cursor(), [doc_id], model):
+            doc_id = service.pages.resolve_documents([name])[0]
+            if summary_tree.finished(service.resources.db.cursor(), [doc_id], model):
                 print(f"{name}: finished earlier", flush=True)
                 continue
-            pages, chunks = service.db.cursor().execute(
+            pages, chunks = service.resources.db.cursor().execute(
                 "SELECT d.pages, (SELECT count(*) FROM chunks WHERE doc_id = d.id) FROM documents d WHERE id = ?",
                 [doc_id]).fetchone()
             started = time.perf_counter()
-            report = service.prepare("mmrag", [name])
+            report = service.answers.prepare("mmrag", [name])
             seconds = time.perf_counter() - started
             tree = shape(service, doc_id, model)
             per_summary = seconds / max(report.done, 1)

@@ -15,7 +15,7 @@ from .cli_common import ProgressBar, cancel_on_sigint, signal_handlers_restored
 from .domain import IndexReport
 from .retrieval.page_retriever import SearchMode, VisualUnavailable
 from .service import Service, UnknownDocument
-from .evaluation import EvalRunner, load_questions, saved_records, write_report
+from .evaluation import load_questions
 from .export import FORMATS, cited_line, computed_line, export, shown_text
 from .pdf.document import PdfError
 from .methods import METHODS, QUOTED
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 def _cmd_index(service: Service, args) -> int:
     cancel = cancel_on_sigint()
     bar = None if args.no_progress or args.json else ProgressBar()
-    report = service.index(args.paths, bar, cancel, enrich=not args.searchable_only)
+    report = service.library.index(args.paths, bar, cancel, enrich=not args.searchable_only)
     if bar:
         bar.close()
     if args.json:
@@ -170,24 +170,24 @@ def _cmd_watch(service: Service, args) -> int:
         print(f"docqa watch: {exc} (will retry)", file=sys.stderr)
 
     print(f"watching {', '.join(args.paths)} (Ctrl-C to stop)", file=sys.stderr)
-    service.watch(args.paths, bar, stop, on_report, on_error)
+    service.library.watch(args.paths, bar, stop, on_report, on_error)
     return 0
 
 
 def _cmd_remove(service: Service, args) -> int:
-    removed = service.remove(args.path)
+    removed = service.library.remove(args.path)
     print(f"removed {removed} file(s) from the index")
     return 0 if removed else 1
 
 
 def _cmd_repair(service: Service, args) -> int:
     bar = ProgressBar()
-    report = service.repair(args.force, args.paths, bar)
+    report = service.library.repair(args.force, args.paths, bar)
     bar.close()
     if report.damage is None:
-        print(f"{service.database_path} opens and reads fine: nothing to repair (--force rebuilds it anyway)")
+        print(f"{service.library.database_path} opens and reads fine: nothing to repair (--force rebuilds it anyway)")
         return 0
-    print(f"{service.database_path}: {report.damage}")
+    print(f"{service.library.database_path}: {report.damage}")
     if report.set_aside:
         print(f"the old file is kept as {report.set_aside} (delete it once you have checked the rebuilt one)")
     print("kept — " + ", ".join(f"{what}: {n}" for what, n in report.kept.items()))
@@ -204,8 +204,8 @@ def _cmd_repair(service: Service, args) -> int:
 
 
 def _cmd_status(service: Service, args) -> int:
-    entries = service.status()
-    stages = service.enrichment()
+    entries = service.library.status()
+    stages = service.library.enrichment()
     if args.json:
         print(json.dumps({"documents": [{"name": e.name, "path": e.path, "pages": e.pages,
                                          "status": e.status.value, "error": e.error} for e in entries],
@@ -217,11 +217,11 @@ def _cmd_status(service: Service, args) -> int:
         pages = f"{e.pages} p." if e.pages is not None else "-"
         line = f"{e.status.value:8} {pages:>8}  {e.path}"
         print(line + (f"\n{'':18}{e.error}" if e.error else ""))
-    t = service.totals()
+    t = service.library.totals()
     print(f"\n{t['documents']} documents, {t['pages']} pages")
     for stage in stages:
         print(f"  {stage.stage:12} {_stage_line(stage)}")
-    print(f"database: {service.database_path}")
+    print(f"database: {service.library.database_path}")
     return 0
 
 
@@ -236,7 +236,7 @@ def _stage_line(stage) -> str:
 
 
 def _cmd_search(service: Service, args) -> int:
-    hits = service.search(args.query, args.doc, args.k, args.mode)
+    hits = service.pages.search(args.query, args.doc, args.k, args.mode)
     if args.json:
         print(json.dumps([h.as_json() for h in hits], indent=2, ensure_ascii=False))
         return 0
@@ -258,11 +258,11 @@ def _cmd_ask(service: Service, args) -> int:
     progress = None if args.json else (lambda p: print(f"… {p.phase}", file=sys.stderr))
     printer = None if args.json else StreamPrinter()
     overrides = {"k": args.k, "iterations": args.iterations}
-    method = args.method or service.default_method
-    shortfall = service.model_shortfall(method)
+    method = args.method or service.answers.default_method
+    shortfall = service.models.shortfall(method)
     if shortfall:
         print(f"docqa: warning: {method} {shortfall}. Its answer will be labelled unverified.", file=sys.stderr)
-    answer = service.ask(args.question, args.doc, args.method, overrides, progress, cancel, stream=printer,
+    answer = service.answers.ask(args.question, args.doc, args.method, overrides, progress, cancel, stream=printer,
                          follow_up=args.follow_up)
     if args.json:
         print(json.dumps(answer.as_json(), indent=2, ensure_ascii=False))
@@ -273,7 +273,7 @@ def _cmd_ask(service: Service, args) -> int:
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
         if answer.method == QUOTED:
-            print(service.upgrade_hint())
+            print(service.models.upgrade_hint())
     return {"answered": 0, "unverified": 0, "passages": 0, "not_found": 0,
             "cancelled": 130}.get(answer.status.value, 1)
 
@@ -317,14 +317,14 @@ class StreamPrinter:
 
 
 def _cmd_methods(service: Service, args) -> int:
-    specs = service.methods()
-    shortfalls = service.model_shortfalls()  # "" where the text model is large enough
+    specs = service.answers.methods()
+    shortfalls = service.models.shortfalls()  # "" where the text model is large enough
     if args.json:
         print(json.dumps([{**spec.as_json(), "model_shortfall": shortfalls[spec.name]} for spec in specs],
                          indent=2, ensure_ascii=False))
         return 0
     for spec in specs:
-        default = " (default)" if spec.name == service.default_method else ""
+        default = " (default)" if spec.name == service.answers.default_method else ""
         print(f"{spec.name}{default} — {spec.title}, cost {spec.cost}\n  {spec.description}\n  paper: {spec.paper}")
         extras = [f"needs {', '.join(spec.needs)}"] if spec.needs else []
         extras += [f"better with {', '.join(spec.uses)}"] if spec.uses else []
@@ -346,7 +346,7 @@ def _cmd_prepare(service: Service, args) -> int:
         print(f"\r{p.phase} {p.done}/{p.total} {p.unit}, {rate * 60:.1f}/min, ETA {(p.total - p.done) / rate:.0f}s   ",
               end="", file=sys.stderr, flush=True)
 
-    report = service.prepare(getattr(args, "method", None) or ("simpledoc" if args.command == "summarize" else None),
+    report = service.answers.prepare(getattr(args, "method", None) or ("simpledoc" if args.command == "summarize" else None),
                              args.doc, progress, cancel)
     if not report.what:
         print(f"{report.method} has nothing to prepare")
@@ -356,7 +356,7 @@ def _cmd_prepare(service: Service, args) -> int:
 
 
 def _cmd_history(service: Service, args) -> int:
-    answers = service.history(args.limit)
+    answers = service.answers.history(args.limit)
     if args.json:
         print(json.dumps([{**a.as_json(), "question": a.question, "created_at": a.created_at} for a in answers],
                          indent=2, ensure_ascii=False))
@@ -370,9 +370,9 @@ def _cmd_history(service: Service, args) -> int:
 
 
 def _cmd_export(service: Service, args) -> int:
-    answer = service.answer(args.id)
+    answer = service.answers.answer(args.id)
     if args.thread:
-        output = service.export_thread(answer.id, args.format,
+        output = service.answers.export_thread(answer.id, args.format,
                                        args.output or f"thread-{answer.thread_id}.{args.format}")
     else:
         output = export(answer, args.format, args.output or f"answer-{answer.id}.{args.format}")
@@ -383,9 +383,9 @@ def _cmd_export(service: Service, args) -> int:
 def _cmd_eval(service: Service, args) -> int:
     questions = load_questions(args.questions)[: args.limit]
     if args.report_only:
-        print(f"report: {write_report(args.out, saved_records(args.out, questions, args.method))}")
+        print(f"report: {service.answers.evaluation_report(questions, args.method, args.out)}")
         return 0
-    methods = list(dict.fromkeys(args.method or [service.default_method]))
+    methods = list(dict.fromkeys(args.method or [service.answers.default_method]))
     cancel = cancel_on_sigint()
     bar = ProgressBar()
 
@@ -393,11 +393,9 @@ def _cmd_eval(service: Service, args) -> int:
         bar.close()
         print(message, file=sys.stderr, flush=True)
 
-    runner = EvalRunner(service, args.out, say, cancel, bar)
-    outcome = runner.run(questions, args.corpus, methods, args.judge)
-    report = write_report(args.out, outcome.records)
+    outcome = service.answers.evaluate(questions, args.corpus, methods, args.out, args.judge, say, cancel, bar)
     state = "interrupted (run again to resume)" if outcome.cancelled else "done"
-    print(f"{state}: {outcome.ran} answered now, {outcome.skipped} from earlier runs; report: {report}")
+    print(f"{state}: {outcome.ran} answered now, {outcome.skipped} from earlier runs; report: {outcome.report}")
     return 130 if outcome.cancelled else 0
 
 
@@ -419,7 +417,7 @@ def _cmd_gui(service: Service, args) -> int:
 
 
 def _cmd_render(service: Service, args) -> int:
-    png = service.page_image(args.doc, args.page, args.size)
+    png = service.pages.page_image(args.doc, args.page, args.size)
     output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
     with open(output, "wb") as fh:
         fh.write(png)

@@ -42,19 +42,19 @@ def run(service: Service, args) -> int:
 
 def _list(service: Service, args) -> int:
     rows = service.models.statuses()
-    hardware = service.runtimes.hardware
+    hardware = service.models.hardware
     recommended, variant, why = hardware.recommendation()
-    roles = service.model_roles()
+    roles = service.models.roles()
     if args.json:
         print(json.dumps({
             "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
                          "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload,
-                         "onnx_providers": service.onnx_providers()},
+                         "onnx_providers": service.library.onnx_providers()},
             "recommended": {"name": recommended, "variant": variant, "reason": why},
             "roles": roles,
             "models": [vars(r) for r in rows]}, indent=2))
         return 0
-    print(f"{hardware.describe()}   layout and OCR: {service.onnx_device()}")
+    print(f"{hardware.describe()}   layout and OCR: {service.library.onnx_device()}")
     print(f"Recommended here: {recommended} {variant} ({why})\n")
     print(f"{'ROLE':14}{'NAME':26}{'STATE':15}{'VARIANT':9}{'SIZE':>9}{'MEMORY':>8}  LICENCE")
     for r in rows:
@@ -89,7 +89,7 @@ def _import(service: Service, args) -> int:
 
 
 def _default(service: Service, args) -> int:
-    serving = service.set_default_model(args.role, args.name)
+    serving = service.models.set_default(args.role, args.name)
     how = "the most capable installed" if args.name == "auto" else "your choice"
     print(f"{'text tasks ' if args.role == 'text' else 'page images'}  → {serving or 'none'} ({how})")
     return 0

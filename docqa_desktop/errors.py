@@ -10,3 +10,11 @@ class DocQAError(Exception):
 
 class ModelError(DocQAError, RuntimeError):
     """A model file that cannot be used, or a call that cannot be served; the message says why."""
+
+
+class UnknownDocument(DocQAError, ValueError):
+    """A document, page or answer the library does not hold (or no longer finds on disk)."""
+
+
+class InvalidRequest(DocQAError, ValueError):
+    """A request the app cannot act on as given (an empty question, a file to export that is no answer)."""

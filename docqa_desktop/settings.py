@@ -295,17 +295,21 @@ def _merge(base, values: dict, env_prefix: str, source: Path, table: str = ""):
         raw = os.environ.get(variable, values.get(f.name))
         if raw is None:
             continue
-        kind = type(getattr(base, f.name))
-        try:
-            if kind is bool and isinstance(raw, str):
-                changes[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
-            elif issubclass(kind, Enum):
-                changes[f.name] = kind(raw.strip().lower() if isinstance(raw, str) else raw)
-            else:
-                changes[f.name] = kind(raw)
-        except (TypeError, ValueError):
-            origin = variable if variable in os.environ else f"{table + '.' if table else ''}{f.name} in {source}"
-            if issubclass(kind, Option):
-                raise SettingsError(f"{origin}: {raw!r} is not one of {kind.choices()}") from None
-            raise SettingsError(f"{origin}: {raw!r} is not a valid {kind.__name__}") from None
+        origin = variable if variable in os.environ else f"{table + '.' if table else ''}{f.name} in {source}"
+        changes[f.name] = typed_value(type(getattr(base, f.name)), raw, origin)
     return dataclasses.replace(base, **changes)
+
+
+def typed_value(kind: type, raw, origin: str):
+    """`raw` (a TOML value or a string from the environment or the command line) as a field of type `kind`;
+    a value that is not one is a SettingsError naming `origin`."""
+    try:
+        if kind is bool and isinstance(raw, str):
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+        if issubclass(kind, Enum):
+            return kind(raw.strip().lower() if isinstance(raw, str) else raw)
+        return kind(raw)
+    except (TypeError, ValueError):
+        if issubclass(kind, Option):
+            raise SettingsError(f"{origin}: {raw!r} is not one of {kind.choices()}") from None
+        raise SettingsError(f"{origin}: {raw!r} is not a valid {kind.__name__}") from None

@@ -211,12 +211,12 @@ def ask_from_the_cli(home: Path, settings: Settings, folder: Path, question: str
 
     save(settings)
     with Service(settings) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
     code = main(["ask", question, "--method", method, "--json", "--home", str(home)])
     printed = json.loads(capsys.readouterr().out)
     assert code in (0, 1) and printed["method"] == method
     with Service(settings) as service:
-        return service.answer(printed["id"])
+        return service.answers.answer(printed["id"])
 
 
 @pytest.fixture
@@ -254,19 +254,26 @@ def fast_service(home):
 @pytest.fixture
 def window(qtbot, home):
     """The app's main window on a fast service, shown offscreen (pytest-qt)."""
-    from docqa_desktop.ui.app import open_main_window
-
     service = Service(make_settings(home, layout=False, dense=False))
-    win = open_main_window(service)  # shown: visibility of the progress bar and Cancel button is checked
-    qtbot.addWidget(win)
-    qtbot.waitExposed(win)
+    win = open_window(qtbot, service)
     yield win
     win.close()
     service.close()
 
 
+def open_window(qtbot, service: Service):
+    """The app's main window on `service`, shown offscreen: visibility of the progress bar and Cancel button
+    is checked."""
+    from docqa_desktop.ui.app import open_main_window
+
+    win = open_main_window(service)
+    qtbot.addWidget(win)
+    qtbot.waitExposed(win)
+    return win
+
+
 def entries_by_name(service: Service) -> dict:
-    return {e.name: e for e in service.status()}
+    return {e.name: e for e in service.library.status()}
 
 
 def write_pdf(path: Path, pages: list[str]) -> Path:
@@ -284,7 +291,7 @@ def write_pdf(path: Path, pages: list[str]) -> Path:
 
 def assert_consistent(db_path, service=None):
     """Every document has exactly its pages, every indexed file points at an existing document."""
-    con = service.db.con if service else duckdb.connect(str(db_path), read_only=True)
+    con = service.resources.db.con if service else duckdb.connect(str(db_path), read_only=True)
     bad_pages = con.execute(
         "SELECT d.id, d.pages, count(p.page) FROM documents d LEFT JOIN pages p ON p.doc_id = d.id "
         "GROUP BY d.id, d.pages HAVING count(p.page) != d.pages").fetchall()

@@ -23,7 +23,7 @@ def small_service(home, paper):
     settings = tiny_vlm_settings(home, layout=False, dense=False)
     settings = dataclasses.replace(settings, tables={**settings.tables, "ask": SMALL_BUDGET})
     with Service(settings) as service:
-        service.index([str(paper)])
+        service.library.index([str(paper)])
         yield service
 
 
@@ -39,15 +39,15 @@ def assert_sound(service, answer):
     seen = {(p.doc, p.page) for p in answer.pages_used}
     for citation in answer.citations:
         assert (citation.doc, citation.page) in seen
-        words = service.db.cursor().execute(
+        words = service.resources.db.cursor().execute(
             "SELECT string_agg(text, ' ' ORDER BY seq) FROM words WHERE page = ?", [citation.page]).fetchone()[0]
         assert citation.quote in _normalise(words)
-    assert service.answer(answer.id).text == answer.text
+    assert service.answers.answer(answer.id).text == answer.text
 
 
 @pytest.mark.parametrize("method", ["simpledoc", "m3docrag"])
 def test_builtin_model_answers_with_sound_citations(small_service, method):
-    answer = small_service.ask("Which pivot language is used for translation?", method=method)
+    answer = small_service.answers.ask("Which pivot language is used for translation?", method=method)
     assert_sound(small_service, answer)
     assert {c.model for c in answer.calls} == {"smollm2-135m-instruct"}
     if method == "simpledoc":
@@ -56,13 +56,13 @@ def test_builtin_model_answers_with_sound_citations(small_service, method):
 
 def test_vision_model_reads_page_images(small_service, tiny_vlm_files):
     small_service.models.import_file(*tiny_vlm_files, name="tiny-vl")
-    answer = small_service.ask("What does the first figure show?", method="m3docrag")
+    answer = small_service.answers.ask("What does the first figure show?", method="m3docrag")
     assert_sound(small_service, answer)
     [call] = answer.calls
     assert call.model == "tiny-vl"
     assert call.prompt_tokens > 300  # the page image's tokens, not only the words
     # SimpleDoc by name (auto picks quoted answers for a model this small): summaries from page images
-    answer = small_service.ask("What does the first figure show?", method="simpledoc")
+    answer = small_service.answers.ask("What does the first figure show?", method="simpledoc")
     assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
     assert any(c.step.startswith("summary") for c in answer.calls) or answer.calls[0].step == "select pages"
 

@@ -41,7 +41,7 @@ def bad_library(tmp_path):
 
 
 def test_each_bad_file_gets_its_own_clear_error_and_the_run_continues(fast_service, bad_library):
-    report = fast_service.index([str(bad_library)])
+    report = fast_service.library.index([str(bad_library)])
     assert entries_by_name(fast_service)["good.pdf"].status is FileStatus.INDEXED
     assert "password-protected" in _error_of(fast_service, "locked.pdf")
     assert "not a PDF" in _error_of(fast_service, "notes.pdf")
@@ -53,30 +53,30 @@ def test_each_bad_file_gets_its_own_clear_error_and_the_run_continues(fast_servi
     assert truncated.status is FileStatus.INDEXED or "corrupt" in truncated.error or "pages" in truncated.error
     assert report.failed >= 5
     assert set(report.errors) >= {str(bad_library / n) for n in ("locked.pdf", "notes.pdf", "empty.pdf")}
-    assert fast_service.search("megawatt", k=1)[0].doc == "good.pdf"
+    assert fast_service.pages.search("megawatt", k=1)[0].doc == "good.pdf"
 
 
 def test_failed_reindex_keeps_the_previous_good_version(fast_service, tmp_path):
     folder = tmp_path / "lib"
     folder.mkdir()
     target = write_pdf(folder / "minutes.pdf", ["The harbour board approved the new breakwater."])
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     target.write_bytes(b"%PDF-1.7\n" + b"\x00" * 100)  # the file is damaged in place
-    report = fast_service.index([str(folder)])
+    report = fast_service.library.index([str(folder)])
     assert report.failed == 1
     entry = entries_by_name(fast_service)["minutes.pdf"]
     assert entry.status is FileStatus.ERROR and entry.error
     assert entry.pages == 1  # still the good version
-    assert fast_service.search("breakwater", k=1)[0].doc == "minutes.pdf"
+    assert fast_service.pages.search("breakwater", k=1)[0].doc == "minutes.pdf"
 
 
 def test_unicode_and_space_laden_paths(fast_service, tmp_path):
     folder = tmp_path / "Bücher & Berichte" / "年报 2023"
     folder.mkdir(parents=True)
     write_pdf(folder / "  Ünïcødé report — final (1).pdf", ["Quarterly sardine landings doubled."])
-    report = fast_service.index([str(tmp_path / "Bücher & Berichte")])
+    report = fast_service.library.index([str(tmp_path / "Bücher & Berichte")])
     assert report.added == 1 and report.failed == 0
-    hit = fast_service.search("sardine landings", k=1)[0]
+    hit = fast_service.pages.search("sardine landings", k=1)[0]
     assert hit.path == str(folder / "  Ünïcødé report — final (1).pdf")
 
 
@@ -86,9 +86,9 @@ def test_symlink_loops_terminate_and_files_are_found_once(fast_service, tmp_path
     write_pdf(folder / "a" / "doc.pdf", ["A note about symlink loops."])
     os.symlink(folder, folder / "a" / "back-to-top")
     os.symlink(folder / "a", folder / "a" / "self")
-    report = fast_service.index([str(folder)])
+    report = fast_service.library.index([str(folder)])
     assert report.failed == 0
-    assert len({e.doc_id for e in fast_service.status()}) == 1
+    assert len({e.doc_id for e in fast_service.library.status()}) == 1
 
 
 def test_temporary_and_hidden_files_are_ignored(fast_service, tmp_path):
@@ -97,8 +97,8 @@ def test_temporary_and_hidden_files_are_ignored(fast_service, tmp_path):
     write_pdf(folder / "real.pdf", ["real"])
     for name in ("~$real.pdf", ".hidden.pdf", "download.pdf.part", "x.pdf.crdownload"):
         write_pdf(folder / name, ["temp"])
-    fast_service.index([str(folder)])
-    assert [e.name for e in fast_service.status()] == ["real.pdf"]
+    fast_service.library.index([str(folder)])
+    assert [e.name for e in fast_service.library.status()] == ["real.pdf"]
 
 
 def test_file_deleted_while_indexing_leaves_the_index(home, tmp_path):
@@ -112,8 +112,8 @@ def test_file_deleted_while_indexing_leaves_the_index(home, tmp_path):
             doomed.unlink()
 
     with Service(make_settings(home, layout=False, dense=False, pages_per_task=2)) as service:
-        report = service.index([str(folder)], delete_when_started)
-        assert [e.name for e in service.status()] == ["stays.pdf"]
+        report = service.library.index([str(folder)], delete_when_started)
+        assert [e.name for e in service.library.status()] == ["stays.pdf"]
         assert report.failed == 0
 
 
@@ -128,13 +128,13 @@ def test_file_rewritten_while_indexing_is_retried(home, tmp_path):
             os.utime(target, (2, 2))
 
     with Service(make_settings(home, layout=False, dense=False)) as service:
-        service.index([str(folder)], rewrite_when_started)
+        service.library.index([str(folder)], rewrite_when_started)
         entry = entries_by_name(service)["draft.pdf"]
         assert entry.status is FileStatus.PENDING and "changed while" in entry.error
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         assert entries_by_name(service)["draft.pdf"].status is FileStatus.INDEXED
-        assert service.search("beavers", k=1)[0].doc == "draft.pdf"
-        assert service.search("otters", k=5, mode=Mode.BM25) == []
+        assert service.pages.search("beavers", k=1)[0].doc == "draft.pdf"
+        assert service.pages.search("otters", k=5, mode=Mode.BM25) == []
 
 
 @pytest.mark.model
@@ -145,17 +145,17 @@ def test_a_file_the_parser_cannot_finish_in_time_fails_alone(home, tmp_path):
     folder.mkdir()
     shutil.copy(SAMPLES / "harbour-solar-report.pdf", folder / "good.pdf")
     with Service(make_settings(home, layout=False, dense=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
     shutil.copy(corpus_pdf(SLIDES_OCR), folder / "slow.pdf")  # seconds of OCR per page
     write_pdf(folder / "z-after.pdf", ["Indexed after the stuck file: tidal turbines."])
     # 15 s: far below the scanned deck's first task (8 pages of OCR at 300 dpi), far above a one-page file's on
     # a busy machine, including a fresh worker's imports after the stuck one's pool is replaced
     with Service(make_settings(home, layout=False, dense=False, ocr_dpi=300, task_timeout_seconds=15)) as service:
-        report = service.index([str(folder)])
+        report = service.library.index([str(folder)])
         assert "the PDF parser gave up on this file" in _error_of(service, "slow.pdf")
         assert "index.task_timeout_seconds" in report.errors[str(folder / "slow.pdf")]
-        assert service.search("megawatt", k=1)[0].doc == "good.pdf"  # indexed before: kept
-        assert service.search("tidal turbines", k=1)[0].doc == "z-after.pdf"  # the run went on
+        assert service.pages.search("megawatt", k=1)[0].doc == "good.pdf"  # indexed before: kept
+        assert service.pages.search("tidal turbines", k=1)[0].doc == "z-after.pdf"  # the run went on
 
 
 @pytest.mark.slow
@@ -170,9 +170,9 @@ def test_huge_pdf_is_indexed_in_bounded_memory(home, tmp_path):
     doc.close()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with Service(make_settings(home, layout=False, dense=False, pages_per_task=16)) as service:
-        report = service.index([str(folder)])
+        report = service.library.index([str(folder)])
         assert report.failed == 0 and report.pages == 1200
-        assert service.search("entry 8393", k=1)[0].page == 1200
+        assert service.pages.search("entry 8393", k=1)[0].page == 1200
         grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 400, f"main process grew by {grown_mb:.0f} MB"
 
@@ -196,8 +196,8 @@ def test_unreadable_file_gets_a_permission_error():
                 os.setgid(65534)
                 os.setuid(65534)
             with Service(make_settings(home, layout=False, dense=False)) as service:
-                report = service.index([str(folder)])
-                entry = service.status()[0]
+                report = service.library.index([str(folder)])
+                entry = service.library.status()[0]
             os.write(write_end, json.dumps([report.failed, entry.status.value, entry.error]).encode())
         except BaseException as exc:
             os.write(write_end, json.dumps(["child failed", repr(exc), ""]).encode())

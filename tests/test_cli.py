@@ -176,7 +176,7 @@ def _ask_printed(monkeypatch, capsys, tmp_path, answer, streamed: list[str] = ()
             stream(text)
         return answer
 
-    monkeypatch.setattr("docqa_desktop.service.Service.ask", ask)
+    monkeypatch.setattr("docqa_desktop.service.answering.Answers.ask", ask)
     code = main(["ask", answer.question, "--home", str(tmp_path / "home")])
     return code, capsys.readouterr().out
 
@@ -216,7 +216,7 @@ def test_history_lists_an_unverified_draft_by_its_label(monkeypatch, capsys, tmp
     from proof_answers import computed_answer, unverified_answer
     from docqa_desktop.cli import main
 
-    monkeypatch.setattr("docqa_desktop.service.Service.history", lambda self, limit: [unverified_answer(),
+    monkeypatch.setattr("docqa_desktop.service.answering.Answers.history", lambda self, limit: [unverified_answer(),
                                                                                      computed_answer()])
     assert main(["history", "--home", str(tmp_path / "home")]) == 0
     lines = capsys.readouterr().out.splitlines()

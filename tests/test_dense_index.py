@@ -37,13 +37,13 @@ def embedded(tmp_path_factory):
     for name in (SMALL_PAPER, REPORT_15):
         shutil.copy(corpus_pdf(name), folder)
     with Service(make_settings(home / "home", layout=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         yield service, folder
 
 
 def test_quantized_scores_keep_the_exact_top_ten(embedded, monkeypatch):
     service, _ = embedded
-    db = service.db
+    db = service.resources.db
     queries = default_embedder().embed(QUESTIONS)
     int8_recall, shortlist_recall = [], []
     for query in queries:
@@ -60,19 +60,19 @@ def test_quantized_scores_keep_the_exact_top_ten(embedded, monkeypatch):
 
 def test_chunk_vectors_follow_added_and_removed_documents(embedded):
     service, folder = embedded
-    db = service.db
+    db = service.resources.db
     query = default_embedder().embed(["ferries leave the harbour every hour"])[0]
     dense.search_pages(db, query, None, 5)  # loaded
     write_pdf(folder / "ferries.pdf", ["Ferries leave the harbour every hour, all year round."])
-    service.index([str(folder)])
+    service.library.index([str(folder)])
     top = dense.search_pages(db, query, None, 5)
-    ferries = [e.doc_id for e in service.status() if e.name == "ferries.pdf"][0]
+    ferries = [e.doc_id for e in service.library.status() if e.name == "ferries.pdf"][0]
     assert top[0][0] == (ferries, 1)
     (folder / "ferries.pdf").unlink()
-    service.index([str(folder)])
+    service.library.index([str(folder)])
     assert all(doc != ferries for (doc, _), _ in dense.search_pages(db, query, None, 50))
     kept = dense._indexes(db)
     fresh = dense.ChunkVectors()
     fresh.refresh(db)
-    live = {e.doc_id for e in service.status()}
+    live = {e.doc_id for e in service.library.status()}
     assert list(kept.scored(query, live, 20)[2]) == list(fresh.scored(query, live, 20)[2])

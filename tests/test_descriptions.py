@@ -51,9 +51,9 @@ def indexed(tmp_path_factory):
     base = tmp_path_factory.mktemp("descriptions")
     pdf = write_layout_pdf(base / "report.pdf")
     with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.index([str(pdf)])
-        ref = PageRef(service.status()[0].doc_id, "report.pdf", str(pdf), 1, "1")
-        yield service.db, ref
+        service.library.index([str(pdf)])
+        ref = PageRef(service.library.status()[0].doc_id, "report.pdf", str(pdf), 1, "1")
+        yield service.resources.db, ref
 
 
 @pytest.fixture

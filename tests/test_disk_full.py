@@ -30,14 +30,14 @@ def test_full_disk_keeps_earlier_documents(small_disk, tmp_path):
     shutil.copy(SAMPLES / "harbour-solar-report.pdf", folder / "a-small.pdf")
     settings = make_settings(small_disk / "home", layout=False, dense=False)
     with Service(settings) as service:
-        service.index([str(folder)])
-        assert service.search("megawatt", k=1)[0].doc == "a-small.pdf"
+        service.library.index([str(folder)])
+        assert service.pages.search("megawatt", k=1)[0].doc == "a-small.pdf"
     shutil.copy(corpus_pdf("stereo_headset.pdf"), folder / "b-large.pdf")  # 151 pages of words: > 6 MB
     with Service(settings) as service:
         with pytest.raises(StoreError, match="disk full"):
-            service.index([str(folder)])
+            service.library.index([str(folder)])
     os.remove(folder / "b-large.pdf")
     with Service(settings) as service:  # reopened: the earlier document is intact and searchable
         entries = entries_by_name(service)
         assert entries["a-small.pdf"].status is FileStatus.INDEXED
-        assert service.search("megawatt", k=1)[0].doc == "a-small.pdf"
+        assert service.pages.search("megawatt", k=1)[0].doc == "a-small.pdf"

@@ -28,13 +28,13 @@ QUESTION = "Which languages are used as pivot?"
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
 def ask(service, model, question=QUESTION, docs=None, **overrides):
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(question, docs, method="doclens", overrides=overrides)
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(question, docs, method="doclens", overrides=overrides)
 
 
 def pages(answer, stage=None) -> list[int]:
@@ -76,7 +76,7 @@ def test_an_empty_union_falls_back_to_the_retrievers_top_k(paper_service):
     model = DocLensScript(navigate=[navigation(), navigation()], answers=[sample(), sample()])
     answer = ask(paper_service, model, navigator_samples=2, fallback_k=2, skip_unanimous=True)
     assert pages(answer, "located") == []
-    search = ScopedSearch(paper_service._retriever(), PageSource(paper_service.db), None,
+    search = ScopedSearch(paper_service.pages.retriever(), PageSource(paper_service.resources.db), None,
                           paper_service.settings.search.mode)
     retrieved = [r.page for r in search.pages(QUESTION, 2)]
     assert pages(answer, "selected") == retrieved == sorted(pages(answer), key=retrieved.index)
@@ -147,7 +147,7 @@ def test_a_named_page_joins_the_union_and_the_prompt_shows_printed_numbers(fast_
     doc.set_page_labels([{"startpage": 0, "prefix": "cover", "style": "", "firstpagenum": 1},
                          {"startpage": 1, "prefix": "", "style": "D", "firstpagenum": 1}])
     doc.save(folder / "book.pdf")
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     model = DocLensScript(navigate=[navigation()], answers=[sample("twelve", quote="twelve piers", page=1)] * 2)
     answer = ask(fast_service, model, "How many piers are listed on page 1?", navigator_samples=1,
                  skip_unanimous=True)
@@ -167,8 +167,8 @@ def test_cancel_during_navigation_stops_the_answer(paper_service):
             stop.set()
             return super().sample(messages, options, n)
 
-    paper_service._runtimes = FixedRuntimes(Cancelling(navigate=[navigation(1)]))
-    answer = paper_service.ask(QUESTION, method="doclens", cancel=stop, overrides={"navigator_samples": 1})
+    paper_service.resources.use_runtimes(FixedRuntimes(Cancelling(navigate=[navigation(1)])))
+    answer = paper_service.answers.ask(QUESTION, method="doclens", cancel=stop, overrides={"navigator_samples": 1})
     assert answer.status is AnswerStatus.CANCELLED
 
 
@@ -182,7 +182,7 @@ def layout_service(tmp_path_factory):
     library.mkdir()
     write_layout_pdf(library / "report.pdf")
     with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.index([str(library)])
+        service.library.index([str(library)])
         yield service
 
 
@@ -202,8 +202,8 @@ def zoom_elements_of(service):
     from docqa_desktop.methods.base import MethodContext
     from docqa_desktop.methods.evidence import PageSource
     from docqa_desktop.answers import Answer
-    ref = PageSource(service.db).refs_for([(service.status()[0].doc_id, 1)])[0]
-    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.db), service.db, None, None, None)
+    ref = PageSource(service.resources.db).refs_for([(service.library.status()[0].doc_id, 1)])[0]
+    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.resources.db), service.resources.db, None, None, None)
     return zoom_elements(ctx, ref, 4)
 
 
@@ -222,13 +222,13 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
     folder.mkdir()
     shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
     with Service(make_settings(tmp_path / "home", layout=True, dense=False, ocr=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         from docqa_desktop.answers import Answer
         from docqa_desktop.methods.base import MethodContext
         from docqa_desktop.methods.evidence import PageSource
-        source = PageSource(service.db)
-        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, service.db, None, None, None)
-        doc_id = service.status()[0].doc_id
+        source = PageSource(service.resources.db)
+        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, service.resources.db, None, None, None)
+        doc_id = service.library.status()[0].doc_id
         cropped = 0
         for ref in source.refs_for([(doc_id, page) for page in range(1, 9)]):
             width, height = source.size(ref)
@@ -271,10 +271,10 @@ def test_the_tiny_vision_model_gets_page_screenshots_and_crops(tmp_path, tiny_vl
     library.mkdir()
     write_layout_pdf(library / "report.pdf")
     with Service(tiny_vlm_settings(tmp_path / "home", layout=True, dense=False, ocr=False)) as service:
-        service.index([str(library)])
+        service.library.index([str(library)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
-        seen_images = count_images_sent(service.runtimes.vision())
-        answer = service.ask("What does the chart show?", method="doclens",
+        seen_images = count_images_sent(service.resources.runtimes.vision())
+        answer = service.answers.ask("What does the chart show?", method="doclens",
                              overrides=dict(navigator_samples=1, answer_samples=1, navigator_page_tokens=60,
                                             page_tokens=120, answer_tokens=120, crops_per_page=1,
                                             crop_pixels=120_000, fallback_k=1, skip_unanimous=True))
@@ -289,7 +289,7 @@ def test_the_tiny_vision_model_gets_page_screenshots_and_crops(tmp_path, tiny_vl
 def test_the_retrieved_floor_joins_the_union_and_the_located_stage_keeps_the_navigators_own(paper_service):
     model = DocLensScript(navigate=[navigation(8)], answers=[sample(), sample()])
     answer = ask(paper_service, model, navigator_samples=1, retrieved_floor=2, skip_unanimous=True)
-    search = ScopedSearch(paper_service._retriever(), PageSource(paper_service.db), None,
+    search = ScopedSearch(paper_service.pages.retriever(), PageSource(paper_service.resources.db), None,
                           paper_service.settings.search.mode)
     top = [r.page for r in search.pages(QUESTION, 2)]
     assert 8 not in top  # the navigator's page is not among the retriever's best
@@ -322,24 +322,24 @@ def test_a_misspelt_navigator_input_is_a_clear_error(paper_service):
 def test_summaries_as_navigator_input_and_their_prepare_step(paper_service, monkeypatch):
     from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
     from docqa_desktop.store import artifacts
-    doc_id = paper_service.status()[0].doc_id
-    with paper_service.db.transaction() as cur:
+    doc_id = paper_service.library.status()[0].doc_id
+    with paper_service.resources.db.transaction() as cur:
         artifacts.put(cur, PAGE_SUMMARY, doc_id, 2, 0, "scripted", "SUMMARY OF PAGE TWO: pivot languages compared.")
     model = DocLensScript(navigate=[navigation(1)], answers=[sample()] * 2)
     answer = ask(paper_service, model, navigator_samples=1, skip_unanimous=True, navigator_input="summaries")
     assert "[Page 2]\nSUMMARY OF PAGE TWO: pivot languages compared.\n" in model.seen[0]["prompt"]
     assert any(n.startswith("navigate: 7 of 8 pages have no stored summary") for n in answer.notes)
     # the prepare step writes the missing summaries only when the navigator reads summaries
-    assert paper_service.prepare(method="doclens").done == 0
+    assert paper_service.answers.prepare(method="doclens").done == 0
     monkeypatch.setenv("DOCQA_DOCLENS_NAVIGATOR_INPUT", "summaries")
-    assert paper_service.prepare(method="doclens").done == 7
-    stored = artifacts.get_many(paper_service.db.cursor(), PAGE_SUMMARY, [(doc_id, p, 0) for p in range(1, 9)],
+    assert paper_service.answers.prepare(method="doclens").done == 7
+    stored = artifacts.get_many(paper_service.resources.db.cursor(), PAGE_SUMMARY, [(doc_id, p, 0) for p in range(1, 9)],
                                 "scripted")
     assert len(stored) == 8
 
 
 def test_a_sample_locating_most_pages_is_ignored_and_max_read_pages_caps_the_reading(paper_service):
-    search = ScopedSearch(paper_service._retriever(), PageSource(paper_service.db), None,
+    search = ScopedSearch(paper_service.pages.retriever(), PageSource(paper_service.resources.db), None,
                           paper_service.settings.search.mode)
     top = [r.page for r in search.pages(QUESTION, 2)]
     others = [p for p in range(1, 9) if p not in top][-2:]  # two pages the retriever does not rank first

@@ -62,7 +62,7 @@ def ferry_service(fast_service, tmp_path, monkeypatch):
     folder = tmp_path / "memo"
     folder.mkdir()
     write_pdf(folder / "ferry.pdf", PAGES)
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     fast_service.queries, fast_service.scores_by_query = [], {}
 
     def pages(search, query, k, mode=None):
@@ -78,8 +78,8 @@ def ferry_service(fast_service, tmp_path, monkeypatch):
 
 
 def ask(service, model, **overrides):
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(QUESTION, method="docreact", overrides=overrides)
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(QUESTION, method="docreact", overrides=overrides)
 
 
 def candidate_pages(prompts: list[str]) -> list[int]:
@@ -215,10 +215,10 @@ def test_the_tiny_vision_model_reads_each_candidates_page_image_and_its_entropie
     folder.mkdir()
     write_pdf(folder / "ferry.pdf", PAGES)
     with Service(tiny_vlm_settings(tmp_path / "home", layout=False, dense=False, ocr=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
-        seen_images = count_images_sent(service.runtimes.vision())
-        answer = service.ask(QUESTION, method="docreact",
+        seen_images = count_images_sent(service.resources.runtimes.vision())
+        answer = service.answers.ask(QUESTION, method="docreact",
                              overrides=dict(rounds=1, candidate_sets=2, extract_tokens=12, page_tokens=100,
                                             answer_tokens=120))
     assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error

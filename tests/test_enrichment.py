@@ -36,18 +36,18 @@ def library(folder, count: int, pages: int = 2) -> list[str]:
 
 
 def doc_ids(service: Service) -> dict[str, int]:
-    return {e.name: e.doc_id for e in service.status()}
+    return {e.name: e.doc_id for e in service.library.status()}
 
 
 def stages(service: Service) -> dict[str, tuple[int, int]]:
-    return {s.stage: (s.done, s.pending) for s in service.enrichment()}
+    return {s.stage: (s.done, s.pending) for s in service.library.enrichment()}
 
 
 def cite(service: Service, path: str) -> None:
     answer = Answer(id=f"a-{os.path.basename(path)}", question="How many nests?", method="quoted",
                     text="Twelve.", status=AnswerStatus.ANSWERED,
                     citations=[Citation(doc=os.path.basename(path), path=path, page=1, label="1", quote="nests")])
-    with service.db.transaction() as cur:
+    with service.resources.db.transaction() as cur:
         answers_store.save_answer(cur, answer)
 
 
@@ -55,19 +55,19 @@ def test_passes_take_asked_about_documents_first_then_the_newest(tmp_path):
     folder = tmp_path / "lib"
     with Service(make_settings(tmp_path / "home", layout=False, dense=False)) as service:
         for name in library(folder, 3):  # one indexing run each: indexed_at follows the names
-            service.index([str(folder / name)])
+            service.library.index([str(folder / name)])
         ids = doc_ids(service)
-        assert enrichment.priority_order(service.db.cursor()) == [ids["report-2.pdf"], ids["report-1.pdf"],
+        assert enrichment.priority_order(service.resources.db.cursor()) == [ids["report-2.pdf"], ids["report-1.pdf"],
                                                                   ids["report-0.pdf"]]
         cite(service, str(folder / "report-0.pdf"))  # the user asked about the oldest one
-        order = enrichment.priority_order(service.db.cursor())
+        order = enrichment.priority_order(service.resources.db.cursor())
         assert order == [ids["report-0.pdf"], ids["report-2.pdf"], ids["report-1.pdf"]]
         # the passes' own queues follow that order
-        assert [d for d, _ in enrichment.documents_without(service.db.cursor(), enrichment.LAYOUT)] == order
-        chunk_docs = [service.db.cursor().execute("SELECT doc_id FROM chunks WHERE id = ?", [i]).fetchone()[0]
-                      for i in content.pending_chunks(service.db.cursor())]
+        assert [d for d, _ in enrichment.documents_without(service.resources.db.cursor(), enrichment.LAYOUT)] == order
+        chunk_docs = [service.resources.db.cursor().execute("SELECT doc_id FROM chunks WHERE id = ?", [i]).fetchone()[0]
+                      for i in content.pending_chunks(service.resources.db.cursor())]
         assert list(dict.fromkeys(chunk_docs)) == order
-        summary_docs = [d for d, _ in artifacts.missing_pages(service.db.cursor(), PAGE_SUMMARY, None, "any")]
+        summary_docs = [d for d, _ in artifacts.missing_pages(service.resources.db.cursor(), PAGE_SUMMARY, None, "any")]
         assert list(dict.fromkeys(summary_docs)) == order
 
 
@@ -83,16 +83,16 @@ def test_searchable_before_layout_and_a_cancelled_pass_resumes(tmp_path):
             cancel.set()  # after the first document's layout committed
 
     with Service(make_settings(tmp_path / "home", dense=False)) as service:
-        report = service.index([str(folder)], progress, cancel)
+        report = service.library.index([str(folder)], progress, cancel)
         assert report.cancelled and report.added == 4
         assert seen.index("layout") > max(i for i, phase in enumerate(seen) if phase == "indexing")
-        assert [h.doc for h in service.search("heron colony 31 nests", k=1, mode="bm25")] == ["report-3.pdf"]
+        assert [h.doc for h in service.pages.search("heron colony 31 nests", k=1, mode="bm25")] == ["report-3.pdf"]
         done, pending = stages(service)["layout"]
         assert done >= 2 and pending >= 2 and done + pending == 8  # pages: some analysed, the rest waiting
-        report = service.index([str(folder)])  # nothing changed on disk: only the pass resumes
+        report = service.library.index([str(folder)])  # nothing changed on disk: only the pass resumes
         assert not report.cancelled and report.added == 0 and report.pages_with_layout == pending
         assert stages(service)["layout"] == (8, 0)
-        elements = service.db.cursor().execute("SELECT count(DISTINCT doc_id) FROM elements").fetchone()[0]
+        elements = service.resources.db.cursor().execute("SELECT count(DISTINCT doc_id) FROM elements").fetchone()[0]
         assert elements == 4
 
 
@@ -100,12 +100,12 @@ def test_status_counts_each_stage(tmp_path):
     folder = tmp_path / "lib"
     library(folder, 2, pages=3)
     with Service(make_settings(tmp_path / "home", layout=False)) as service:
-        service.index([str(folder)])
-        counted = {s.stage: s for s in service.enrichment()}
+        service.library.index([str(folder)])
+        counted = {s.stage: s for s in service.library.enrichment()}
         assert (counted["keywords"].done, counted["keywords"].pending) == (6, 0)
         assert (counted["layout"].done, counted["layout"].pending) == (0, 6)
         assert "switched off" in counted["layout"].note
-        chunks = service.db.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
+        chunks = service.resources.db.cursor().execute("SELECT count(*) FROM chunks").fetchone()[0]
         assert (counted["embeddings"].done, counted["embeddings"].pending) == (chunks, 0)
         assert counted["page images"].pending == 6 and "no page embedder" in counted["page images"].note
         assert counted["summaries"].done == 0

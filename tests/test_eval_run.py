@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPORT_15, SMALL_PAPER, corpus_pdf
 from docqa_desktop.cli import main
-from docqa_desktop.evaluation import EvalRunner, load_questions
+from docqa_desktop.evaluation import load_questions
 from docqa_desktop.evaluation.scoring import score
 from docqa_desktop.service import Service
 from docqa_desktop.settings import Settings
@@ -58,8 +58,9 @@ def test_eval_scores_reports_and_resumes(eval_setup, capsys):
             cancel.set()
 
     with Service(Settings.load(home)) as service:
-        outcome = EvalRunner(service, out, progress, cancel).run(load_questions(questions), corpus, METHODS)
-        assert service.history() == []  # evaluation answers stay out of the user's history
+        outcome = service.answers.evaluate(load_questions(questions), corpus, METHODS, out, say=progress,
+                                           cancel=cancel)
+        assert service.answers.history() == []  # evaluation answers stay out of the user's history
     assert outcome.cancelled and outcome.ran == 1
     first_line = _lines(out / "results.jsonl")[0]
     with (out / "results.jsonl").open("a") as fh:

@@ -43,13 +43,13 @@ def indexed(tmp_path_factory):
     settings = make_settings(base / "home", **FAST)
     settings_file.save(settings)  # the CLI run on a copy uses the same fast pipeline
     with Service(settings) as service:
-        service.index([str(library)])
-        doc_id = service.status()[0].doc_id
-        with service.db.transaction() as cur:
+        service.library.index([str(library)])
+        doc_id = service.library.status()[0].doc_id
+        with service.resources.db.transaction() as cur:
             answers_store.save_answer(cur, Answer(id="a1", question="How much power?", method="simpledoc",
                                                   text="161 megawatt hours", status=AnswerStatus.ANSWERED))
             artifacts.put(cur, PAGE_SUMMARY, doc_id, 3, 0, "smollm2", "Output and finances of the solar park.")
-        service.db.con.execute("CHECKPOINT")  # everything in the main file: the tests damage that file
+        service.resources.db.con.execute("CHECKPOINT")  # everything in the main file: the tests damage that file
     return base / "home", library
 
 
@@ -75,7 +75,7 @@ def open_service(home: Path) -> Service:
 
 def assert_earlier_document_searchable(home: Path) -> None:
     with open_service(home) as service:
-        hits = service.search("megawatt", k=1)
+        hits = service.pages.search("megawatt", k=1)
         assert hits and hits[0].doc == "report.pdf"
 
 
@@ -146,9 +146,9 @@ def test_repair_keeps_history_and_summaries_and_rebuilds_the_index(home, capsys)
     assert len(aside) == 1 and f"kept as {aside[0]}" in out  # never deleted
     assert_earlier_document_searchable(home)
     with open_service(home) as service:
-        assert [a.id for a in service.history()] == ["a1"]
-        doc_id = service.status()[0].doc_id  # a new id: the summary followed the content, not the old id
-        assert artifacts.get_many(service.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
+        assert [a.id for a in service.answers.history()] == ["a1"]
+        doc_id = service.library.status()[0].doc_id  # a new id: the summary followed the content, not the old id
+        assert artifacts.get_many(service.resources.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
             (doc_id, 3, 0): "Output and finances of the solar park."}
     code, out, _ = docqa(capsys, home, "repair")
     assert code == 0 and "nothing to repair" in out
@@ -259,8 +259,8 @@ def test_a_kill_during_a_migration_leaves_a_database_that_opens(home):
     backup = db.with_name(f"{DB_NAME}.before-v{migrations.LATEST - 1}.bak")
     assert backup.exists()  # the last backup (from the reopening) is kept after a successful upgrade
     with open_service(home) as service:  # the page summary moved into the new table
-        doc_id = service.status()[0].doc_id
-        assert artifacts.get_many(service.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
+        doc_id = service.library.status()[0].doc_id
+        assert artifacts.get_many(service.resources.db.cursor(), PAGE_SUMMARY, [(doc_id, 3, 0)], "smollm2") == {
             (doc_id, 3, 0): "Output and finances of the solar park."}
     # restoring it (what the README says to do) gives back a database that opens and upgrades again
     shutil.copyfile(backup, db)
@@ -306,9 +306,9 @@ def read_only_data_folder(home):
 def test_a_read_only_database_folder_still_searches_and_says_why_it_cannot_index(
         home, library, read_only_data_folder, capsys):
     with open_service(home) as service:
-        assert service.search("megawatt", k=1)[0].doc == "report.pdf"  # opened read-only
+        assert service.pages.search("megawatt", k=1)[0].doc == "report.pdf"  # opened read-only
         with pytest.raises(StoreError) as raised:
-            service.index([str(library)])
+            service.library.index([str(library)])
     message = str(raised.value)
     assert f"its folder {read_only_data_folder} is read-only" in message
     code, _, err = docqa(capsys, home, "index", str(library))
@@ -359,19 +359,19 @@ def test_a_pdf_replaced_mid_parse_is_reported_changed_and_indexed_next_run(home,
             swapped.append(True)
 
     with Service(make_settings(home, **FAST, pages_per_task=2, workers=1)) as service:
-        report = service.index([str(folder)], replace_after_the_first_batch)
+        report = service.library.index([str(folder)], replace_after_the_first_batch)
         entry = entries_by_name(service)["minutes.pdf"]
         assert swapped and entry.status is FileStatus.PENDING
         assert entry.error == "file changed while it was being indexed; it will be indexed again"
         assert report.errors == {str(target): entry.error}
-        assert service.search("otters", k=5) == []  # nothing of the half-parsed version was kept
-        service.index([str(folder)])  # the next run takes the new content
+        assert service.pages.search("otters", k=5) == []  # nothing of the half-parsed version was kept
+        service.library.index([str(folder)])  # the next run takes the new content
         entry = entries_by_name(service)["minutes.pdf"]
         if replacement == "garbage":
             assert entry.status is FileStatus.ERROR and entry.error  # what it is now: a broken file
         else:
             assert entry.status is FileStatus.INDEXED
-            assert service.search("beavers", k=1)[0].doc == "minutes.pdf"
+            assert service.pages.search("beavers", k=1)[0].doc == "minutes.pdf"
     assert_earlier_document_searchable(home)
 
 
@@ -404,7 +404,7 @@ def test_a_broken_model_file_is_named_by_verify_and_by_ask(home, imported_model,
     code, _, err = docqa(capsys, home, "ask", "How much power did the park produce?")
     assert code == 2 and f"model file {imported_model} {reason}" in err
     with Service(Settings.load(home)) as service, pytest.raises(ModelError, match=str(imported_model)):
-        service.ask("How much power?")
+        service.answers.ask("How much power?")
     assert_earlier_document_searchable(home)
 
 

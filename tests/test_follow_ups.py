@@ -15,7 +15,7 @@ from docqa_desktop.methods.conversation import question_in_context, thread_query
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
@@ -25,8 +25,8 @@ FOLLOW_UP = "Why was it chosen?"
 
 
 def _ask(service, model, question, **kwargs):
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(question, method=kwargs.pop("method", "simpledoc"), **kwargs)
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(question, method=kwargs.pop("method", "simpledoc"), **kwargs)
 
 
 def test_simpledoc_asks_a_follow_up_with_the_thread_in_its_working_memory(paper_service):
@@ -40,13 +40,13 @@ def test_simpledoc_asks_a_follow_up_with_the_thread_in_its_working_memory(paper_
     assert memory.index(FIRST_ANSWER) < memory.index(FOLLOW_UP)
     assert second.question == FOLLOW_UP and second.thread == first.id and first.thread == ""
     assert second.citations and all(c.quote for c in second.citations)
-    assert [a.id for a in paper_service.thread(second.id)] == [first.id, second.id]
-    assert [a.id for a in paper_service.thread(first.id)] == [first.id, second.id]
+    assert [a.id for a in paper_service.answers.thread(second.id)] == [first.id, second.id]
+    assert [a.id for a in paper_service.answers.thread(first.id)] == [first.id, second.id]
     # a third question continues the same thread, whichever of its answers it follows
     third = _ask(paper_service, ScriptedModel([reasoning("not_answerable")] * 3), "And the year?",
                  follow_up=first.id)
     assert third.thread == first.id
-    assert [a.id for a in paper_service.thread(third.id)] == [first.id, second.id, third.id]
+    assert [a.id for a in paper_service.answers.thread(third.id)] == [first.id, second.id, third.id]
 
 
 def test_a_stopped_answer_is_not_part_of_what_a_follow_up_remembers(paper_service):
@@ -68,7 +68,7 @@ def test_a_new_question_does_not_carry_the_previous_one(paper_service):
     model = ScriptedModel([reasoning("not_answerable")] * 3)
     alone = _ask(paper_service, model, "Which pivot languages were compared?")
     assert FIRST_ANSWER not in [p for kind, p in model.prompts if kind == "reason"][0]
-    assert alone.thread == "" and [a.id for a in paper_service.thread(alone.id)] == [alone.id]
+    assert alone.thread == "" and [a.id for a in paper_service.answers.thread(alone.id)] == [alone.id]
 
 
 def test_other_methods_get_the_thread_in_the_question(paper_service):
@@ -129,16 +129,16 @@ def test_history_and_export_keep_whole_threads(paper_service, tmp_path, home, ca
     second = _ask(paper_service, ScriptedModel([reasoning("answer", "Most parallel data.",
                                                           [{"page": 1, "quote": "English"}])]),
                   FOLLOW_UP, follow_up=first.id)
-    out = paper_service.export_thread(second.id, "json", tmp_path / "thread.json")
+    out = paper_service.answers.export_thread(second.id, "json", tmp_path / "thread.json")
     record = json.loads(out.read_text())
     assert record["thread"] == first.id
     assert [a["question"] for a in record["answers"]] == [FIRST, FOLLOW_UP]
     assert all(a["citations"] for a in record["answers"])  # each answer keeps its own citations
     alone = _ask(paper_service, ScriptedModel([reasoning("answer", FIRST_ANSWER, [{"page": 1, "quote": "pivot"}])]),
                  FIRST)
-    single = json.loads(paper_service.export_thread(alone.id, "json", tmp_path / "alone.json").read_text())
+    single = json.loads(paper_service.answers.export_thread(alone.id, "json", tmp_path / "alone.json").read_text())
     assert single["thread"] == alone.id and len(single["answers"]) == 1  # a thread of one is still a thread
-    md = paper_service.export_thread(first.id, "md", tmp_path / "thread.md").read_text()
+    md = paper_service.answers.export_thread(first.id, "md", tmp_path / "thread.md").read_text()
     assert md.index("Which languages") < md.index("Why was it chosen") and md.count("Citations") == 2
     paper_service.close()
     assert main(["export", second.id, "--thread", "--format", "html", "-o", str(tmp_path / "t.html"),

@@ -78,7 +78,7 @@ def test_an_absurd_page_count_is_a_clear_error_not_a_crash(fast_service, tmp_pat
     broken = mutations.edit_object(data, pages_xref, lambda body: body.replace(b"/Count 1", b"/Count 1000000000"))
     (folder / "count.pdf").write_bytes(broken)
     (folder / "good.pdf").write_bytes(data)
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     entries = entries_by_name(fast_service)
     assert entries["good.pdf"].status is FileStatus.INDEXED
     assert entries["count.pdf"].status is FileStatus.ERROR

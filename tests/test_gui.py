@@ -192,7 +192,7 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
     window.cancel_button.click()
     qtbot.waitUntil(lambda: not window.cancel_button.isVisible(), timeout=120_000)
     with Service(window.service.settings) as reader:
-        entries = reader.status()
+        entries = reader.library.status()
         # every document listed as indexed has all of its pages; nothing is half written
         for e in entries:
             if e.status.value == "indexed":
@@ -223,7 +223,7 @@ def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     reloaded = Settings.load(path.parent.parent)
     assert (reloaded.tables["methods"]["m3docrag"], reloaded.ask.method) == ({"k": 7}, "m3docrag")
     assert (reloaded.search.mode, reloaded.index.visual, reloaded.index.visual_tokens) == ("hybrid", "on", 512)
-    assert window.service.method_settings("m3docrag")["k"] == 7
+    assert window.service.answers.method_settings("m3docrag")["k"] == 7
     assert window.ask_panel.method.currentText() == "m3docrag"
 
 
@@ -390,7 +390,7 @@ def ask_with_the_method_picker(window, qtbot, paper, method: str, model):
     from scripted_model import FixedRuntimes
     window.add_paths([str(paper)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.service._runtimes = FixedRuntimes(model)
+    window.service.resources.use_runtimes(FixedRuntimes(model))
     steps = []
     show_step = window.ask_panel.show_step
     window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))

@@ -11,7 +11,9 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 
 from PySide6.QtCore import Qt, QUrl  # noqa: E402
 
+from conftest import make_settings, open_window  # noqa: E402
 from scripted_model import FixedRuntimes, StreamingModel, reasoning  # noqa: E402
+from docqa_desktop.service import Resources, Service  # noqa: E402
 
 ANSWER = "English is the pivot language between the source and the target."
 
@@ -32,7 +34,7 @@ def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread
     _index(window, qtbot, paper)
     window.ask_panel.method.setCurrentText("simpledoc")
     model = StreamingModel([reasoning("answer", ANSWER, [{"page": 1, "quote": "pivot"}])], pieces=12)
-    window.service._runtimes = FixedRuntimes(model)
+    window.service.resources.use_runtimes(FixedRuntimes(model))
     shown: list[str] = []
     show_partial = window.answer_view.show_partial
 
@@ -50,7 +52,7 @@ def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread
 
     # the follow-up: asked with the first turn as memory, shown under it, each with its own citations
     model = StreamingModel([reasoning("answer", "It has the most parallel data.", [{"page": 1, "quote": "English"}])])
-    window.service._runtimes = FixedRuntimes(model)
+    window.service.resources.use_runtimes(FixedRuntimes(model))
     _ask(window, qtbot, "Why was it chosen?")
     second = window.answer_view.answer
     assert second.thread == first.id
@@ -88,9 +90,9 @@ def test_stop_keeps_the_streamed_text_in_the_window(window, qtbot, paper):
     text = json.dumps(reply)
     model = StreamingModel([reply], pieces=len(text))
     model.stop_after = text.index(ANSWER) + 25
-    window.service._runtimes = FixedRuntimes(model)
-    original_ask = window.service.ask
-    window.service.ask = lambda *a, **kw: original_ask(*a, **{**kw, "cancel": model.cancel})  # Stop mid-answer
+    window.service.resources.use_runtimes(FixedRuntimes(model))
+    original_ask = window.service.answers.ask
+    window.service.answers.ask = lambda *a, **kw: original_ask(*a, **{**kw, "cancel": model.cancel})  # Stop mid-answer
     _ask(window, qtbot, "Which languages are used as pivot?")
     answer = window.answer_view.answer
     assert answer.status.value == "cancelled" and answer.text == ANSWER[:25]
@@ -98,14 +100,12 @@ def test_stop_keeps_the_streamed_text_in_the_window(window, qtbot, paper):
     assert ANSWER[:25] in shown and "Stopped" in shown
 
 
-def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tmp_path):
+def test_the_first_run_panel_offers_models_and_downloads_one(qtbot, home, tmp_path):
     from hf_server import FakeHub
     from tiny_gguf import write_vlm
     from docqa_desktop.llm.catalog import Catalog, CatalogEntry, RemoteFile, Variant, load_catalog
     from docqa_desktop.llm.manager import ModelManager
 
-    service = window.service
-    assert service.first_run_needed()
     # labelled 3B like the catalog model it stands in for: above the floor of the methods that need a model
     model, projector = write_vlm(tmp_path / "labelled", size_label="3B")
     with FakeHub() as hub:
@@ -115,17 +115,20 @@ def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tmp_
                              default_variant="Q4_K_M", repo="acme/Tiny-VL-GGUF",
                              variants={"Q4_K_M": Variant("Q4_K_M", "tiny-vl-Q4_K_M.gguf", 0.3, 0.1)},
                              projector=RemoteFile("mmproj-tiny-vl-f16.gguf"))
-        service._models = ModelManager(service.settings.locations.installed_models,
-                                       Catalog(load_catalog().entries + (entry,)), hub_cache=tmp_path / "hf",
-                                       endpoint=hub.endpoint)
+        settings = make_settings(home, layout=False, dense=False)
+        models = ModelManager(settings.locations.installed_models, Catalog(load_catalog().entries + (entry,)),
+                              hub_cache=tmp_path / "hf", endpoint=hub.endpoint)
+        service = Service(settings, resources=Resources(settings, models=models))
+        window = open_window(qtbot, service)
+        assert service.models.first_run_needed()
         panel = window.open_first_run()
         qtbot.waitUntil(lambda: panel.table.rowCount() > 0, timeout=30_000)
         assert "CPU cores" in panel.hardware.text() and "llama.cpp GPU support" in panel.hardware.text()
         names = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
         assert not any(name.startswith("smollm2") for name in names)  # the built-in one needs no offer
-        recommended_here, _, _ = service.runtimes.hardware.recommendation()
+        recommended_here, _, _ = service.models.hardware.recommendation()
         assert f"Recommended here: {recommended_here}" in panel.hardware.text()
-        if not service.models.is_builtin(recommended_here):  # machines under 8 GB: the built-in one, no row
+        if not service.resources.models.is_builtin(recommended_here):  # machines under 8 GB: the built-in one, no row
             assert panel.table.item(0, 0).text().startswith(recommended_here)
             assert "Recommended" in panel.table.item(0, 5).text()  # this machine's recommendation comes first
         assert all(panel.table.item(i, 4).text().startswith("~") for i in range(len(names)))  # time per question
@@ -134,12 +137,14 @@ def test_the_first_run_panel_offers_models_and_downloads_one(window, qtbot, tmp_
         panel.table.selectRow(names.index("tiny-vl (Q4_K_M)"))
         panel.download_button.click()
         qtbot.waitUntil(lambda: "Installed tiny-vl" in panel.message.text(), timeout=60_000)
-    assert service.model_roles()["text"] == "tiny-vl" and service.default_method == "simpledoc"
-    assert not service.first_run_needed()  # a model of one's own: no welcome panel again
+    assert service.models.roles()["text"] == "tiny-vl" and service.answers.default_method == "simpledoc"
+    assert not service.models.first_run_needed()  # a model of one's own: no welcome panel again
     qtbot.waitUntil(lambda: window.ask_panel.method.currentText() == "simpledoc", timeout=10_000)
     assert "tiny-vl answers your questions now" in window.status_text.text()
     panel.reject()  # closed with Esc or the window's X: shown once all the same
     assert service.settings.locations.first_run_done.exists()
+    window.close()
+    service.close()
 
 
 def test_skipping_the_first_run_keeps_quoted_answers_and_does_not_ask_again(window, qtbot):
@@ -147,4 +152,4 @@ def test_skipping_the_first_run_keeps_quoted_answers_and_does_not_ask_again(wind
     panel = window.open_first_run()
     panel.skip_button.click()
     assert not panel.isVisible() and service.settings.locations.first_run_done.exists()
-    assert not service.first_run_needed() and service.default_method == "quoted"
+    assert not service.models.first_run_needed() and service.answers.default_method == "quoted"

@@ -71,17 +71,17 @@ def hostile_service(fast_service, tmp_path):
     folder = tmp_path / "hostile"
     folder.mkdir()
     write_pdf(folder / "hostile.pdf", HOSTILE_PAGES)
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     return fast_service
 
 
 def ask(service, model, method="simpledoc"):
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(QUESTION, method=method, overrides={"k": 3})
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(QUESTION, method=method, overrides={"k": 3})
 
 
 def page_words(service, page: int) -> str:
-    return service.db.cursor().execute(
+    return service.resources.db.cursor().execute(
         "SELECT string_agg(text, ' ' ORDER BY seq) FROM words WHERE page = ?", [page]).fetchone()[0]
 
 
@@ -116,10 +116,10 @@ def test_a_claimed_page_99_yields_no_citation(hostile_service):
 
 
 def test_cite_drops_pages_not_read_and_pages_that_do_not_exist(hostile_service):
-    doc_id, path = hostile_service.db.cursor().execute("SELECT d.id, f.path FROM documents d JOIN files f "
+    doc_id, path = hostile_service.resources.db.cursor().execute("SELECT d.id, f.path FROM documents d JOIN files f "
                                                        "ON f.doc_id = d.id").fetchone()
     ref = lambda page: PageRef(doc_id, "hostile.pdf", path, page, str(page))  # noqa: E731
-    source = PageSource(hostile_service.db)
+    source = PageSource(hostile_service.resources.db)
     evidence = [(ref(99), "Revenue grew"), (ref(3), "revenue is expected"), (ref(2), "head office")]
     assert [(c.page, c.quote) for c in cite(source, evidence, "x", [ref(1), ref(2)])] == [(2, "head office")]
     # nothing usable: the read page that best matches the answer, never the claimed one

@@ -51,8 +51,8 @@ def test_an_index_kept_in_step_ranks_like_a_fresh_one_and_like_duckdb_fts(fast_s
 
     def change(step):
         step()
-        fast_service.index([str(folder)])
-        assert fast_service.search("harbour pivot language", k=3)  # the kept index follows each change
+        fast_service.library.index([str(folder)])
+        assert fast_service.pages.search("harbour pivot language", k=3)  # the kept index follows each change
 
     change(lambda: None)
     change(lambda: (write_pdf(folder / "ferries.pdf", ["Ferries leave the harbour every hour.",
@@ -62,7 +62,7 @@ def test_an_index_kept_in_step_ranks_like_a_fresh_one_and_like_duckdb_fts(fast_s
                     write_pdf(folder / "tides.pdf", ["Tides at the harbour turn every six hours; Table 3 lists them."])))
     change(lambda: write_pdf(folder / "late.pdf", ["A late megawatt count for 2019."]))
 
-    db = fast_service.db
+    db = fast_service.resources.db
     kept = bm25._indexes(db)
     kept.refresh(db.cursor())
     assert len(kept.segments) <= 3 and not kept.alive.all()  # merged, and the removed document masked
@@ -82,15 +82,15 @@ def test_a_document_is_searchable_when_it_commits_and_gone_when_removed(fast_ser
     folder = tmp_path / "lib"
     folder.mkdir()
     write_pdf(folder / "a.pdf", ["Heron nests line the estuary."])
-    fast_service.index([str(folder)])
-    assert fast_service.search("estuary", k=3)
+    fast_service.library.index([str(folder)])
+    assert fast_service.pages.search("estuary", k=3)
     write_pdf(folder / "b.pdf", ["Kingfishers dive for minnows."])
-    fast_service.index([str(folder)])
-    assert [h.doc for h in fast_service.search("kingfishers minnows", k=3, mode="bm25")] == ["b.pdf"]
-    fast_service.remove(str(folder / "b.pdf"))
-    assert fast_service.search("kingfishers minnows", k=3, mode="bm25") == []
-    rows = fast_service.db.cursor().execute("SELECT count(*) FROM keyword_postings").fetchone()[0]
-    assert rows == fresh_rows(fast_service.db)  # nothing of b.pdf left behind
+    fast_service.library.index([str(folder)])
+    assert [h.doc for h in fast_service.pages.search("kingfishers minnows", k=3, mode="bm25")] == ["b.pdf"]
+    fast_service.library.remove(str(folder / "b.pdf"))
+    assert fast_service.pages.search("kingfishers minnows", k=3, mode="bm25") == []
+    rows = fast_service.resources.db.cursor().execute("SELECT count(*) FROM keyword_postings").fetchone()[0]
+    assert rows == fresh_rows(fast_service.resources.db)  # nothing of b.pdf left behind
 
 
 def fresh_rows(db: Database) -> int:

@@ -23,7 +23,7 @@ AGREED = {"reasoning": "They agree.", "answer": "English"}
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
@@ -34,8 +34,8 @@ def replies(general=None, text=None, image=None, critical=None, summarize=None) 
 
 
 def ask(service, text_model, vision_model=None, **overrides):
-    service._runtimes = FixedRuntimes(text_model, vision_model)
-    return service.ask(QUESTION, method="mdocagent", overrides=overrides)
+    service.resources.use_runtimes(FixedRuntimes(text_model, vision_model))
+    return service.answers.ask(QUESTION, method="mdocagent", overrides=overrides)
 
 
 def steps(answer) -> list[str]:
@@ -181,11 +181,11 @@ def test_page_image_search_feeds_the_tiny_vision_models_image_agent(home, paper,
     settings = tiny_vlm_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256)
     with Service(settings) as service:
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
-        assert service.index([str(paper)]).pages_embedded_visually == 8
+        assert service.library.index([str(paper)]).pages_embedded_visually == 8
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
-        visual_top = [h.page for h in service.search(QUESTION, k=2, mode="visual")]
-        images_seen = count_images_sent(service.runtimes.vision())
-        answer = service.ask(QUESTION, method="mdocagent",
+        visual_top = [h.page for h in service.pages.search(QUESTION, k=2, mode="visual")]
+        images_seen = count_images_sent(service.resources.runtimes.vision())
+        answer = service.answers.ask(QUESTION, method="mdocagent",
                              overrides=dict(text_k=1, image_k=2, agent_tokens=120, critical_tokens=60))
     assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
     assert [r.page for r in answer.stage_pages["image retrieved"]] == visual_top  # ColQwen's ranking

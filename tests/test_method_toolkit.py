@@ -52,11 +52,11 @@ class EchoModel:
 
 
 def context(service: Service, model, question="Which languages are used as pivot?", settings=None, cancel=None):
-    pages = PageSource(service.db)
+    pages = PageSource(service.resources.db)
     spec = method_spec("m3docrag")
-    return MethodContext(question, Answer("t", question, spec.name), ScopedSearch(service._retriever(), pages, None,
+    return MethodContext(question, Answer("t", question, spec.name), ScopedSearch(service.pages.retriever(), pages, None,
                                                                                    "text"),
-                         pages, service.db, model, None, settings or method_settings(spec, service.settings),
+                         pages, service.resources.db, model, None, settings or method_settings(spec, service.settings),
                          cancel=cancel)
 
 
@@ -67,7 +67,7 @@ def indexed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("paper")
     shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
     with Service(make_settings(tmp_path_factory.mktemp("home"), layout=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         yield service
 
 
@@ -226,7 +226,7 @@ def test_method_settings_from_the_settings_file_survive_a_save(home):
 
 def test_an_unknown_method_is_a_clear_error(fast_service):
     with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc"):
-        fast_service.ask("q", method="nope")
+        fast_service.answers.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
 
 

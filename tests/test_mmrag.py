@@ -60,25 +60,25 @@ def test_consecutive_runs_keep_order_and_the_token_limit():
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
 def prepare(service: Service, model, docs=None):
-    service._runtimes = FixedRuntimes(model)
-    return service.prepare("mmrag", docs)
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.prepare("mmrag", docs)
 
 
 def tree(service: Service, doc_id: int) -> list[summary_tree.TreeNode]:
-    return summary_tree.nodes(service.db.cursor(), doc_id, "scripted")
+    return summary_tree.nodes(service.resources.db.cursor(), doc_id, "scripted")
 
 
 def only_document(service: Service) -> int:
-    return service.db.cursor().execute("SELECT doc_id FROM files WHERE doc_id IS NOT NULL").fetchone()[0]
+    return service.resources.db.cursor().execute("SELECT doc_id FROM files WHERE doc_id IS NOT NULL").fetchone()[0]
 
 
 def chunks_of(service: Service, doc_id: int) -> dict[int, int]:
-    return dict(service.db.cursor().execute("SELECT id, page FROM chunks WHERE doc_id = ?", [doc_id]).fetchall())
+    return dict(service.resources.db.cursor().execute("SELECT id, page FROM chunks WHERE doc_id = ?", [doc_id]).fetchall())
 
 
 @pytest.mark.slow
@@ -100,8 +100,8 @@ def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_ser
             [p for c in node.children for p in by_id[c].pages]
         assert node.pages == sorted(set(below))
         assert node.layer == 1 or all(by_id[c].layer == node.layer - 1 for c in node.children)
-    assert len(summary_tree.node_vectors(paper_service.db.cursor(), list(by_id))) == len(nodes)
-    assert summary_tree.finished(paper_service.db.cursor(), [doc_id], "scripted") == {doc_id}
+    assert len(summary_tree.node_vectors(paper_service.resources.db.cursor(), list(by_id))) == len(nodes)
+    assert summary_tree.finished(paper_service.resources.db.cursor(), [doc_id], "scripted") == {doc_id}
     # the summarising prompt is RAPTOR's, over the cluster's chunk texts
     assert all(p.startswith("You are a Summarizing Assistant.") and "including as many key details" in p
                for p in model.calls("summary"))
@@ -113,18 +113,18 @@ def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_ser
 def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_build(fast_service, paper, home,
                                                                                    where):
     with Service(make_settings(home.parent / "clean", layout=False, dense=False)) as clean:
-        clean.index([str(paper)])
+        clean.library.index([str(paper)])
         prepare(clean, MMRAGScript())
         clean_nodes = tree(clean, only_document(clean))
     first_layer = sum(n.layer == 1 for n in clean_nodes)
     killed_after = 3 if where == "in the middle of layer 1" else first_layer  # the next layer is not planned yet
 
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     with pytest.raises(RuntimeError):
         prepare(fast_service, MMRAGScript(fail_after=killed_after))
     doc_id = only_document(fast_service)
     assert sum(n.text is not None for n in tree(fast_service, doc_id)) == killed_after
-    assert not summary_tree.finished(fast_service.db.cursor(), [doc_id], "scripted")
+    assert not summary_tree.finished(fast_service.resources.db.cursor(), [doc_id], "scripted")
     resumed = MMRAGScript()
     report = prepare(fast_service, resumed)
     nodes = tree(fast_service, doc_id)
@@ -141,7 +141,7 @@ def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_bu
 def test_a_cancel_reports_every_summary_written_in_the_run_not_just_the_current_layers(paper_service, tmp_path):
     write_pdf(tmp_path / "rivers.pdf", ["The Rhine carries barges past Cologne. " * 40,
                                         "The Danube flows through four capitals. " * 40])
-    paper_service.index([str(tmp_path / "rivers.pdf")])
+    paper_service.library.index([str(tmp_path / "rivers.pdf")])
     stop = threading.Event()
 
     class CancelInTheSecondTree(MMRAGScript):
@@ -150,9 +150,9 @@ def test_a_cancel_reports_every_summary_written_in_the_run_not_just_the_current_
                 stop.set()  # the user cancels while the first tree's layer-2 summary is written
             return super().chat(messages, options, cancel)
 
-    paper_service._runtimes = FixedRuntimes(CancelInTheSecondTree())
-    report = paper_service.prepare("mmrag", None, cancel=stop)
-    ids = {e.name: e.doc_id for e in paper_service.status()}
+    paper_service.resources.use_runtimes(FixedRuntimes(CancelInTheSecondTree()))
+    report = paper_service.answers.prepare("mmrag", None, cancel=stop)
+    ids = {e.name: e.doc_id for e in paper_service.library.status()}
     first = [n for n in tree(paper_service, ids[next(n for n in ids if n != "rivers.pdf")]) if n.text]
     second = [n for n in tree(paper_service, ids["rivers.pdf"]) if n.text]
     assert report.cancelled and max(n.layer for n in first) == 2 and second == []
@@ -168,17 +168,17 @@ def test_a_changed_document_gets_a_new_tree_and_an_unchanged_one_keeps_its_own(f
     write_pdf(folder / "birds.pdf", [" ".join(lines[:6]), " ".join(lines[6:])])
     write_pdf(folder / "rivers.pdf", ["The Rhine carries barges past Cologne. " * 20,
                                       "The Danube flows through four capitals. " * 20])
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     prepare(fast_service, MMRAGScript())
-    ids = {e.name: e.doc_id for e in fast_service.status()}
+    ids = {e.name: e.doc_id for e in fast_service.library.status()}
     kept = [n.id for n in tree(fast_service, ids["birds.pdf"])]
     assert kept and tree(fast_service, ids["rivers.pdf"])
 
     write_pdf(folder / "rivers.pdf", ["The Elbe reaches the sea at Hamburg. " * 20, "The Oder marks a border. " * 20])
-    fast_service.index([str(folder)])
+    fast_service.library.index([str(folder)])
     rebuilt = MMRAGScript()
     prepare(fast_service, rebuilt)
-    new_ids = {e.name: e.doc_id for e in fast_service.status()}
+    new_ids = {e.name: e.doc_id for e in fast_service.library.status()}
     assert new_ids["birds.pdf"] == ids["birds.pdf"] and new_ids["rivers.pdf"] != ids["rivers.pdf"]
     assert [n.id for n in tree(fast_service, ids["birds.pdf"])] == kept  # unchanged: same nodes, no calls
     assert len(rebuilt.calls("summary")) == len(tree(fast_service, new_ids["rivers.pdf"])) > 0
@@ -189,8 +189,8 @@ def test_a_changed_document_gets_a_new_tree_and_an_unchanged_one_keeps_its_own(f
 # -- answering -----------------------------------------------------------------------------------------
 
 def ask(service: Service, model, **overrides):
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(QUESTION, method="mmrag", overrides=overrides)
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(QUESTION, method="mmrag", overrides=overrides)
 
 
 def reranked(answer) -> list[tuple[int, float, float]]:
@@ -272,8 +272,8 @@ def test_the_answer_follows_the_papers_format_and_cites_its_relevant_pages(paper
 def test_a_vision_model_reads_the_selected_pages_images(paper_service):
     vision = MMRAGScript(vision=True, name="vision")
     text = MMRAGScript()
-    paper_service._runtimes = FixedRuntimes(text, vision)
-    answer = paper_service.ask(QUESTION, method="mmrag", overrides={"pages": 3})
+    paper_service.resources.use_runtimes(FixedRuntimes(text, vision))
+    answer = paper_service.answers.ask(QUESTION, method="mmrag", overrides={"pages": 3})
     assert len(vision.calls("answer")) == 1 and vision.images == [3]  # the answer call, with the 3 pages' images
     assert text.calls("rerank") and not vision.calls("rerank") and set(text.images) == {0}  # scores: text model
     assert "Images of the retrieved pages are attached" in vision.calls("answer")[0]
@@ -282,12 +282,12 @@ def test_a_vision_model_reads_the_selected_pages_images(paper_service):
 
 def test_leaves_keep_their_embeddings_and_mark_the_missing_ones(paper_service):
     doc_id = only_document(paper_service)
-    ids, _, texts, vectors = summary_tree.leaves(paper_service.db.cursor(), doc_id)
+    ids, _, texts, vectors = summary_tree.leaves(paper_service.resources.db.cursor(), doc_id)
     assert ids and all(v is None for v in vectors)  # dense embeddings off in this service
     embedded = np.eye(len(ids), summary_tree.DIMENSION, dtype=np.float32)[::2]
-    with paper_service.db.transaction() as cur:
-        content.set_embeddings(paper_service.db, cur, ids[::2], embedded)
-    _, _, _, vectors = summary_tree.leaves(paper_service.db.cursor(), doc_id)
+    with paper_service.resources.db.transaction() as cur:
+        content.set_embeddings(paper_service.resources.db, cur, ids[::2], embedded)
+    _, _, _, vectors = summary_tree.leaves(paper_service.resources.db.cursor(), doc_id)
     assert all(v is None for v in vectors[1::2])
     assert np.array_equal(np.stack(vectors[::2]), embedded)
 
@@ -308,12 +308,12 @@ def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, c
     monkeypatch.setenv("DOCQA_ASK_PRESET", "cpu")  # the CPU preset's smaller tree and budgets: same steps, less text
     settings = make_settings(home, layout=False, ocr=False)
     with Service(settings) as service:
-        service.index([str(paper)])
+        service.library.index([str(paper)])
     assert main(["prepare", "--method", "mmrag", "--home", str(home)]) == 0
     assert "summary-tree nodes" in capsys.readouterr().out
     with Service(settings) as service:
         doc_id = only_document(service)
-        nodes = summary_tree.nodes(service.db.cursor(), doc_id, "smollm2-135m-instruct")
+        nodes = summary_tree.nodes(service.resources.db.cursor(), doc_id, "smollm2-135m-instruct")
         assert nodes and all(n.text for n in nodes) and max(n.layer for n in nodes) >= 2
     answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "mmrag",
                               capsys)

@@ -48,9 +48,9 @@ def test_size_labels_and_the_floor_rule():
 
 def test_the_model_manager_weighs_the_built_in_model(home):
     with Service(make_settings(home)) as service:
-        assert service.models.size("smollm2-135m-instruct") == BUILT_IN
-        assert service.models.size("not-installed") == ModelSize()  # unknown, never an error
-        assert service.text_model_size() == BUILT_IN
+        assert service.resources.models.size("smollm2-135m-instruct") == BUILT_IN
+        assert service.resources.models.size("not-installed") == ModelSize()  # unknown, never an error
+        assert service.models.text_model_size() == BUILT_IN
 
 
 def test_every_method_that_calls_a_model_declares_the_floor():
@@ -79,31 +79,31 @@ def test_auto_never_picks_a_method_the_text_model_is_too_small_for(home, tmp_pat
     from tiny_gguf import write_header_only
 
     with Service(make_settings(home)) as service:
-        assert service.default_method == "quoted"  # the built-in 135M model alone
+        assert service.answers.default_method == "quoted"  # the built-in 135M model alone
         small = write_header_only(tmp_path / "small.gguf", 400_000_000, "small-text")  # no label: its weights
         service.models.import_file(small, name="small-text")
-        assert service.model_roles()["text"] == "small-text" and service.default_method == "quoted"
-        assert service.model_shortfall("simpledoc").startswith(
+        assert service.models.roles()["text"] == "small-text" and service.answers.default_method == "quoted"
+        assert service.models.shortfall("simpledoc").startswith(
             "needs a language model of about 1B parameters or more; the text model small-text is a 400M model — ")
         large = write_header_only(tmp_path / "large.gguf", 200_000_000, "large-text", size_label="1.5B")
         service.models.import_file(large, name="large-text")
-        service.set_default_model("text", "large-text")
-        assert service.default_method == "simpledoc" and not any(service.model_shortfalls().values())
-        service.set_default_model("text", "smollm2-135m-instruct")  # the built-in one, chosen while others exist
-        assert service.default_method == "quoted"
-        assert service.model_shortfall("m3docrag").startswith(
+        service.models.set_default("text", "large-text")
+        assert service.answers.default_method == "simpledoc" and not any(service.models.shortfalls().values())
+        service.models.set_default("text", "smollm2-135m-instruct")  # the built-in one, chosen while others exist
+        assert service.answers.default_method == "quoted"
+        assert service.models.shortfall("m3docrag").startswith(
             "needs a language model of about 1B parameters or more; the text model smollm2-135m-instruct is a "
             "135M model — ")
         # asked for by name, a method is the user's choice: the floor only labels its answers
         service.apply_settings(dataclasses.replace(service.settings, ask=dataclasses.replace(
             service.settings.ask, method="m3docrag")))
-        assert service.default_method == "m3docrag"
+        assert service.answers.default_method == "m3docrag"
         # a server's model: its size is the user's choice
         service.apply_settings(dataclasses.replace(service.settings, llm=dataclasses.replace(
             service.settings.llm, backend="remote", remote_url="http://127.0.0.1:9/v1"),
             ask=dataclasses.replace(service.settings.ask, method="auto")))
-        assert service.text_model_size() is None and service.default_method == "simpledoc"
-        assert not any(service.model_shortfalls().values())
+        assert service.models.text_model_size() is None and service.answers.default_method == "simpledoc"
+        assert not any(service.models.shortfalls().values())
 
 
 def test_an_answer_a_model_below_the_floor_wrote_is_an_unverified_draft():
@@ -164,7 +164,7 @@ def test_asking_m3docrag_on_the_built_in_model_warns_then_labels_the_answer_unve
         k=1, page_tokens=200, answer_tokens=80)}})  # one page, short: the label is what is tested
     save(settings)
     with Service(settings) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
     code = main(["ask", "How many members does the cooperative have?", "--method", "m3docrag",
                  "--home", str(home)])
     out, err = capsys.readouterr()
@@ -174,5 +174,5 @@ def test_asking_m3docrag_on_the_built_in_model_warns_then_labels_the_answer_unve
     assert "Its answer will be labelled unverified." in err
     assert "\nUnverified draft · m3docrag · smollm2-135m-instruct · " in out and UNVERIFIED_135M in out
     with Service(settings) as service:
-        [stored] = service.history(1)
+        [stored] = service.answers.history(1)
     assert stored.status is AnswerStatus.UNVERIFIED and stored.check.startswith(UNVERIFIED_135M)

@@ -45,9 +45,9 @@ def test_the_watcher_prepares_new_documents(home, tmp_path):
     settings = dataclasses.replace(settings, ask=dataclasses.replace(settings.ask, prepare_after_index=True,
                                                                      method="simpledoc"))
     service = Service(settings)
-    service._runtimes = FixedRuntimes(ScriptedModel([]))
+    service.resources.use_runtimes(FixedRuntimes(ScriptedModel([])))
     stop = threading.Event()
-    thread = threading.Thread(target=service.watch, args=([str(folder)],), kwargs={"stop": stop}, daemon=True)
+    thread = threading.Thread(target=service.library.watch, args=([str(folder)],), kwargs={"stop": stop}, daemon=True)
     thread.start()
     try:
         wait_for(lambda: summarised_pages(settings) == 2)
@@ -64,7 +64,7 @@ def test_the_watcher_prepares_new_documents(home, tmp_path):
 def test_the_app_prepares_documents_in_the_background(window, qtbot, paper):
     window.add_paths([str(paper)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.service._runtimes = FixedRuntimes(ScriptedModel([]))
+    window.service.resources.use_runtimes(FixedRuntimes(ScriptedModel([])))
     window.ask_panel.method.setCurrentText("simpledoc")
     window.prepare_documents()
     assert window.cancel_button.isVisible() or "prepared" in window.status_text.text()
@@ -90,19 +90,19 @@ def test_the_app_builds_mmrag_summary_trees_with_progress_and_cancel_keeps_what_
                 window.prepare_task.cancel.set()
             return super().chat(messages, options, cancel)
 
-    window.service._runtimes = FixedRuntimes(CancelledMidway())
+    window.service.resources.use_runtimes(FixedRuntimes(CancelledMidway()))
     window.prepare_documents()
     qtbot.waitUntil(lambda: "prepared" in window.status_text.text(), timeout=180_000)
     assert "mmrag: 3 summary-tree nodes prepared (cancelled; run again to resume)" in window.status_text.text()
     assert any(t.startswith("Preparing summary tree, layer 1 for mmrag — 1/") for t in shown)
 
-    window.service._runtimes = FixedRuntimes(MMRAGScript())
+    window.service.resources.use_runtimes(FixedRuntimes(MMRAGScript()))
     window.prepare_documents()
     qtbot.waitUntil(lambda: "prepared" in window.status_text.text() and "cancelled" not in
                     window.status_text.text(), timeout=180_000)
     written = int(window.status_text.text().split(": ")[1].split()[0])
     with Service(window.service.settings) as reader:
-        doc_id = reader.status()[0].doc_id
+        doc_id = reader.library.status()[0].doc_id
         nodes = summary_tree.nodes(reader.db.cursor(), doc_id, "scripted")
     assert written == len(nodes) - 3 and all(n.text for n in nodes)  # resumed: the first three were kept
     assert not window.cancel_button.isVisible()

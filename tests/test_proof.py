@@ -208,14 +208,14 @@ def paper_service(tmp_path_factory):
     (home / "paper").mkdir()
     shutil.copy(corpus_pdf(SMALL_PAPER), home / "paper" / SMALL_PAPER)
     with Service(make_settings(home / "home", check_proofs=True, layout=False, dense=False)) as service:
-        service.index([str(home / "paper")])
+        service.library.index([str(home / "paper")])
         yield service
 
 
 def ask(service, question, *replies):
     model = ReplyList(*replies)
-    service._runtimes = FixedRuntimes(model)
-    return service.ask(question, method="m3docrag"), model
+    service.resources.use_runtimes(FixedRuntimes(model))
+    return service.answers.ask(question, method="m3docrag"), model
 
 
 @pytest.mark.slow  # indexes the paper once for the module
@@ -272,10 +272,13 @@ def test_a_second_refusal_leaves_the_passage_that_states_a_value(paper_service):
 
 
 @pytest.mark.slow  # indexes the paper once for the module
-def test_the_check_can_be_turned_off_for_the_papers_own_verdict(paper_service, monkeypatch):
-    monkeypatch.setattr(paper_service, "settings", dataclasses.replace(
-        paper_service.settings, ask=dataclasses.replace(paper_service.settings.ask, check_proofs=False)))
-    answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=[(6, "made up words entirely")]))
+def test_the_check_can_be_turned_off_for_the_papers_own_verdict(paper_service):
+    checked = paper_service.settings
+    paper_service.apply_settings(dataclasses.replace(checked, ask=dataclasses.replace(checked.ask, check_proofs=False)))
+    try:
+        answer, model = ask(paper_service, GAIN, m3docrag_reply("36.2", proof=[(6, "made up words entirely")]))
+    finally:
+        paper_service.apply_settings(checked)  # the fixture serves the module
     assert answer.status is AnswerStatus.ANSWERED and len(model.calls) == 1 and not answer.check
 
 
@@ -299,7 +302,7 @@ class FailingRepair(ReplyList):
 @pytest.mark.parametrize("error", ["model error", "stop"])
 def test_a_repair_that_fails_or_is_stopped_leaves_the_draft_unverified(paper_service, error):
     model = FailingRepair(m3docrag_reply("36.2", proof=[(6, "MLM+BRLM-SA reaches 36.2 BLEU on average")]), error)
-    paper_service._runtimes = FixedRuntimes(model)
-    answer = paper_service.ask(GAIN, method="m3docrag")
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
+    answer = paper_service.answers.ask(GAIN, method="m3docrag")
     assert len(model.calls) == 2 and answer.status is AnswerStatus.UNVERIFIED and answer.short_answer == "36.2"
     assert any(note.startswith("proof: no second reply") for note in answer.notes)

@@ -196,7 +196,7 @@ def samples_home(tmp_path_factory):
     folder = home.parent / "samples"
     shutil.copytree(SAMPLES, folder)
     with Service(make_settings(home, layout=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
     return home
 
 
@@ -230,14 +230,14 @@ def test_a_question_the_library_cannot_answer_gets_no_confident_quote(samples_ho
 
 def test_the_built_in_model_is_still_a_method_option(samples_home):
     with Service(make_settings(samples_home, layout=False)) as service:
-        assert service.default_method == "quoted" and "simpledoc" in [s.name for s in service.methods()]
+        assert service.answers.default_method == "quoted" and "simpledoc" in [s.name for s in service.answers.methods()]
         remote = dataclasses.replace(service.settings, llm=dataclasses.replace(
             service.settings.llm, backend="remote", remote_url="http://127.0.0.1:9"))
         service.apply_settings(remote)
-        assert service.default_method == "simpledoc"  # a configured server is a capable model
+        assert service.answers.default_method == "simpledoc"  # a configured server is a capable model
         chosen = dataclasses.replace(remote, ask=dataclasses.replace(remote.ask, method="m3docrag"))
         service.apply_settings(chosen)
-        assert service.default_method == "m3docrag"  # the user's choice always wins
+        assert service.answers.default_method == "m3docrag"  # the user's choice always wins
 
 
 HOURS = ["Library opening hours.\nThe reading room opens at 09:30 on weekdays.\n"
@@ -254,7 +254,7 @@ def hours_home(tmp_path_factory):
     write_pdf(folder / "opening.pdf", HOURS)
     home = folder.parent / "home"
     with Service(make_settings(home, layout=False, ocr=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
     return home
 
 
@@ -377,9 +377,9 @@ def test_every_answered_dev_and_facts_value_is_a_whole_token_of_its_cited_senten
         (folder / doc).symlink_to(SAMPLES / doc if (SAMPLES / doc).exists() else corpus_pdf(doc))
     answered = 0
     with Service(make_settings(tmp_path / "home", layout=False, dense=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         for q in questions:
-            answer = service.ask(q["question"], [q["doc"]], "quoted")
+            answer = service.answers.ask(q["question"], [q["doc"]], "quoted")
             if answer.status.value != "answered":
                 continue
             answered += 1

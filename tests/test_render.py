@@ -18,22 +18,22 @@ def folder(tmp_path):
 
 def test_thumbnails_are_cached_by_content_and_survive_a_rename(home, folder):
     with Service(make_settings(home, layout=False, dense=False)) as service:
-        service.index([str(folder)])
-        first = service.thumbnail("a.pdf", 2)
+        service.library.index([str(folder)])
+        first = service.pages.thumbnail("a.pdf", 2)
         pix = pymupdf.Pixmap(str(first))
         assert max(pix.width, pix.height) == 256 and pix.width < pix.height  # portrait page
         stamp = first.stat().st_mtime_ns
         os.rename(folder / "a.pdf", folder / "b.pdf")
-        service.index([str(folder)])
-        again = service.thumbnail("b.pdf", 2)
+        service.library.index([str(folder)])
+        again = service.pages.thumbnail("b.pdf", 2)
         assert again == first and again.stat().st_mtime_ns == stamp  # served from the cache
         assert first.is_relative_to(home)
 
 
 def test_page_image_of_a_document_gone_from_disk_is_a_clear_error(home, folder):
     with Service(make_settings(home, layout=False, dense=False)) as service:
-        service.index([str(folder)])
-        assert service.page_image("a.pdf", 1, 300)[:8] == b"\x89PNG\r\n\x1a\n"
+        service.library.index([str(folder)])
+        assert service.pages.page_image("a.pdf", 1, 300)[:8] == b"\x89PNG\r\n\x1a\n"
         os.remove(folder / "a.pdf")
         with pytest.raises(UnknownDocument, match="no longer on disk"):
-            service.page_image("a.pdf", 1)
+            service.pages.page_image("a.pdf", 1)

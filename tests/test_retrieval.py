@@ -61,29 +61,29 @@ def searchable(tmp_path_factory):
     ])
     write_pdf(folder / "minutes.pdf", ["Board minutes: the dredging contract was approved unanimously."])
     with Service(make_settings(base / "home", layout=False)) as service:
-        service.index([str(folder)])
+        service.library.index([str(folder)])
         yield service
 
 
 def test_search_scopes_to_documents(searchable):
-    everywhere = {h.doc for h in searchable.search("dredging contract", k=10)}
+    everywhere = {h.doc for h in searchable.pages.search("dredging contract", k=10)}
     assert everywhere == {"ledger.pdf", "minutes.pdf"}
-    assert {h.doc for h in searchable.search("dredging contract", ["minutes.pdf"])} == {"minutes.pdf"}
-    both = searchable.search("dredging contract", ["minutes.pdf", "ledger.pdf"], k=10)
+    assert {h.doc for h in searchable.pages.search("dredging contract", ["minutes.pdf"])} == {"minutes.pdf"}
+    both = searchable.pages.search("dredging contract", ["minutes.pdf", "ledger.pdf"], k=10)
     assert {h.doc for h in both} == {"ledger.pdf", "minutes.pdf"}
 
 
 @pytest.mark.parametrize("mode", list(Mode))
 def test_each_mode_ranks_the_page_with_the_answer_first(searchable, mode):
-    hits = searchable.search("how much was the dredging contract price", ["ledger.pdf"], 4, mode)
+    hits = searchable.pages.search("how much was the dredging contract price", ["ledger.pdf"], 4, mode)
     assert hits[0].page == 2
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 def test_the_page_after_a_strong_match_is_brought_in(searchable):
-    pages = [h.page for h in searchable.search("dredging contract price", ["ledger.pdf"], 3, Mode.BM25)]
+    pages = [h.page for h in searchable.pages.search("dredging contract price", ["ledger.pdf"], 3, Mode.BM25)]
     assert 3 in pages  # the continuation page shares no query word with it
 
 
 def test_a_named_page_comes_first(searchable):
-    assert searchable.search("what is on page 4", ["ledger.pdf"], 1)[0].page == 4
+    assert searchable.pages.search("what is on page 4", ["ledger.pdf"], 1)[0].page == 4

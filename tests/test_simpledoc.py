@@ -20,21 +20,21 @@ from docqa_desktop.methods.evidence import PageSource
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
 def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):
-    """service.ask with the scripted model; k=, iterations= and the reading-list knobs go to the method's
+    """service.answers.ask with the scripted model; k=, iterations= and the reading-list knobs go to the method's
     settings."""
-    service._runtimes = FixedRuntimes(model)
+    service.resources.use_runtimes(FixedRuntimes(model))
     settings = ("k", "iterations", "max_pages", "min_pages", "keep_top", "read_before_declining")
     overrides = {key: kwargs.pop(key) for key in settings if key in kwargs}
-    return service.ask(question, method=kwargs.pop("method", "simpledoc"), overrides=overrides, **kwargs)
+    return service.answers.ask(question, method=kwargs.pop("method", "simpledoc"), overrides=overrides, **kwargs)
 
 
 def page_words(service, page: int) -> str:
-    return service.db.cursor().execute(
+    return service.resources.db.cursor().execute(
         "SELECT string_agg(text, ' ' ORDER BY seq) FROM words w JOIN documents d ON d.id = w.doc_id "
         "WHERE page = ?", [page]).fetchone()[0]
 
@@ -95,7 +95,7 @@ def test_malformed_model_output_fails_clearly_and_is_kept(paper_service):
     answer = ask_with(paper_service, ScriptedModel(["I think the answer is English, probably."]), k=2)
     assert answer.status is AnswerStatus.FAILED
     assert "not valid JSON" in answer.error
-    assert paper_service.answer(answer.id).status is AnswerStatus.FAILED
+    assert paper_service.answers.answer(answer.id).status is AnswerStatus.FAILED
 
 
 def test_document_deleted_between_retrieval_and_reading(paper_service, paper):
@@ -110,8 +110,8 @@ def test_document_deleted_between_retrieval_and_reading(paper_service, paper):
 
 
 def test_citations_only_name_pages_the_model_saw(paper_service):
-    source = PageSource(paper_service.db)
-    doc_id = paper_service.db.cursor().execute("SELECT id FROM documents").fetchone()[0]
+    source = PageSource(paper_service.resources.db)
+    doc_id = paper_service.resources.db.cursor().execute("SELECT id FROM documents").fetchone()[0]
     seen = PageRef(doc_id, SMALL_PAPER, str(corpus_pdf(SMALL_PAPER)), 1, "1")
     unseen = PageRef(doc_id, SMALL_PAPER, str(corpus_pdf(SMALL_PAPER)), 5, "5")
     citations = cite(source, [(unseen, "BLEU"), (seen, "pivot")], "pivot", [seen])
@@ -122,7 +122,7 @@ def test_history_export_and_cli(paper_service, tmp_path, home, capsys):
     model = ScriptedModel([reasoning("answer", "English is the pivot.", [{"page": 1, "quote": "pivot language"},
                                                                           {"page": 2, "quote": "BLEU"}])])
     answer = ask_with(paper_service, model, k=2)
-    assert paper_service.history()[0].id == answer.id
+    assert paper_service.answers.history()[0].id == answer.id
     assert len(answer.citations) >= 1
     written = {fmt: export(answer, fmt, tmp_path / f"a.{fmt}") for fmt in ("md", "html", "pdf", "json")}
     md = written["md"].read_text()
@@ -151,7 +151,7 @@ def test_history_export_and_cli(paper_service, tmp_path, home, capsys):
 def test_summaries_ahead_of_questions_are_resumable(paper_service):
     import threading
 
-    paper_service._runtimes = FixedRuntimes(ScriptedModel([]))
+    paper_service.resources.use_runtimes(FixedRuntimes(ScriptedModel([])))
     cancel = threading.Event()
     seen = []
 
@@ -160,12 +160,12 @@ def test_summaries_ahead_of_questions_are_resumable(paper_service):
         if p.done == 3:
             cancel.set()
 
-    stopped = paper_service.prepare("simpledoc", progress=progress, cancel=cancel)
+    stopped = paper_service.answers.prepare("simpledoc", progress=progress, cancel=cancel)
     assert (stopped.done, stopped.cancelled, stopped.what) == (3, True, "page summaries")
     assert seen[0] == ("prepare", 1, 8)  # the paper's pages
-    assert paper_service.prepare("simpledoc").done == 8 - 3  # picks up where it stopped
-    assert paper_service.prepare("simpledoc").done == 0
-    assert paper_service.prepare("m3docrag").what == ""  # nothing to prepare
+    assert paper_service.answers.prepare("simpledoc").done == 8 - 3  # picks up where it stopped
+    assert paper_service.answers.prepare("simpledoc").done == 0
+    assert paper_service.answers.prepare("m3docrag").what == ""  # nothing to prepare
     model = ScriptedModel([reasoning("not_answerable")])
     ask_with(paper_service, model, k=3)
     assert "summary" not in [kind for kind, _ in model.prompts]

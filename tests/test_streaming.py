@@ -39,7 +39,7 @@ def test_the_real_runtime_streams_the_text_before_the_call_ends(smollm2):
 
 @pytest.fixture
 def paper_service(fast_service, paper):
-    fast_service.index([str(paper)])
+    fast_service.library.index([str(paper)])
     return fast_service
 
 
@@ -48,9 +48,9 @@ ANSWER = "English is the pivot language between the source and the target."
 
 def test_a_method_streams_its_answer_field_and_ends_with_the_whole_answer(paper_service):
     model = StreamingModel([reasoning("answer", ANSWER, [{"page": 1, "quote": "pivot"}])], pieces=20)
-    paper_service._runtimes = FixedRuntimes(model)
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
     seen: list[str] = []
-    answer = paper_service.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append)
+    answer = paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append)
     assert answer.status is AnswerStatus.ANSWERED and answer.text == ANSWER
     assert len(seen) >= 3 and seen[0] != ANSWER and ANSWER.startswith(seen[0])  # partial text came first
     assert seen[-1] == ANSWER
@@ -61,9 +61,9 @@ def test_a_round_that_searches_on_streams_nothing(paper_service):
     searching = {**reasoning("query_update", query_update="pivot languages table", notes="Not on these pages."),
                  "answer": "A guess the method throws away"}
     model = StreamingModel([searching, reasoning("answer", ANSWER, [{"page": 1, "quote": "pivot"}])], pieces=20)
-    paper_service._runtimes = FixedRuntimes(model)
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
     seen: list[str] = []
-    answer = paper_service.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append)
+    answer = paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append)
     assert answer.iterations == 2 and answer.text == ANSWER
     assert seen and not any("guess" in s for s in seen) and seen[-1] == ANSWER
 
@@ -73,19 +73,19 @@ def test_stop_keeps_what_was_written(paper_service):
     model = StreamingModel([reply], pieces=len(json.dumps(reply)), stop_after=None)
     text = json.dumps(reply)
     model.stop_after = text.index(ANSWER) + 20  # Stop pressed 20 characters into the answer
-    paper_service._runtimes = FixedRuntimes(model)
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
     seen: list[str] = []
-    answer = paper_service.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append,
+    answer = paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc", stream=seen.append,
                                cancel=model.cancel)
     assert answer.status is AnswerStatus.CANCELLED
     assert answer.text == seen[-1] == ANSWER[:20]
-    assert paper_service.answer(answer.id).text == ANSWER[:20]  # kept in the history as it was shown
+    assert paper_service.answers.answer(answer.id).text == ANSWER[:20]  # kept in the history as it was shown
 
 
 def test_without_a_stream_nothing_is_asked_to_stream(paper_service):
     model = StreamingModel([reasoning("answer", ANSWER, [{"page": 1, "quote": "pivot"}])])
-    paper_service._runtimes = FixedRuntimes(model)
-    assert paper_service.ask("Which languages are used as pivot?", method="simpledoc").text == ANSWER
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
+    assert paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc").text == ANSWER
 
 
 def test_the_cli_prints_a_streamed_answer_once():

@@ -34,14 +34,14 @@ def visual_service(home, tiny_embedder_folder, **index_changes) -> Service:
 
 
 def stored_rows(service: Service) -> list[tuple]:
-    return service.db.cursor().execute(
+    return service.resources.db.cursor().execute(
         "SELECT doc_id, page, model, vector_count, grid_rows, grid_cols, octet_length(int8), "
         "octet_length(patch_rows) FROM page_vectors ORDER BY doc_id, page").fetchall()
 
 
 def exact_ranking(service: Service, query: str, paths: list[str]) -> list[tuple[str, int, float]]:
     """Brute force with a fresh float32 embedding of every page: what the quantized search must reproduce."""
-    embedder = service.visual.embedder()
+    embedder = service.resources.visual.embedder()
     q = embedder.embed_query(query)
     scores = []
     for path in paths:
@@ -56,17 +56,17 @@ def exact_ranking(service: Service, query: str, paths: list[str]) -> list[tuple[
 def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(home, paper,
                                                                                 tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        report = service.index([str(paper)])
+        report = service.library.index([str(paper)])
         assert report.visual_stage == "" and report.pages_embedded_visually == 8 == report.pages
         rows = stored_rows(service)
         assert len(rows) == 8 and {r[2] for r in rows} == {"tiny-colqwen"}
         for _doc, _page, _model, count, grid_rows, grid_cols, int8_bytes, patch_bytes in rows:
             assert int8_bytes == count * 128 and patch_bytes == grid_rows * grid_cols * 4
             assert grid_rows * grid_cols <= 256 + 32 and count > grid_rows * grid_cols  # + the prompt's tokens
-        assert service.totals()["pages_with_image_embeddings"] == 8
+        assert service.library.totals()["pages_with_image_embeddings"] == 8
 
         query = "How does the model compare with the baseline in the results table?"
-        hits = service.search(query, k=5, mode="visual")
+        hits = service.pages.search(query, k=5, mode="visual")
         exact = exact_ranking(service, query, [str(paper / SMALL_PAPER)])
         assert [h.page for h in hits] == [page for _, page, _ in exact[:5]]
         for hit, (_, _, score) in zip(hits, exact):
@@ -74,34 +74,34 @@ def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(
             x0, y0, x1, y1 = hit.region
             assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
 
-        hybrid = service.search(query, k=8, mode="hybrid")
+        hybrid = service.pages.search(query, k=8, mode="hybrid")
         assert {h.page for h in hybrid} == set(range(1, 9))
-        assert service.search(query, k=5)[0].page == hybrid[0].page  # auto = hybrid once pages are embedded
-        assert all(h.region is None for h in service.search(query, k=5, mode="text"))
+        assert service.pages.search(query, k=5)[0].page == hybrid[0].page  # auto = hybrid once pages are embedded
+        assert all(h.region is None for h in service.pages.search(query, k=5, mode="text"))
 
     # a new process: the cache folder is reloaded; without it, rebuilt from the database
     with visual_service(home, tiny_embedder_folder) as again:
-        assert [(h.page, round(h.score, 5)) for h in again.search(query, k=5, mode="visual")] == \
+        assert [(h.page, round(h.score, 5)) for h in again.pages.search(query, k=5, mode="visual")] == \
             [(h.page, round(h.score, 5)) for h in hits]
         shutil.rmtree(again.settings.locations.cache_dir / "visual")
-        assert [h.page for h in again.search(query, k=5, mode="visual")] == [h.page for h in hits]
+        assert [h.page for h in again.pages.search(query, k=5, mode="visual")] == [h.page for h in hits]
 
 
 def test_scope_new_documents_and_deleted_documents(home, paper, tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(paper)])
+        service.library.index([str(paper)])
         shutil.copy(corpus_pdf(SECOND), paper / SECOND)
-        report = service.index([str(paper)])
+        report = service.library.index([str(paper)])
         second = report.pages
         assert report.added == 1 and report.pages_embedded_visually == second  # only the new document
         query = "a chart of accuracy by model size"
-        assert {h.doc for h in service.search(query, k=50, mode="visual")} == {SMALL_PAPER, SECOND}
-        only = service.search(query, [SECOND], k=50, mode="visual")
+        assert {h.doc for h in service.pages.search(query, k=50, mode="visual")} == {SMALL_PAPER, SECOND}
+        only = service.pages.search(query, [SECOND], k=50, mode="visual")
         assert {h.doc for h in only} == {SECOND} and len(only) == second
 
         (paper / SECOND).unlink()
-        service.index([str(paper)])
-        assert {h.doc for h in service.search(query, k=50, mode="visual")} == {SMALL_PAPER}
+        service.library.index([str(paper)])
+        assert {h.doc for h in service.pages.search(query, k=50, mode="visual")} == {SMALL_PAPER}
         assert len(stored_rows(service)) == 8  # the deleted document's vectors left the database too
 
 
@@ -119,12 +119,12 @@ def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home,
 
         monkeypatch.setattr(PageEmbedder, "embed_pages", crashing)
         with pytest.raises(RuntimeError, match="simulated crash"):
-            service.index([str(paper)])
+            service.library.index([str(paper)])
         kept = len(stored_rows(service))
         assert kept == 3  # the committed batch (commit every 3 pages) survived; the 4th page was not committed
 
         monkeypatch.setattr(PageEmbedder, "embed_pages", real)
-        report = service.index([str(paper)])
+        report = service.library.index([str(paper)])
         assert report.unchanged == 1 and report.pages_embedded_visually == 8 - kept
         assert [r[1] for r in stored_rows(service)] == list(range(1, 9))
 
@@ -132,25 +132,25 @@ def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home,
 def test_the_stage_is_skipped_and_says_why(home, paper, tiny_embedder_folder, monkeypatch):
     settings = make_settings(home, layout=False, dense=False, ocr=False)
     with Service(settings) as service:
-        report = service.index([str(paper)])
+        report = service.library.index([str(paper)])
         assert report.visual_stage == provider.NO_EMBEDDER and report.pages_embedded_visually == 0
         with pytest.raises(VisualUnavailable, match="no page images are embedded"):
-            service.search("anything", mode="visual")
-        assert service.search("transformer", k=3)  # auto falls back to text
+            service.pages.search("anything", mode="visual")
+        assert service.pages.search("transformer", k=3)  # auto falls back to text
 
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
         monkeypatch.setattr(provider, "_has_cuda", lambda: False)
         (paper / "copy.pdf").write_bytes((paper / SMALL_PAPER).read_bytes())
-        report = service.index([str(paper)])  # default "auto": a CPU does not embed page images
+        report = service.library.index([str(paper)])  # default "auto": a CPU does not embed page images
         assert report.visual_stage == provider.NO_GPU and not stored_rows(service)
 
         service.apply_settings(dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off")))
-        assert service.index([str(paper)]).visual_stage.startswith("off")
+        assert service.library.index([str(paper)]).visual_stage.startswith("off")
 
 
 def test_cli_search_modes_and_a_broken_embedder_folder(home, paper, tiny_embedder_folder, capsys, tmp_path):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(paper)])
+        service.library.index([str(paper)])
     for mode in ("visual", "hybrid", "text"):
         assert main(["--home", str(home), "search", "results table", "--mode", mode, "--k", "3", "--json"]) == 0
         hits = json.loads(capsys.readouterr().out)
@@ -172,10 +172,10 @@ def test_cli_search_modes_and_a_broken_embedder_folder(home, paper, tiny_embedde
 
 def test_stored_vectors_decode_to_what_the_embedder_produced(home, paper, tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(paper)])
+        service.library.index([str(paper)])
         doc_id = stored_rows(service)[0][0]
-        [stored] = next(page_vectors.load(service.db.cursor(), "tiny-colqwen", [page_vectors.page_key(doc_id, 2)]))
-        embedder = service.visual.embedder()
+        [stored] = next(page_vectors.load(service.resources.db.cursor(), "tiny-colqwen", [page_vectors.page_key(doc_id, 2)]))
+        embedder = service.resources.visual.embedder()
         image = next(page_images(str(paper / SMALL_PAPER), [2], embedder.visual_tokens))[1]
         fresh = embedder.embed_pages([image])[0]
         assert np.abs(stored.vectors() - fresh.vectors).max() < 0.01  # int8 with a per-vector scale
@@ -197,10 +197,10 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
                 cancel.set()  # the next page's forward pass stops at its first layer
 
     with visual_service(home, tiny_embedder_folder) as service:
-        report = service.index([str(paper)], progress, cancel)
+        report = service.library.index([str(paper)], progress, cancel)
         assert report.cancelled and report.pages_embedded_visually == 4 == len(stored_rows(service))
         assert seen[0].unit == "page images" and seen[-1].eta_seconds is not None
-        assert service.index([str(paper)]).pages_embedded_visually == 4
+        assert service.library.index([str(paper)]).pages_embedded_visually == 4
 
 
 def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home, tmp_path, tiny_embedder_folder):
@@ -217,9 +217,9 @@ def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home
                        fill=colour)
     doc.save(folder / "chart.pdf")
     with visual_service(home, tiny_embedder_folder) as service:
-        service.index([str(folder)])
-        hit = service.search("the tallest bar", k=1, mode="visual")[0]
-        source = PageSource(service.db)
+        service.library.index([str(folder)])
+        hit = service.pages.search("the tallest bar", k=1, mode="visual")[0]
+        source = PageSource(service.resources.db)
         ref = source.refs([hit])[0]
         assert ref.region == hit.region and source.words(ref) == []
         [citation] = cite(source, [(ref, "the blue bar is the tallest")], "Blue.", [ref])

@@ -35,7 +35,7 @@ def watching(home, folder, on_report):
     settings = make_settings(home, layout=False, dense=False, settle_seconds=0.5, workers=1)
     stop = threading.Event()
     service = Service(settings)
-    thread = threading.Thread(target=service.watch, args=([str(folder)],),
+    thread = threading.Thread(target=service.library.watch, args=([str(folder)],),
                               kwargs={"stop": stop, "on_report": on_report}, daemon=True)
     thread.start()
     try:
@@ -79,7 +79,7 @@ def test_watch_follows_the_folder(home, tmp_path):
         os.remove(folder / "renamed.pdf")
         wait_for(lambda: names() == ["moved.pdf"])
         with Service(settings) as reader:
-            assert reader.search("megawatt", k=1)[0].doc == "moved.pdf"
+            assert reader.pages.search("megawatt", k=1)[0].doc == "moved.pdf"
 
 
 def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
@@ -97,4 +97,4 @@ def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
         wait_for(lambda: len(reports) >= 2, timeout=60)
         with Service(settings) as reader:
             assert sorted(entries_by_name(reader)) == ["first.pdf", "late.pdf"]
-            assert reader.search("kingfishers", k=1)[0].doc == "late.pdf"
+            assert reader.pages.search("kingfishers", k=1)[0].doc == "late.pdf"

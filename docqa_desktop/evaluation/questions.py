@@ -7,12 +7,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import DocQAError
 from .scoring import FORMATS, is_not_answerable
 
 SINGLE, MULTI, UNANSWERABLE = "single-page", "multi-page", "unanswerable"
 
 
-class QuestionFileError(ValueError):
+class QuestionFileError(DocQAError, ValueError):
     pass
 
 

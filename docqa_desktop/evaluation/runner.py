@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..errors import DocQAError
 from ..answers import Answer, AnswerStatus
+from ..domain import IndexReport
 from ..files import write_atomically
+from ..llm.runtime import Runtime
 from ..progress import ProgressFn
 from .extraction import extract
 from .judge import judge
@@ -26,8 +29,17 @@ RESULTS_FILE = "results.jsonl"
 RUN_FILE = "run.json"
 
 
-class EvalError(ValueError):
+class EvalError(DocQAError, ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class EvalPorts:
+    """What a run uses of the app, handed in by the facade (evaluation sits below it)."""
+    index: Callable[[list[str], ProgressFn | None, threading.Event], IndexReport]
+    ask: Callable[..., Answer]  # ask(question, docs, method, cancel=…, save=False)
+    judge_model: Callable[[], Runtime]  # the text model, loaded only when a judge is asked for
+    run_info: Callable[[list[str]], dict]  # models, settings and these methods' settings, for the report header
 
 
 @dataclass
@@ -36,6 +48,7 @@ class EvalOutcome:
     skipped: int = 0  # already in results.jsonl
     cancelled: bool = False
     records: list[dict] = field(default_factory=list)  # every result of this question set, old and new
+    report: Path | None = None  # the report written from them
 
 
 class ResultsFile:
@@ -121,9 +134,9 @@ def failed_answer(q: EvalQuestion, method: str, reason: str) -> Answer:
 
 
 class EvalRunner:
-    def __init__(self, service, out_dir: str | Path, progress: Callable[[str], None] = lambda message: None,
+    def __init__(self, ports: EvalPorts, out_dir: str | Path, progress: Callable[[str], None] = lambda message: None,
                  cancel: threading.Event | None = None, index_progress: ProgressFn | None = None):
-        self.service = service
+        self.ports = ports
         self.out_dir = Path(out_dir)
         self.progress = progress
         self.cancel = cancel or threading.Event()
@@ -147,13 +160,13 @@ class EvalRunner:
             if path in index_errors:
                 answer = failed_answer(q, method, f"{path}: {index_errors[path]}")
             else:
-                answer = self.service.ask(q.question, [path], method, cancel=self.cancel, save=False)
+                answer = self.ports.ask(q.question, [path], method, cancel=self.cancel, save=False)
             if answer.status is AnswerStatus.CANCELLED:
                 outcome.cancelled = True  # not recorded: the next run asks it again
                 break
             record = result_record(q, method, answer)
             if use_judge:
-                record["judge"] = judge(self.service.runtimes.text(), q.question, q.answer, answer.text)
+                record["judge"] = judge(self.ports.judge_model(), q.question, q.answer, answer.text)
             results.append(record)
             outcome.ran += 1
             self.progress(f"[{n}/{len(todo)}] {method} {q.doc}: {answer.status.value}, score {record['score']:.2f}, "
@@ -173,7 +186,7 @@ class EvalRunner:
     def _index(self, paths: list[str]) -> dict[str, str]:
         """Index (or find already indexed) the documents; returns path -> reason for those that failed."""
         self.progress(f"indexing {len(paths)} document(s) (reused when already indexed)")
-        report = self.service.index(paths, self.index_progress, self.cancel)
+        report = self.ports.index(paths, self.index_progress, self.cancel)
         for path, reason in report.errors.items():
             self.progress(f"cannot index {path}: {reason}; its questions are recorded as failed")
         return dict(report.errors)
@@ -182,14 +195,11 @@ class EvalRunner:
         """What produced these results (models, method settings), for the report's header."""
         info_path = self.out_dir / RUN_FILE
         info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else {}
-        llm = self.service.settings.llm
+        app = self.ports.run_info(methods)
         info.update({
             "updated": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             "questions": questions, "corpus": corpus, "machine": f"{os.cpu_count()} CPU threads",
             "methods": sorted(set(info.get("methods", [])) | set(methods)), "judge": use_judge or info.get("judge", False),
-            "models": self.service.model_roles(),
-            "settings": {"preset": self.service.settings.ask.preset,
-                         "llm_threads": llm.threads or "auto (cores - 1)", "context": llm.context},
-            "method_settings": {**info.get("method_settings", {}),
-                                **{m: self.service.method_settings(m) for m in methods}}})
+            "models": app["models"], "settings": app["settings"],
+            "method_settings": {**info.get("method_settings", {}), **app["method_settings"]}})
         info_path.write_text(json.dumps(info, indent=2), encoding="utf-8")

@@ -10,7 +10,8 @@ import time
 from ..answers import AnswerStatus
 from ..llm import ModelError
 from ..progress import Cancelled
-from ..settings import Settings, SettingsError, merge_section
+from ..errors import DocQAError
+from ..settings import Settings, SettingsError, merge_section, typed_value
 from . import doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
 from .base import MethodContext, MethodSpec
 from .proof.verify import verify as verify_proof
@@ -23,7 +24,7 @@ QUOTED, CAPABLE_DEFAULT = quoted.SPEC.name, simpledoc.SPEC.name
 
 
 
-class UnknownMethod(ValueError):
+class UnknownMethod(DocQAError, ValueError):
     pass
 
 
@@ -49,6 +50,29 @@ def method_settings(spec: MethodSpec, settings: Settings, overrides: dict | None
     if unknown:
         raise SettingsError(f"{spec.name} has no setting {', '.join(unknown)}; it has {', '.join(sorted(fields))}")
     return dataclasses.replace(resolved, **given)
+
+
+def typed_overrides(spec: MethodSpec, pairs: list[str]) -> dict:
+    """FIELD=VALUE pairs (`docqa ask --set`) as overrides of the method's settings, each value of its field's
+    type; a pair without "=", a field the method does not have or a value of the wrong type is a SettingsError."""
+    defaults = spec.settings()
+    fields = {f.name for f in dataclasses.fields(defaults)}
+    overrides = {}
+    for pair in pairs:
+        name, equals, raw = pair.partition("=")
+        name = name.strip().replace("-", "_")
+        if not equals or name not in fields:
+            raise SettingsError(f"--set {pair}: {spec.name} has the settings {', '.join(sorted(fields))} "
+                                "(give one as FIELD=VALUE)")
+        overrides[name] = typed_value(type(getattr(defaults, name)), raw.strip(), f"--set {pair}")
+    return overrides
+
+
+def setting_lines(spec: MethodSpec) -> list[str]:
+    """The method's settings as "name: type = the paper's default", one a line (for help texts)."""
+    defaults = spec.settings()
+    return [f"{f.name}: {type(getattr(defaults, f.name)).__name__} = {getattr(defaults, f.name)}"
+            for f in dataclasses.fields(defaults)]
 
 
 def run_method(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True) -> None:

@@ -91,6 +91,12 @@ def store_error(path: Path, exc: duckdb.Error) -> StoreError:
     return DatabaseDamaged(path, str(exc)) if is_damage(exc) else StoreError(f"cannot read {path}: {exc}")
 
 
+def as_store_error(path: Path, exc: BaseException) -> StoreError | None:
+    """store_error for a DuckDB error (e.g. a query that reached a damaged block the check on opening does not
+    read); None for any other exception."""
+    return store_error(path, exc) if isinstance(exc, duckdb.Error) else None
+
+
 def _not_writable(exc: BaseException) -> bool:
     text = str(exc)
     return "Read-only file system" in text or "Permission denied" in text

@@ -60,12 +60,12 @@ class FirstRunPanel(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        self.finished.connect(lambda _: self.service.finish_first_run())  # shown once, however it is closed
+        self.finished.connect(lambda _: self.service.models.finish_first_run())  # shown once, however it is closed
         self.tasks.start("recommended models", self._read, self._show, on_failed=self.message.setText)
 
     def _read(self, progress, cancel):
-        hardware = self.service.runtimes.hardware
-        return hardware.describe(), hardware.recommendation(), self.service.recommended_models()
+        hardware = self.service.models.hardware
+        return hardware.describe(), hardware.recommendation(), self.service.models.recommended()
 
     def _show(self, result) -> None:
         hardware, (recommended, variant, why), self.rows = result
@@ -95,7 +95,7 @@ class FirstRunPanel(QDialog):
         name = chosen.model.name
 
         def done(model) -> None:
-            serving = self.service.model_roles()["text"]
+            serving = self.service.models.roles()["text"]
             self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
             self.skip_button.setText("Close")
             self.installed.emit(serving or model.name)

@@ -77,7 +77,7 @@ class MainWindow(QMainWindow):
 
         self.library = LibraryPanel()
         self.history = HistoryPanel()
-        self.ask_panel = AskPanel(service.methods(), service.default_method)
+        self.ask_panel = AskPanel(service.answers.methods(), service.answers.default_method)
         self.answer_view = AnswerView()
         self.viewer = PageViewer()
         self.first_run = QLabel(FIRST_RUN_NOTE)
@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
 
     def refresh_library(self) -> None:
         def read(progress, cancel):
-            return self.service.libraries(), self.service.status(), self.service.enrichment()
+            return self.service.library.libraries(), self.service.library.status(), self.service.library.enrichment()
 
         def show(result):
             roots, entries, stages = result
@@ -198,7 +198,7 @@ class MainWindow(QMainWindow):
         def watch(progress, cancel):
             if previous is not None:
                 previous.ended.wait(60)  # let the old watcher roll back its document first
-            self.watch_service.watch(roots, progress=lambda p: progress(p), stop=cancel,
+            self.watch_service.library.watch(roots, progress=lambda p: progress(p), stop=cancel,
                                      on_report=lambda r: progress(r), on_error=lambda e: progress(e))
 
         self.watch_task = self.tasks.start("watch", watch, on_progress=self._watch_event, on_failed=self.show_error,
@@ -251,7 +251,7 @@ class MainWindow(QMainWindow):
         docs = self.library.selected_documents() or None
 
         def prepare(progress, cancel):
-            return self.service.prepare(method, docs, progress, cancel)
+            return self.service.answers.prepare(method, docs, progress, cancel)
 
         def shown(p) -> None:
             self.progress.setRange(0, max(1, p.total))
@@ -275,7 +275,7 @@ class MainWindow(QMainWindow):
 
     def remove_path(self, path: str) -> None:
         def remove(progress, cancel):
-            return self.service.remove(path)
+            return self.service.library.remove(path)
 
         def removed(count):
             if path in self.roots:
@@ -301,9 +301,9 @@ class MainWindow(QMainWindow):
         follow_up = earlier[-1].id if earlier else None
 
         def run(progress, cancel):
-            answer = self.service.ask(question, docs, method, progress=progress, cancel=cancel,
+            answer = self.service.answers.ask(question, docs, method, progress=progress, cancel=cancel,
                                       stream=progress, follow_up=follow_up)  # text so far, as a str event
-            return answer, self.service.upgrade_hint() if answer.method == QUOTED else ""
+            return answer, self.service.models.upgrade_hint() if answer.method == QUOTED else ""
 
         def event(value) -> None:
             if isinstance(value, str):
@@ -355,7 +355,7 @@ class MainWindow(QMainWindow):
 
     def _load_thumbnail(self, path: str, page: int) -> None:
         def load(progress, cancel):
-            return Path(self.service.thumbnail(path, page)).read_bytes()
+            return Path(self.service.pages.thumbnail(path, page)).read_bytes()
 
         self.tasks.start("thumbnail", load, lambda png: self.answer_view.set_thumbnail(path, page, png))
 
@@ -364,7 +364,7 @@ class MainWindow(QMainWindow):
 
     def render_page(self, path: str, page: int, width: int, height: int) -> None:
         def render(progress, cancel):
-            return self.service.rendered_page(path, page, width, height)
+            return self.service.pages.rendered_page(path, page, width, height)
 
         self.tasks.start("render", render, lambda rendered: self.viewer.show_render(path, page, rendered),
                          on_failed=self.viewer.show_error)
@@ -372,7 +372,7 @@ class MainWindow(QMainWindow):
     # -- history, export ------------------------------------------------------------------
 
     def refresh_history(self) -> None:
-        self.tasks.start("history", lambda progress, cancel: self.service.history(200), self.history.show_history,
+        self.tasks.start("history", lambda progress, cancel: self.service.answers.history(200), self.history.show_history,
                          on_failed=self.show_error)
 
     def open_answer(self, answer_id: str) -> None:
@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
             chosen = next(i for i, a in enumerate(thread) if a.id == answer_id)
             self.show_answer(thread[chosen], thread[:chosen])
 
-        self.tasks.start("open answer", lambda progress, cancel: self.service.thread(answer_id), opened,
+        self.tasks.start("open answer", lambda progress, cancel: self.service.answers.thread(answer_id), opened,
                          on_failed=self.show_error)
 
     def choose_export(self, whole_thread: bool = False) -> None:
@@ -402,8 +402,8 @@ class MainWindow(QMainWindow):
     def export_answer(self, answer: Answer, path: str, fmt: str, whole_thread: bool = False) -> Task:
         def write(progress, cancel):
             if whole_thread:
-                return self.service.export_thread(answer.id, fmt, path)
-            return self.service.export(answer, fmt, path)
+                return self.service.answers.export_thread(answer.id, fmt, path)
+            return self.service.answers.export(answer, fmt, path)
 
         return self.tasks.start("export", write, lambda out: self.status_text.setText(f"Exported to {out}"),
                                 on_failed=self.show_error)
@@ -426,7 +426,7 @@ class MainWindow(QMainWindow):
     def offer_models(self) -> None:
         """On the first run with only the built-in models: the first-run panel (hardware, recommended models,
         download or skip)."""
-        self.tasks.start("first run", lambda progress, cancel: self.service.first_run_needed(),
+        self.tasks.start("first run", lambda progress, cancel: self.service.models.first_run_needed(),
                          lambda needed: self.open_first_run() if needed else None)
 
     def open_first_run(self) -> FirstRunPanel:
@@ -437,12 +437,12 @@ class MainWindow(QMainWindow):
         return panel
 
     def _model_installed(self, serving: str) -> None:
-        self.ask_panel.method.setCurrentText(self.service.default_method)  # auto: SimpleDoc now
-        self.status_text.setText(f"{serving} answers your questions now (method {self.service.default_method})")
+        self.ask_panel.method.setCurrentText(self.service.answers.default_method)  # auto: SimpleDoc now
+        self.status_text.setText(f"{serving} answers your questions now (method {self.service.answers.default_method})")
         self._check_models()
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.service.settings, self.service.methods(), self)
+        dialog = SettingsDialog(self.service.settings, self.service.answers.methods(), self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
         dialog.open()
         return dialog
@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
             return settings_file.save(chosen)
 
         def applied(path) -> None:
-            self.ask_panel.method.setCurrentText(self.service.default_method)
+            self.ask_panel.method.setCurrentText(self.service.answers.default_method)
             self.status_text.setText(f"Settings saved to {path}")
             self._check_models()  # another model or server: other methods may now be too big for it
 
@@ -463,7 +463,7 @@ class MainWindow(QMainWindow):
         """Which models serve now (off the GUI thread: it reads their files' headers): the first-run note while
         there is no vision model, and beside each method whether the text model is large enough for it."""
         def roles(progress, cancel):
-            return self.service.model_roles(), self.service.model_shortfalls()
+            return self.service.models.roles(), self.service.models.shortfalls()
 
         def show(found) -> None:
             roles, shortfalls = found

@@ -94,8 +94,8 @@ class ModelsDialog(QDialog):
 
     def refresh(self) -> None:
         def read(progress, cancel):
-            hardware = self.service.runtimes.hardware
-            return self.service.models.statuses(), self.service.model_roles(), hardware.describe(), \
+            hardware = self.service.models.hardware
+            return self.service.models.statuses(), self.service.models.roles(), hardware.describe(), \
                 hardware.recommendation()
 
         self.tasks.start("models", read, self._show, on_failed=self.message.setText)

@@ -1,0 +1,93 @@
+"""The one facade the CLI and the GUI talk to, as four parts over shared resources:
+
+    service.library   index, watch, remove, repair, status, stages
+    service.pages     resolve documents, render pages and thumbnails, search
+    service.answers   methods, ask, prepare, history, threads, export
+    service.models    roles, defaults, recommendations, first run, pull / import / verify / remove
+
+`Service(settings)` builds the resources (database, model manager, language models, page embedder) on first use
+and closes them once; `Service(settings, resources=Resources(settings, models=…, runtimes=…))` hands in fakes.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from ..errors import DocQAError, UnknownDocument
+from ..evaluation import load_questions
+from ..export import FORMATS as EXPORT_FORMATS
+from ..export import WARNING_COLOUR, cited_line, computed_line, proof_html, shown_text
+from ..llm.runtime import NO_VISION_MODEL
+from ..methods import AUTO_METHOD, METHODS, QUOTED, MethodSpec, setting_lines
+from ..pdf.render import RenderedPage
+from ..retrieval.page_retriever import SearchMode
+from ..settings import Settings
+from ..store import StoreError
+from ..store.database import as_store_error
+from .answering import Answers, PrepareReport, mark_below_floor
+from .library import Library
+from .models import Models, Recommendation
+from .pages import Pages
+from .resources import Resources
+
+# what the front ends use from below this facade, which they may not import themselves (tests/test_layers.py)
+METHOD_NAMES = sorted(METHODS)
+SEARCH_MODES = [mode.value for mode in SearchMode]
+
+__all__ = ["Service", "Resources", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
+           "mark_below_floor", "user_error", "method_setting_lines",
+           "AUTO_METHOD", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
+           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "load_questions",
+           "proof_html", "shown_text"]
+
+
+def user_error(exc: BaseException, settings: Settings | None) -> Exception | None:
+    """`exc` as a front end shows it: the product's errors (DocQAError), the file system's (OSError) and a bad
+    value (ValueError) as they are, a failed query on a damaged database in the store's words; None for a fault
+    (a bug, to be raised with its traceback)."""
+    if isinstance(exc, (DocQAError, OSError, ValueError)):
+        return exc
+    return as_store_error(settings.locations.database, exc) if settings is not None else None
+
+
+def method_setting_lines() -> list[str]:
+    """Each method's settings as "method: name: type = default, …" lines, for help texts."""
+    return [textwrap.fill(f"{name}: " + ", ".join(setting_lines(METHODS[name])), width=110, initial_indent="  ",
+                          subsequent_indent="      ") for name in METHOD_NAMES]
+
+class Service:
+    def __init__(self, settings: Settings, *, resources: Resources | None = None):
+        self._resources = resources or Resources(settings)
+        self.models = Models(self._resources, self.apply_settings)
+        self.pages = Pages(self._resources)
+        # the answers index an evaluation's corpus through the library; a watch prepares through the answers
+        self.answers = Answers(self._resources, self.pages, self.models,
+                               lambda paths, progress, cancel: self.library.index(paths, progress, cancel))
+        self.library = Library(self._resources, self.answers.prepare)
+
+    @property
+    def settings(self) -> Settings:
+        return self._resources.settings
+
+    @property
+    def resources(self) -> Resources:
+        """The shared resources, for tests and benchmarks that work below the facade; the app and the CLI use
+        the four parts only (tests/test_layers.py checks)."""
+        return self._resources
+
+    def apply_settings(self, settings: Settings) -> None:
+        """New settings from the app; a changed model setting reloads the model on its next use."""
+        self._resources.apply(settings)
+
+    def warm_up(self) -> None:
+        """Load now what the first search or indexing run would load mid-session, holding the interpreter
+        lock (a hitch in the app's window)."""
+        self._resources.db.warm_up()
+
+    def close(self) -> None:
+        self._resources.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,203 @@
+"""The facade's answers part: the methods, asking (with threads of follow-ups), a method's preparation, the
+history, and exporting answers."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from ..answers import Answer, AnswerStatus
+from ..domain import IndexReport
+from ..errors import InvalidRequest, UnknownDocument
+from ..evaluation import EvalOutcome, EvalPorts, EvalQuestion, EvalRunner, saved_records, write_report
+from ..export import export as export_answer
+from ..llm.gguf_file import ModelSize, size_text
+from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
+                       method_settings, method_spec, run_method, typed_overrides)
+from ..methods.base import Turn
+from ..methods.conversation import question_in_context
+from ..methods.evidence import PageSource
+from ..methods.scope import ScopedSearch
+from ..progress import Cancelled, Progress, ProgressFn, StreamFn
+from ..store import answers as answers_store
+from .models import Models
+from .pages import Pages
+from .resources import Resources
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareReport:
+    method: str
+    done: int  # items prepared now (pages summarised, …)
+    cancelled: bool
+    what: str  # "page summaries"; "" for a method with nothing to prepare
+
+
+class Answers:
+    def __init__(self, resources: Resources, pages: Pages, models: Models,
+                 index: Callable[[list[str], ProgressFn | None, threading.Event], IndexReport]):
+        self._resources, self._pages, self._models = resources, pages, models
+        self._index = index  # the library's: an evaluation indexes its corpus first
+
+    # -- methods --------------------------------------------------------------------------------
+
+    @property
+    def default_method(self) -> str:
+        """The method a question goes to: ask.method, or with "auto" (the default) SimpleDoc when the text model
+        is as large as it needs (MethodSpec.min_model_params), else quoted answers (the built-in model alone)."""
+        chosen = self._resources.settings.ask.method
+        if chosen != AUTO_METHOD:
+            return chosen
+        return QUOTED if self._models.shortfall(CAPABLE_DEFAULT) else CAPABLE_DEFAULT
+
+    def methods(self) -> list[MethodSpec]:
+        """Every answering method, the default first."""
+        default = self.default_method
+        return sorted(METHODS.values(), key=lambda spec: (spec.name != default, spec.name))
+
+    def method_settings(self, name: str) -> dict:
+        """A method's settings as they resolve now (defaults, preset, settings file, environment)."""
+        return dataclasses.asdict(method_settings(method_spec(name), self._resources.settings))
+
+    def method_overrides(self, name: str, pairs: list[str]) -> dict:
+        """FIELD=VALUE pairs as settings of the method for one question (`ask(overrides=…)`), each value
+        of its field's type; an unknown field or a value of the wrong type is a SettingsError."""
+        return typed_overrides(method_spec(name), pairs)
+
+    # -- asking -----------------------------------------------------------------------------------
+
+    def ask(self, question: str, docs: list[str] | None = None, method: str | None = None,
+            overrides: dict | None = None, progress: ProgressFn | None = None,
+            cancel: threading.Event | None = None, save: bool = True, stream: StreamFn | None = None,
+            follow_up: str | None = None) -> Answer:
+        """Answer a question over the library (or the named documents), with citations; kept as history
+        unless save is False (evaluation runs keep their own results). `overrides`: method settings for this
+        question only (e.g. {"k": 20}). `stream` gets the answer's text as the model writes it. `follow_up`:
+        the id of an answer whose thread this question continues (its earlier turns go with the question)."""
+        if not question.strip():
+            raise InvalidRequest("the question is empty")
+        resources, settings = self._resources, self._resources.settings
+        spec = method_spec(method or self.default_method)
+        doc_ids = self._pages.resolve_documents(docs)
+        thread, turns = self._thread(follow_up)
+        db = resources.db
+        pages = PageSource(db)
+        answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
+                        thread=thread)
+        ctx = MethodContext(
+            question=question if spec.follow_ups == "conversation" else question_in_context(question, turns),
+            answer=answer, pages=pages, db=db,
+            search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
+            text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
+            settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
+            progress=progress or (lambda p: None), cancel=cancel, stream=stream, conversation=turns)
+        run_method(spec, ctx, settings.ask.check_proofs)
+        mark_below_floor(answer, spec, self._models.writers(answer.models, ctx.text_model, ctx.vision_model))
+        if save:
+            with db.transaction() as cur:
+                answers_store.save_answer(cur, answer)
+        return answer
+
+    def prepare(self, method: str | None = None, docs: list[str] | None = None,
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:
+        """Run a method's work ahead of questions (SimpleDoc: page summaries) for the library or the named
+        documents. Resumable: what is already prepared by the current model is skipped."""
+        spec = method_spec(method or self.default_method)
+        if spec.prepare is None:
+            return PrepareReport(spec.name, 0, False, "")
+        last: list[Progress] = []
+
+        def track(p: Progress) -> None:
+            last[:] = [p]
+            if progress:
+                progress(p)
+
+        resources = self._resources
+        ctx = PrepareContext(resources.db, PageSource(resources.db), self._pages.resolve_documents(docs),
+                             resources.runtimes.text(), resources.runtimes.vision(),
+                             method_settings(spec, resources.settings), resources.settings.ask.image_side, track,
+                             cancel)
+        try:
+            done = spec.prepare(ctx)
+        except Cancelled:
+            return PrepareReport(spec.name, last[0].done if last else 0, True, spec.prepare_label)
+        return PrepareReport(spec.name, done, False, spec.prepare_label)
+
+    # -- history and threads ------------------------------------------------------------------------
+
+    def history(self, limit: int = 50) -> list[Answer]:
+        return answers_store.recent_answers(self._resources.db.cursor(), limit)
+
+    def answer(self, answer_id: str) -> Answer:
+        found = answers_store.load_answer(self._resources.db.cursor(), answer_id)
+        if found is None:
+            raise UnknownDocument(f"no answer with id {answer_id!r}; `docqa history` lists them")
+        return found
+
+    def thread(self, answer_id: str) -> list[Answer]:
+        """The thread an answer belongs to: the question that started it and every follow-up, oldest first."""
+        return answers_store.thread_answers(self._resources.db.cursor(), self.answer(answer_id).thread_id)
+
+    def _thread(self, follow_up: str | None) -> tuple[str, list[Turn]]:
+        """(the thread id a new answer joins, "" for a new thread; the turns it is asked with)."""
+        if not follow_up:
+            return "", []
+        answers = self.thread(follow_up)  # every answer of a thread carries the thread's id
+        # stopped and failed answers are not what the thread knows
+        earlier = [a for a in answers if a.status in (AnswerStatus.ANSWERED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND)]
+        keep = self._resources.settings.ask.follow_up_turns
+        return answers[0].thread_id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
+
+    # -- export -------------------------------------------------------------------------------------
+
+    def export(self, answer: Answer, fmt: str, out: str | os.PathLike) -> Path:
+        """Write an answer with its citations to a file, as one of EXPORT_FORMATS; returns the file."""
+        return export_answer(answer, fmt, Path(out))
+
+    def export_thread(self, answer_id: str, fmt: str, out: str | os.PathLike) -> Path:
+        """Write every answer of an answer's thread, in order, with their citations, to one file."""
+        return export_answer(self.thread(answer_id), fmt, Path(out))
+
+
+    # -- evaluation ---------------------------------------------------------------------------------
+
+    def evaluate(self, questions: list[EvalQuestion], corpus: str | os.PathLike, methods: list[str],
+                 out: str | os.PathLike, use_judge: bool = False, say: Callable[[str], None] = lambda message: None,
+                 cancel: threading.Event | None = None, index_progress: ProgressFn | None = None) -> EvalOutcome:
+        """Score methods on labelled questions (MMLongBench-Doc format): the corpus indexed as needed, each
+        answer recorded in `out` as it comes (a rerun resumes), then the report written there (outcome.report)."""
+        ports = EvalPorts(self._index, self.ask, self._resources.runtimes.text, self._run_info)
+        outcome = EvalRunner(ports, out, say, cancel, index_progress).run(questions, corpus, methods, use_judge)
+        outcome.report = write_report(out, outcome.records)
+        return outcome
+
+    def evaluation_report(self, questions: list[EvalQuestion], methods: list[str] | None,
+                          out: str | os.PathLike) -> Path:
+        """Write the report again from the results already in `out` (asks nothing)."""
+        return write_report(out, saved_records(out, questions, methods))
+
+    def _run_info(self, methods: list[str]) -> dict:
+        """What produces an evaluation's answers, for its report's header."""
+        settings = self._resources.settings
+        return {"models": self._models.roles(),
+                "settings": {"preset": settings.ask.preset, "llm_threads": settings.llm.threads or "auto (cores - 1)",
+                             "context": settings.llm.context},
+                "method_settings": {m: self.method_settings(m) for m in methods}}
+
+
+def mark_below_floor(answer: Answer, spec: MethodSpec, writers: list[ModelSize]) -> None:
+    """An answer that a model below the method's floor (MethodSpec.min_model_params) helped write is no answer
+    to stand behind: "answered" becomes an unverified draft, saying which model wrote it (a draft already
+    unverified, its proof not checking out, says so too)."""
+    below = [size for size in writers if size.below(spec.min_model_params)]
+    if not below or answer.status not in (AnswerStatus.ANSWERED, AnswerStatus.UNVERIFIED):
+        return
+    size = min(below, key=lambda s: s.billions)
+    writer = f"a {size.label} model" if size.label else "the built-in model"
+    note = (f"unverified — written by {writer} (this method needs about {size_text(spec.min_model_params)} "
+            "parameters or more)")
+    answer.status = AnswerStatus.UNVERIFIED
+    answer.check = f"{note}; {answer.check}" if answer.check else note

@@ -1,0 +1,111 @@
+"""The facade's library part: indexing folders and files, watching them, forgetting them, repairing the
+database, and what is indexed, pending or failed."""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ..domain import FileEntry, IndexReport, StageStatus
+from ..index import onnx_device
+from ..index.indexer import Indexer
+from ..index.scan import normalise
+from ..index.watcher import watch as watch_folders
+from ..methods.simpledoc.summaries import PAGE_SUMMARY
+from ..progress import ProgressFn
+from ..store import catalog, enrichment
+from ..store.repair import RepairReport, repair as repair_database
+from .resources import Resources
+
+# What a watch runs after an indexing run that added or changed documents: the default method's preparation,
+# called as prepare(progress=…, cancel=…).
+PrepareFn = Callable[..., object]
+
+
+class Library:
+    def __init__(self, resources: Resources, prepare: PrepareFn):
+        self._resources = resources
+        self._prepare = prepare
+
+    @property
+    def database_path(self) -> Path:
+        return self._resources.settings.locations.database
+
+    def index(self, paths: list[str], progress: ProgressFn | None = None,
+              cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
+        """Bring the library in line with `paths`; then, with `enrich`, run the background passes that are due."""
+        resources = self._resources
+        report = Indexer(resources.db, resources.settings.index, resources.visual.stage).run(paths, progress, cancel,
+                                                                                             enrich)
+        if report.pages_embedded_visually or report.removed or report.updated:
+            resources.visual.catch_up()
+        return report
+
+    def watch(self, paths: list[str], progress: ProgressFn | None = None,
+              stop: threading.Event | None = None, on_report=None, on_error=None) -> None:
+        """Index now, then keep the index in step with the folders until `stop` is set.
+
+        The database is closed between bursts so that other docqa processes can read it.
+        """
+        stop = stop or threading.Event()
+        roots = [normalise(p) for p in paths]
+        missing = [r for r in roots if not os.path.exists(r)]
+        if missing:
+            raise FileNotFoundError(f"cannot watch {', '.join(missing)}: no such file or folder")
+
+        def sync(_changed=None):
+            try:
+                report = self.index(roots, progress, stop)
+                settings = self._resources.settings
+                if settings.ask.prepare_after_index and (report.added or report.updated) and not stop.is_set():
+                    self._prepare(progress=progress, cancel=stop)  # resumable: only new pages are prepared
+            finally:
+                self._resources.close()
+            if on_report:
+                on_report(report)
+
+        watch_folders(roots, sync, stop, self._resources.settings.index.settle_seconds, on_error=on_error, first=sync)
+
+    def remove(self, path: str) -> int:
+        return Indexer(self._resources.db, self._resources.settings.index).remove(path)
+
+    def repair(self, force: bool = False, more_paths: list[str] = (),
+               progress: ProgressFn | None = None) -> RepairReport:
+        """Set a damaged database aside and rebuild it: history and summaries copied where readable, the
+        rest indexed again from the library folders (and `more_paths`)."""
+        self._resources.close()
+        return repair_database(self.database_path, lambda: self._resources.db,
+                               lambda paths: self.index(paths, progress), force, more_paths)
+
+    # -- what there is -------------------------------------------------------------------------
+
+    def status(self) -> list[FileEntry]:
+        return catalog.file_entries(self._resources.db.cursor())
+
+    def totals(self) -> dict[str, int]:
+        return catalog.totals(self._resources.db.cursor())
+
+    def libraries(self) -> list[str]:
+        return catalog.libraries(self._resources.db.cursor())
+
+    def enrichment(self) -> list[StageStatus]:
+        """Each stage's done and pending work: keyword search comes with indexing, the rest are background
+        passes (layout, embeddings and page images run after each indexing; summaries when a method prepares)."""
+        s = self._resources.settings.index
+        embedder = self._resources.visual.resolved()
+        counts = enrichment.stage_counts(self._resources.db.cursor(), embedder.name if embedder else None,
+                                         PAGE_SUMMARY)
+        notes = {"layout": "" if s.layout else "switched off (index.layout)",
+                 "embeddings": "" if s.dense else "switched off (index.dense)",
+                 "page images": "" if embedder else "no page embedder installed (docqa models)",
+                 "summaries": "written by `docqa prepare` or the first SimpleDoc question"}
+        return [StageStatus(stage, done, pending, "chunks" if stage == "embeddings" else "pages", notes.get(stage, ""))
+                for stage, (done, pending) in counts.items()]
+
+    def onnx_providers(self) -> list[str]:
+        """The onnxruntime execution providers layout and OCR use here, preferred first."""
+        return onnx_device.execution_providers(self._resources.settings.index.device)
+
+    def onnx_device(self) -> str:
+        return onnx_device.describe(self._resources.settings.index.device)

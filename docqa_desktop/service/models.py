@@ -1,0 +1,169 @@
+"""The facade's models part: which model serves each role, choosing one, what this machine should download,
+the first run, and pulling, importing, verifying and removing model files."""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ..llm import hardware
+from ..llm.gguf_file import ModelSize, size_text
+from ..llm.hardware import Hardware
+from ..llm.manager import ModelStatus, VerifyResult
+from ..llm.registry import InstalledModel
+from ..llm.runtime import Runtime
+from ..methods import METHODS, MethodSpec, method_spec
+from ..settings import Settings
+from ..settings import save as save_settings
+from .resources import Resources
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommendation:
+    model: ModelStatus
+    seconds_per_question: int  # a rough expectation on this machine (Hardware.seconds_per_question)
+    why: str  # why it is the one recommended here; "" for the others
+
+
+class Models:
+    def __init__(self, resources: Resources, apply_settings: Callable[[Settings], None]):
+        self._resources = resources
+        self._apply_settings = apply_settings  # the Service's: a new default model is a settings change
+
+    @property
+    def _settings(self) -> Settings:
+        return self._resources.settings
+
+    # -- roles -------------------------------------------------------------------------------
+
+    def roles(self) -> dict[str, str | None]:
+        """Which model serves text tasks and which reads page images (None: nothing installed)."""
+        llm = self._settings.llm
+        if llm.backend == "remote":
+            name = f"{llm.remote_model or 'remote'} at {llm.remote_url}"
+            return {"text": name, "vision": name if llm.remote_vision else None}
+        roles = {}
+        for role, preferred in (("text", llm.text_model), ("vision", llm.vision_model)):
+            resolved = self._resources.models.resolve(role, preferred)
+            roles[role] = resolved.name if resolved else None
+        return roles
+
+    def set_default(self, role: str, name: str) -> str | None:
+        """Make `name` serve `role` (text | vision) from now on, saved in the settings file ("auto": the most
+        capable installed one again); returns the model that serves the role now. A model that is not
+        installed, or not a vision model for the vision role, is a ModelError and changes nothing."""
+        name = "" if name == "auto" else name
+        if name:
+            self._resources.models.resolve(role, name)  # raises when it cannot serve the role
+        field = {"text": "text_model", "vision": "vision_model"}[role]
+        settings = self._settings
+        settings = dataclasses.replace(settings, llm=dataclasses.replace(settings.llm, **{field: name}))
+        save_settings(settings)
+        self._apply_settings(settings)
+        return self.roles()[role]
+
+    # -- sizes against the methods' floors ---------------------------------------------------------
+
+    def text_model_size(self) -> ModelSize | None:
+        """How big the model serving text tasks is (GGUF metadata); None for a server's model (its size is the
+        user's choice, unknown here) and when no language model is installed."""
+        if self._settings.llm.backend == "remote":
+            return None
+        name = self.roles()["text"]
+        return self._resources.models.size(name) if name else None
+
+    def shortfall(self, method: MethodSpec | str) -> str:
+        """Why the current text model is too small for `method`, as one plain sentence; "" when it is large
+        enough, of unknown size (a server's, one without size metadata) or the method needs no model."""
+        spec = method_spec(method) if isinstance(method, str) else method
+        return self.shortfalls([spec])[spec.name]
+
+    def shortfalls(self, specs: list[MethodSpec] | None = None) -> dict[str, str]:
+        """shortfall of each method (every one when none are given), by name; the model is weighed once."""
+        specs = list(METHODS.values()) if specs is None else specs
+        size = self.text_model_size() if any(spec.min_model_params for spec in specs) else None
+        short = {spec.name for spec in specs if size is not None and size.below(spec.min_model_params)}
+        situation = self._small_model(size) if short else ""
+        return {spec.name: f"needs a language model of about {size_text(spec.min_model_params)} parameters or more; "
+                           f"{situation}" if spec.name in short else "" for spec in specs}
+
+    def _small_model(self, size: ModelSize) -> str:
+        """Which small model there is, and how to get a larger one."""
+        label = f"{size.label} " if size.label else ""
+        manager = self._resources.models
+        others = any(m.role in ("text", "vision") and m.state == "installed" for m in manager.statuses())
+        has = (f"only the built-in {label}model is installed" if size.builtin and not others
+               else f"the text model {self.roles()['text']} is a {label}model")
+        recommended = hardware.detect().recommendation()[0]
+        add = ("`docqa models list` shows larger ones" if manager.is_builtin(recommended)
+               else f"`docqa models pull {recommended}` adds one")
+        return f"{has} — {add}"
+
+    def writers(self, models_used: list[str], *runtimes: Runtime | None) -> list[ModelSize]:
+        """The sizes of the local models among `runtimes` that wrote part of an answer (`models_used`: its
+        models); a server's model is the user's choice: not weighed."""
+        return [self._resources.models.size(r.info.name, r.info.path or None) for r in runtimes
+                if r is not None and r.info.backend == "local" and r.info.name in models_used]
+
+    # -- first run and recommendations -----------------------------------------------------------
+
+    def only_builtin(self) -> bool:
+        """True while nothing but the model shipped with the app would answer (no pull, import or server)."""
+        if self._settings.llm.backend == "remote":
+            return False
+        roles = self.roles()
+        return roles["vision"] is None and self._resources.models.is_builtin(roles["text"])
+
+    def upgrade_hint(self) -> str:
+        """What installing the model recommended for this machine adds, for the status line under a quoted answer."""
+        name, variant, why = hardware.detect().recommendation()
+        if self._resources.models.is_builtin(name):
+            return f"Quoted from the pages: no language model wrote this ({why})."
+        return (f"Quoted from the pages: no language model wrote this. `docqa models pull {name}` ({variant}) "
+                f"adds written answers that combine pages and read tables, charts and scans.")
+
+    def first_run_needed(self) -> bool:
+        """True until the first-run panel is finished or skipped, while only the built-in models are installed."""
+        return not self._settings.locations.first_run_done.exists() and self.only_builtin()
+
+    def finish_first_run(self) -> None:
+        self._settings.locations.first_run_done.touch()
+
+    @property
+    def hardware(self) -> Hardware:
+        """This machine as the models see it: cores, memory, GPUs, what llama.cpp offloads."""
+        return self._resources.runtimes.hardware
+
+    def recommended(self) -> list[Recommendation]:
+        """The language models this machine can download, the one recommended for it first, each with what it
+        costs here (size, memory, licence, about how long a question takes)."""
+        hw = self.hardware
+        recommended, _, why = hw.recommendation()
+        rows = [r for r in self.statuses() if r.role in ("vision", "text") and r.state != "built in"]
+        rows.sort(key=lambda r: (r.name != recommended, r.memory_gb > hw.ram_gb, r.size_mb))
+        return [Recommendation(r, round(hw.seconds_per_question(r.size_mb, r.memory_gb)),
+                               why if r.name == recommended else "") for r in rows]
+
+    # -- model files --------------------------------------------------------------------------
+
+    def statuses(self) -> list[ModelStatus]:
+        """Every catalog, built-in and installed model with its state, size, memory and licence."""
+        return self._resources.models.statuses()
+
+    def pull(self, name: str, variant: str | None = None, progress: Callable[[int, int], None] | None = None,
+             cancel: threading.Event | None = None) -> InstalledModel:
+        """Download a catalog model (resumable, checksum-verified) and install it."""
+        return self._resources.models.pull(name, variant, progress, cancel)
+
+    def import_file(self, path: str | Path, projector: str | Path | None = None,
+                    name: str | None = None) -> InstalledModel:
+        """Register a GGUF file (with its vision projector), or a ColQwen2.5 folder, already on disk."""
+        return self._resources.models.import_file(path, projector, name)
+
+    def verify(self, name: str | None = None) -> list[VerifyResult]:
+        return self._resources.models.verify(name)
+
+    def remove(self, name: str, keep_files: bool = False) -> list[str]:
+        """Forget a model; returns the downloaded files deleted from the cache (none with keep_files)."""
+        return self._resources.models.remove(name, keep_files)

@@ -1,0 +1,64 @@
+"""The facade's pages part: naming documents, drawing their pages (whole, fitted, thumbnails) and finding pages
+by text, by page image, or both."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..domain import SearchHit
+from ..errors import UnknownDocument
+from ..pdf.render import RenderedPage, ThumbnailCache, render
+from ..retrieval.page_retriever import PageRetriever, SearchMode
+from ..store import catalog
+from .resources import Resources
+
+
+class Pages:
+    def __init__(self, resources: Resources):
+        self._resources = resources
+
+    def resolve_documents(self, names: list[str] | None) -> list[int] | None:
+        """Document ids for --doc arguments; None (whole library) when no names are given."""
+        if not names:
+            return None
+        resolved = catalog.resolve_documents(self._resources.db.cursor(), names)
+        missing = [name for name, ids in resolved.items() if not ids]
+        if missing:
+            raise UnknownDocument(f"no indexed document matches {', '.join(map(repr, missing))}")
+        return sorted({i for ids in resolved.values() for i in ids})
+
+    def page_image(self, doc: str, page: int, max_side: int = 1600) -> bytes:
+        """PNG of a page of an indexed document, rendered from whichever of its paths still exists."""
+        return self.rendered_page(doc, page, max_side).png
+
+    def rendered_page(self, doc: str, page: int, max_width: int = 1600, max_height: int | None = None) -> RenderedPage:
+        """The page image, fitted to the given pixels, with the page's size in points and the document's
+        page count (for viewers)."""
+        _, path = self._document_on_disk(doc)
+        return render(path, page, max_width, max_height)
+
+    def thumbnail(self, doc: str, page: int) -> Path:
+        sha, path = self._document_on_disk(doc)
+        return ThumbnailCache(self._resources.settings.locations.thumbnails).get(sha, path, page)
+
+    def _document_on_disk(self, doc: str) -> tuple[str, str]:
+        ids = self.resolve_documents([doc])
+        if len(ids) > 1:
+            raise UnknownDocument(f"{doc!r} matches {len(ids)} documents; give the full file name or path")
+        sha, paths = catalog.document_sources(self._resources.db.cursor(), ids[0])
+        existing = [p for p in paths if os.path.exists(p)]
+        if not existing:
+            raise UnknownDocument(f"{doc!r} is indexed but no longer on disk ({', '.join(paths)})")
+        return sha, existing[0]
+
+    def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
+               mode: SearchMode | str | None = None) -> list[SearchHit]:
+        """Pages for a query; `mode` defaults to the search.mode setting (auto: hybrid once pages have
+        visual embeddings, else text)."""
+        settings = self._resources.settings
+        return self.retriever().search(query, self.resolve_documents(docs), k, mode or settings.search.mode)
+
+    def retriever(self) -> PageRetriever:
+        """The library's page retriever (cheap: the models behind it load once per process)."""
+        resources = self._resources
+        return PageRetriever(resources.db, resources.settings.search, resources.visual)
