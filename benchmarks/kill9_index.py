@@ -1,4 +1,4 @@
-"""Crash consistency: `docqa index`, `docqa watch`, the page-image stage and `docqa summarize` killed with SIGKILL at
+"""Crash consistency: `docqa index`, `docqa watch`, the page-image stage and `docqa prepare --method simpledoc` killed with SIGKILL at
 random moments on a real corpus folder, run again to completion, and compared with a clean index of the same folder.
 
     .venv/bin/python benchmarks/kill9_index.py --kills N [--seed S] [--mode all|index|watch|visual|summarize[,...]]
@@ -217,7 +217,7 @@ class Bench:
         self.ref = self._reference(self.ref_home, ["index", str(self.folder)], self.env)
         self.reference_seconds = round(time.monotonic() - started, 1)
         self.visual_base = self.visual_ref = None
-        self.summarize_args = ["summarize", "--doc", HOLD]
+        self.summarize_args = ["prepare", "--method", "simpledoc", "--doc", HOLD]
 
     def _reference(self, home: Path, args: list[str], env: dict) -> dict:
         run = Run(docqa_args(*args, home=home), env)

@@ -9,8 +9,9 @@ given a layer here. (Imports by string, importlib.import_module, are not seen: t
 Layers, top to bottom. A component (top-level module or package) may import itself, anything in a lower
 layer, and the same-layer components or modules listed in SIBLINGS:
 
-    7 ui          ui/, cli.py, cli_common.py, cli_models.py, launcher.py, __main__.py
-                  (the Qt app, ui/, reaches the core only through service.py: FACADE_ONLY)
+    7 ui          ui/, cli/, launcher.py, __main__.py
+                  (the front ends, ui/ and cli/, reach the core only through service/: FACADE_ONLY, and use its
+                  four parts, never its shared resources: FRONT_ENDS)
     6 service     service.py, export.py
     5 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
                   registry: evaluation is handed the Service and method names, and asks through Service.ask
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 LAYERS: dict[str, tuple[int, str]] = {}
 for _level, _name, _components in (
-        (7, "ui", ("ui", "cli", "cli_common", "cli_models", "launcher", "__main__")),
+        (7, "ui", ("ui", "cli", "launcher", "__main__")),
         (6, "service", ("service", "export")),
         (5, "methods", ("methods", "evaluation")),
         (4, "engines", ("retrieval", "index", "llm", "visual")),
@@ -47,10 +48,8 @@ for _level, _name, _components in (
 # Imports allowed between components of the same layer: (importer component, imported component or module).
 # Everything else sideways is forbidden; the list stays free of cycles (checked below with every other edge).
 SIBLINGS: set[tuple[str, str]] = {
-    # ui layer: the entry points start the CLI, the CLI opens the app; CLI helpers shared by the command
-    # modules sit in cli_common; the app's window icon is the launcher's
-    ("__main__", "cli"), ("cli", "cli_models"), ("cli", "cli_common"), ("cli_models", "cli_common"),
-    ("cli", "launcher"), ("cli", "ui"), ("ui", "launcher"),
+    # ui layer: the entry point starts the CLI, the CLI opens the app; the app's window icon is the launcher's
+    ("__main__", "cli"), ("cli", "launcher"), ("cli", "ui"), ("ui", "launcher"),
     # service layer: the facade exports answers
     ("service", "export"),
     # engines: the page embedder is an installed model, found by the model manager
@@ -60,8 +59,13 @@ SIBLINGS: set[tuple[str, str]] = {
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt
-# app talks to the core through the Service facade (its plain data types come from the domain level).
-FACADE_ONLY: dict[str, set[str]] = {"ui": {"service"}}
+# app and the command line talk to the core through the Service facade (plain data types come from the domain
+# level).
+FACADE_ONLY: dict[str, set[str]] = {"ui": {"service"}, "cli": {"service"}}
+# The front ends use the facade's parts (library, pages, answers, models), never the resources they share: an
+# attribute of these names in their code is the back door (Service.resources is for tests and benchmarks).
+FRONT_ENDS = ("ui", "cli")
+RESOURCE_ATTRIBUTES = ("resources", "_resources")
 
 
 def allowed_sideways(importer: str, imported: str) -> bool:
@@ -149,6 +153,11 @@ def check(sources: dict[str, str]) -> list[str]:
             problem = f"{importer}:{line} -> {imported} ({why})"
             if problem not in problems:  # `from .x import a, b` names one module twice
                 problems.append(problem)
+        if own in FRONT_ENDS:
+            for node in ast.walk(ast.parse(source, filename=path)):
+                if isinstance(node, ast.Attribute) and node.attr in RESOURCE_ATTRIBUTES:
+                    problems.append(f"{importer}:{node.lineno} uses .{node.attr} (a front end uses the facade's "
+                                    "parts, not its shared resources)")
     for loop in _cycles({a for a, _ in edges} | {b for _, b in edges}, set(edges)):
         steps = [edges[(a, b)] for a, b in zip(loop, loop[1:] + loop[:1])]
         problems.append("import cycle " + " -> ".join(loop + loop[:1]) + ": "
@@ -259,6 +268,16 @@ def test_a_sideways_import_outside_the_list_is_reported():
     sources["docqa_desktop/llm/x.py"] = "from ..retrieval import bm25\n"
     assert ("docqa_desktop.llm.x:1 -> docqa_desktop.retrieval.bm25 (llm may not import its sibling retrieval: "
             "not in SIBLINGS)") in check(sources)
+
+
+def test_a_front_end_below_the_facade_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/cli/x.py"] = "from ..store import catalog\n\ndef f(service):\n    return service.resources.db\n"
+    problems = check(sources)
+    assert ("docqa_desktop.cli.x:1 -> docqa_desktop.store.catalog (cli reaches layer store only through service)"
+            in problems)
+    assert ("docqa_desktop.cli.x:4 uses .resources (a front end uses the facade's parts, not its shared resources)"
+            in problems)
 
 
 def test_a_module_without_a_layer_is_reported():

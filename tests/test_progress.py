@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from docqa_desktop.cli_common import ProgressBar
+from docqa_desktop.cli.common import ProgressBar
 from docqa_desktop.progress import index_progress
 from docqa_desktop.llm.download import DownloadCancelled, DownloadError
 from docqa_desktop.progress import Cancelled, Progress, check_cancel

@@ -9,7 +9,7 @@ import pytest
 
 from scripted_model import FixedRuntimes, StreamingModel, reasoning
 from docqa_desktop.answers import AnswerStatus
-from docqa_desktop.cli import StreamPrinter
+from docqa_desktop.cli.asking import StreamPrinter
 from docqa_desktop.llm import Message, Options
 from docqa_desktop.llm.partial_json import partial_field
 

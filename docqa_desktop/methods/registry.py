@@ -68,11 +68,10 @@ def typed_overrides(spec: MethodSpec, pairs: list[str]) -> dict:
     return overrides
 
 
-def setting_lines(spec: MethodSpec) -> list[str]:
-    """The method's settings as "name: type = the paper's default", one a line (for help texts)."""
+def setting_defaults(spec: MethodSpec) -> list[str]:
+    """The method's settings as "name=the paper's default" (the value shows the type), for help texts."""
     defaults = spec.settings()
-    return [f"{f.name}: {type(getattr(defaults, f.name)).__name__} = {getattr(defaults, f.name)}"
-            for f in dataclasses.fields(defaults)]
+    return [f"{f.name}={getattr(defaults, f.name)}" for f in dataclasses.fields(defaults)]
 
 
 def run_method(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True) -> None:

@@ -17,7 +17,7 @@ from ..evaluation import load_questions
 from ..export import FORMATS as EXPORT_FORMATS
 from ..export import WARNING_COLOUR, cited_line, computed_line, proof_html, shown_text
 from ..llm.runtime import NO_VISION_MODEL
-from ..methods import AUTO_METHOD, METHODS, QUOTED, MethodSpec, setting_lines
+from ..methods import AUTO_METHOD, METHODS, QUOTED, MethodSpec, setting_defaults
 from ..pdf.render import RenderedPage
 from ..retrieval.page_retriever import SearchMode
 from ..settings import Settings
@@ -34,7 +34,7 @@ METHOD_NAMES = sorted(METHODS)
 SEARCH_MODES = [mode.value for mode in SearchMode]
 
 __all__ = ["Service", "Resources", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
-           "mark_below_floor", "user_error", "method_setting_lines",
+           "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
            "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "load_questions",
            "proof_html", "shown_text"]
@@ -49,9 +49,9 @@ def user_error(exc: BaseException, settings: Settings | None) -> Exception | Non
     return as_store_error(settings.locations.database, exc) if settings is not None else None
 
 
-def method_setting_lines() -> list[str]:
-    """Each method's settings as "method: name: type = default, …" lines, for help texts."""
-    return [textwrap.fill(f"{name}: " + ", ".join(setting_lines(METHODS[name])), width=110, initial_indent="  ",
+def method_setting_defaults() -> list[str]:
+    """Each method's settings as "method: name=default, …" (wrapped), for help texts."""
+    return [textwrap.fill(f"{name}: " + ", ".join(setting_defaults(METHODS[name])), width=110, initial_indent="  ",
                           subsequent_indent="      ") for name in METHOD_NAMES]
 
 class Service:

@@ -1,13 +1,15 @@
-"""What the `docqa` command modules share: Ctrl-C as a cancel event, and the progress bar of long tasks."""
+"""What the `docqa` command modules share: Ctrl-C as a cancel event, the progress bar of long tasks, argument
+types."""
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
 import sys
 import threading
 
-from .progress import Progress
+from ..progress import Progress
 
 
 def cancel_on_sigint() -> threading.Event:
@@ -75,3 +77,15 @@ class ProgressBar:
             self.stream.flush()
             self.active = False
         self.docs_done = 0
+
+
+def positive(text: str) -> int:
+    """An argument type: a whole number of 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def add_doc_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")

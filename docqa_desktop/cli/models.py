@@ -5,13 +5,13 @@ import json
 import sys
 import time
 
-from .cli_common import cancel_on_sigint
-from .llm.runtime import NO_VISION_MODEL
-from .service import Service
+from ..service import NO_VISION_MODEL, Service
+from .common import cancel_on_sigint
 
 
 def add_parsers(sub, common) -> None:
     models = sub.add_parser("models", parents=[common], help="language and vision models: list, pull, import…")
+    models.set_defaults(run=run)
     verbs = models.add_subparsers(dest="verb", required=True)
     p = verbs.add_parser("list", parents=[common], help="catalog, installed models, hardware, roles")
     p.add_argument("--json", action="store_true")

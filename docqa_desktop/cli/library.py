@@ -1,0 +1,145 @@
+"""`docqa index | watch | remove | repair | status`: the library."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..domain import IndexReport, StageStatus
+from ..service import Service
+from .common import ProgressBar, cancel_on_sigint
+
+
+def add_parsers(sub, common) -> None:
+    p = sub.add_parser("index", parents=[common], help="index PDFs in folders or files (incremental)")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--json", action="store_true", help="print the run's report as JSON")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--searchable-only", action="store_true",
+                   help="stop once every document is keyword-searchable; layout, embeddings and page images "
+                        "follow at the next index, watch or app start (see `docqa status`)")
+    p.set_defaults(run=index)
+
+    p = sub.add_parser("watch", parents=[common], help="index, then follow folders for changes (Ctrl-C stops)")
+    p.add_argument("paths", nargs="+")
+    p.set_defaults(run=watch)
+
+    p = sub.add_parser("remove", parents=[common], help="forget a file or folder (files on disk are kept)")
+    p.add_argument("path")
+    p.set_defaults(run=remove)
+
+    p = sub.add_parser("repair", parents=[common],
+                       help="rebuild a damaged database: the damaged file is kept aside, history and page "
+                            "summaries are copied where readable, the library folders are indexed again")
+    p.add_argument("paths", nargs="*", help="folders or PDFs to index as well (needed when the damaged file "
+                                            "no longer says which folders the library holds)")
+    p.add_argument("--force", action="store_true", help="rebuild even if the database reads fine")
+    p.set_defaults(run=repair)
+
+    p = sub.add_parser("status", parents=[common], help="what is indexed, pending or failed")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=status)
+
+
+def index(service: Service, args) -> int:
+    cancel = cancel_on_sigint()
+    bar = None if args.no_progress or args.json else ProgressBar()
+    report = service.library.index(args.paths, bar, cancel, enrich=not args.searchable_only)
+    if bar:
+        bar.close()
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        print_report(report)
+    return 1 if report.cancelled else 0
+
+
+def watch(service: Service, args) -> int:
+    stop = cancel_on_sigint()
+    bar = ProgressBar()
+
+    def on_report(report: IndexReport):
+        bar.close()
+        if report.added or report.updated or report.removed or report.failed:
+            print_report(report)
+
+    def on_error(exc: Exception):
+        bar.close()
+        print(f"docqa watch: {exc} (will retry)", file=sys.stderr)
+
+    print(f"watching {', '.join(args.paths)} (Ctrl-C to stop)", file=sys.stderr)
+    service.library.watch(args.paths, bar, stop, on_report, on_error)
+    return 0
+
+
+def remove(service: Service, args) -> int:
+    removed = service.library.remove(args.path)
+    print(f"removed {removed} file(s) from the index")
+    return 0 if removed else 1
+
+
+def repair(service: Service, args) -> int:
+    bar = ProgressBar()
+    report = service.library.repair(args.force, args.paths, bar)
+    bar.close()
+    database = service.library.database_path
+    if report.damage is None:
+        print(f"{database} opens and reads fine: nothing to repair (--force rebuilds it anyway)")
+        return 0
+    print(f"{database}: {report.damage}")
+    if report.set_aside:
+        print(f"the old file is kept as {report.set_aside} (delete it once you have checked the rebuilt one)")
+    print("kept — " + ", ".join(f"{what}: {n}" for what, n in report.kept.items()))
+    for what, reason in report.unreadable.items():
+        print(f"could not read {what}: {reason}")
+    for path in report.missing_paths:
+        print(f"not on disk any more, not indexed again: {path}")
+    if report.reindexed is not None:
+        print("rebuilt from the PDFs:")
+        print_report(report.reindexed)
+    else:
+        print("no library folders to index again: `docqa index FOLDER` adds them")
+    return 0
+
+
+def status(service: Service, args) -> int:
+    entries = service.library.status()
+    stages = service.library.enrichment()
+    if args.json:
+        print(json.dumps({"documents": [{"name": e.name, "path": e.path, "pages": e.pages,
+                                         "status": e.status.value, "error": e.error} for e in entries],
+                          "stages": [stage.as_json() for stage in stages]}, indent=2))
+        return 0
+    if not entries:
+        print("nothing indexed yet: docqa index FOLDER")
+    for e in entries:
+        pages = f"{e.pages} p." if e.pages is not None else "-"
+        line = f"{e.status.value:8} {pages:>8}  {e.path}"
+        print(line + (f"\n{'':18}{e.error}" if e.error else ""))
+    t = service.library.totals()
+    print(f"\n{t['documents']} documents, {t['pages']} pages")
+    for stage in stages:
+        print(f"  {stage.stage:12} {stage_line(stage)}")
+    print(f"database: {service.library.database_path}")
+    return 0
+
+
+def stage_line(stage: StageStatus) -> str:
+    """'1,200 / 1,500 pages, 300 pending' — or the reason the stage does not run."""
+    line = stage.counts + (f", {stage.pending:,} pending" if stage.pending else "")
+    if stage.pending and stage.note:
+        line += f" ({stage.note})"
+    elif stage.pending and stage.stage != "summaries":
+        line += " (run `docqa index` or keep `docqa watch` / the app running to finish)"
+    return line
+
+
+def print_report(report: IndexReport) -> None:
+    state = "cancelled" if report.cancelled else "done"
+    print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
+          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages, "
+          f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s")
+    if report.pages_embedded_visually or report.visual_stage:
+        print(f"page images: {report.pages_embedded_visually} embedded"
+              + (f"; {report.visual_stage}" if report.visual_stage else ""))
+    for path, reason in report.errors.items():
+        print(f"  error: {path}: {reason}")
