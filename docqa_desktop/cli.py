@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cmd_index(service: Service, args) -> int:
     cancel = cancel_on_sigint()
-    bar = None if args.no_progress or args.json else ProgressBar()
+    bar = None if args.no_progress or args.json else ProgressBar(service.stages)
     report = service.index(args.paths, bar, cancel, enrich=not args.searchable_only)
     if bar:
         bar.close()
@@ -158,7 +158,7 @@ def _cmd_index(service: Service, args) -> int:
 
 def _cmd_watch(service: Service, args) -> int:
     stop = cancel_on_sigint()
-    bar = ProgressBar()
+    bar = ProgressBar(service.stages)
 
     def on_report(report: IndexReport):
         bar.close()
@@ -181,7 +181,7 @@ def _cmd_remove(service: Service, args) -> int:
 
 
 def _cmd_repair(service: Service, args) -> int:
-    bar = ProgressBar()
+    bar = ProgressBar(service.stages)
     report = service.repair(args.force, args.paths, bar)
     bar.close()
     if report.damage is None:
@@ -230,7 +230,7 @@ def _stage_line(stage) -> str:
     line = stage.counts + (f", {stage.pending:,} pending" if stage.pending else "")
     if stage.pending and stage.note:
         line += f" ({stage.note})"
-    elif stage.pending and stage.stage != "summaries":
+    elif stage.pending:  # an index stage (a method's prepared work says how it is written)
         line += " (run `docqa index` or keep `docqa watch` / the app running to finish)"
     return line
 
@@ -387,7 +387,7 @@ def _cmd_eval(service: Service, args) -> int:
         return 0
     methods = list(dict.fromkeys(args.method or [service.default_method]))
     cancel = cancel_on_sigint()
-    bar = ProgressBar()
+    bar = ProgressBar(service.stages)
 
     def say(message: str) -> None:
         bar.close()
@@ -436,11 +436,13 @@ COMMANDS = {"index": _cmd_index, "watch": _cmd_watch, "remove": _cmd_remove, "re
 
 def _print_report(report: IndexReport) -> None:
     state = "cancelled" if report.cancelled else "done"
+    stages = report.stages.values()
+    summary = "".join(f", {r.reported.summary.format(done=r.done)}" for r in stages if r.reported.summary)
     print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
-          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages, "
-          f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s")
-    if report.pages_embedded_visually or report.visual_stage:
-        print(f"page images: {report.pages_embedded_visually} embedded"
-              + (f"; {report.visual_stage}" if report.visual_stage else ""))
+          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages{summary} "
+          f"in {report.seconds:.1f}s")
+    for r in stages:
+        if r.reported.line and (r.done or r.note):
+            print(r.reported.line.format(done=r.done) + (f"; {r.note}" if r.note else ""))
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")

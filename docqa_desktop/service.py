@@ -14,6 +14,7 @@ from .export import WARNING_COLOUR, cited_line, proof_html, shown_text
 from .export import export as export_answer
 from .index import onnx_device
 from .index.indexer import Indexer
+from .index.stages import STAGES, Stage
 from .pdf.render import RenderedPage, ThumbnailCache, render
 from .index.scan import normalise
 from .index.watcher import watch as watch_folders
@@ -27,13 +28,12 @@ from .methods.base import Turn
 from .methods.conversation import question_in_context
 from .methods.evidence import PageSource
 from .methods.scope import ScopedSearch
-from .methods.simpledoc.summaries import PAGE_SUMMARY
 from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings
 from .settings import save as save_settings
 from .store import answers as answers_store
-from .store import StoreError, catalog, enrichment
+from .store import StoreError, catalog
 from .store.database import Database
 from .store.repair import RepairReport, repair as repair_database
 from .visual.provider import VisualModels
@@ -150,11 +150,17 @@ class Service:
 
     # -- indexing ----------------------------------------------------------------------------
 
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        """The index stages in the order they run: the index's own, then the page images (the visual engine's,
+        with this service's page embedder)."""
+        return (*STAGES, self.visual.stage)
+
     def index(self, paths: list[str], progress: ProgressFn | None = None,
               cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
-        """Bring the library in line with `paths`; then, with `enrich`, run the background passes that are due."""
-        report = Indexer(self.db, self.settings.index, self.visual.stage).run(paths, progress, cancel, enrich)
-        if report.pages_embedded_visually or report.removed or report.updated:
+        """Bring the library in line with `paths`; then, with `enrich`, run the stages after the parse."""
+        report = Indexer(self.db, self.settings.index, self.stages).run(paths, progress, cancel, enrich)
+        if report.stages[self.visual.stage.name].done or report.removed or report.updated:
             self.visual.catch_up()
         return report
 
@@ -209,17 +215,11 @@ class Service:
         return onnx_device.describe(self.settings.index.device)
 
     def enrichment(self) -> list[StageStatus]:
-        """Each stage's done and pending work: keyword search comes with indexing, the rest are background
-        passes (layout, embeddings and page images run after each indexing; summaries when a method prepares)."""
-        s = self.settings.index
-        embedder = self.visual.resolved()
-        counts = enrichment.stage_counts(self.db.cursor(), embedder.name if embedder else None, PAGE_SUMMARY)
-        notes = {"layout": "" if s.layout else "switched off (index.layout)",
-                 "embeddings": "" if s.dense else "switched off (index.dense)",
-                 "page images": "" if embedder else "no page embedder installed (docqa models)",
-                 "summaries": "written by `docqa prepare` or the first SimpleDoc question"}
-        return [StageStatus(stage, done, pending, "chunks" if stage == "embeddings" else "pages", notes.get(stage, ""))
-                for stage, (done, pending) in counts.items()]
+        """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
+        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries)."""
+        cur = self.db.cursor()
+        return ([stage.status(cur, self.settings.index) for stage in self.stages]
+                + [spec.prepared(cur) for spec in METHODS.values() if spec.prepared])
 
     def libraries(self) -> list[str]:
         return catalog.libraries(self.db.cursor())
