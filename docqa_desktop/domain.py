@@ -77,7 +77,7 @@ class FileEntry:
 @dataclass(frozen=True, slots=True)
 class StageStatus:
     """How far one indexing stage has got over the live library (`docqa status`, the app's library panel)."""
-    stage: str  # keywords | layout | embeddings | page images | summaries
+    stage: str  # an index stage's name (index/stages), or a method's prepared work ("summaries")
     done: int
     pending: int
     unit: str  # pages | chunks
@@ -111,6 +111,28 @@ class SearchHit:
         return found
 
 
+class StageSkipped(Exception):
+    """An index stage found, once running, that it cannot run now (no GPU, its model failed to load); the
+    message says why and becomes the stage's note in the run's report."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """How an index stage's result reads in `docqa index`'s report; every part optional ("": left out)."""
+    json_count: str = ""  # the key of its count in `docqa index --json`, e.g. "chunks_embedded"
+    json_note: str = ""  # the key of why it did not run, there
+    summary: str = ""  # its part of the printed report's first line, e.g. "{done} chunks embedded"
+    line: str = ""  # its own printed line, when it did some or says why not, e.g. "page images: {done} embedded"
+
+
+@dataclass(slots=True)
+class StageResult:
+    """What one index stage did in a run (index/stages)."""
+    reported: Reported = Reported()
+    done: int = 0  # units (pages, chunks) it added in this run
+    note: str = ""  # why it did not run, if it did not
+
+
 @dataclass(slots=True)
 class IndexReport:
     added: int = 0
@@ -119,14 +141,20 @@ class IndexReport:
     removed: int = 0
     failed: int = 0
     pages: int = 0
-    chunks_embedded: int = 0
-    pages_with_layout: int = 0  # analysed by the layout pass in this run
-    pages_embedded_visually: int = 0
-    visual_stage: str = ""  # why the page-image stage did not run, if it did not
+    stages: dict[str, StageResult] = field(default_factory=dict)  # by stage name, in the order they run
     seconds: float = 0.0
     cancelled: bool = False
     errors: dict[str, str] = field(default_factory=dict)  # path -> reason
     stage_seconds: dict[str, float] = field(default_factory=dict)  # worker time per stage (text, ocr, layout, embed)
 
     def as_json(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__}
+        """The run's counts, each stage's under the keys it names (Reported) where the stages stand."""
+        stages = {}
+        for result in self.stages.values():
+            if result.reported.json_count:
+                stages[result.reported.json_count] = result.done
+            if result.reported.json_note:
+                stages[result.reported.json_note] = result.note
+        fields = [(k, getattr(self, k)) for k in self.__slots__]
+        at = self.__slots__.index("stages")
+        return dict(fields[:at]) | stages | dict(fields[at + 1:])

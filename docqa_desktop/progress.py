@@ -29,6 +29,11 @@ class Progress:
     def fraction(self) -> float | None:
         return min(1.0, self.done / self.total) if self.total else None
 
+    def text(self, template: str, **extra) -> str:
+        """`template` (str.format) filled in with this snapshot's fields and `extra` (an index stage's phase
+        texts, index/stages)."""
+        return template.format(**{name: getattr(self, name) for name in self.__slots__}, **extra)
+
 
 ProgressFn = Callable[[Progress], None]
 StreamFn = Callable[[str], None]  # an answer's text so far, each time it grows (streaming)

@@ -90,7 +90,7 @@ def test_searchable_before_layout_and_a_cancelled_pass_resumes(tmp_path):
         done, pending = stages(service)["layout"]
         assert done >= 2 and pending >= 2 and done + pending == 8  # pages: some analysed, the rest waiting
         report = service.library.index([str(folder)])  # nothing changed on disk: only the pass resumes
-        assert not report.cancelled and report.added == 0 and report.pages_with_layout == pending
+        assert not report.cancelled and report.added == 0 and report.stages["layout"].done == pending
         assert stages(service)["layout"] == (8, 0)
         elements = service.resources.db.cursor().execute("SELECT count(DISTINCT doc_id) FROM elements").fetchone()[0]
         assert elements == 4

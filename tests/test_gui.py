@@ -196,7 +196,7 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
         # every document listed as indexed has all of its pages; nothing is half written
         for e in entries:
             if e.status.value == "indexed":
-                count = reader.db.cursor().execute("SELECT count(*) FROM pages WHERE doc_id = ?", [e.doc_id]).fetchone()[0]
+                count = reader.resources.db.cursor().execute("SELECT count(*) FROM pages WHERE doc_id = ?", [e.doc_id]).fetchone()[0]
                 assert count == e.pages
     assert window.watch_task.cancel.is_set() and "stopped" in window.status_text.text()
 

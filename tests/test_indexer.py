@@ -135,13 +135,13 @@ def test_embedding_pass_follows_keyword_indexing_and_resumes(home, library):
     settings = make_settings(home, layout=False, dense=True, embed_batch=8)
     with Service(settings) as service:
         first = service.library.index([str(library)], progress, cancel)
-        assert first.cancelled and 0 < first.chunks_embedded
+        assert first.cancelled and 0 < first.stages["embeddings"].done
         assert phases.index("embedding") > phases.index("indexing")
         waiting = _count(service, "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM chunk_vectors)")
         assert waiting > 0
         assert service.pages.search("ferry Gull Island", k=1)[0].doc == "ferry-memo-scanned.pdf"  # keywords already work
         second = service.library.index([str(library)])
-        assert second.pages == 0 and second.chunks_embedded == waiting
+        assert second.pages == 0 and second.stages["embeddings"].done == waiting
         assert _count(service, "SELECT count(*) FROM chunks WHERE id NOT IN (SELECT id FROM chunk_vectors)") == 0
         assert service.pages.search("when does the boat leave", k=1, mode=Mode.DENSE)[0].doc == "ferry-memo-scanned.pdf"
 

@@ -181,7 +181,7 @@ def test_page_image_search_feeds_the_tiny_vision_models_image_agent(home, paper,
     settings = tiny_vlm_settings(home, layout=False, dense=False, ocr=False, visual="on", visual_tokens=256)
     with Service(settings) as service:
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
-        assert service.library.index([str(paper)]).pages_embedded_visually == 8
+        assert service.library.index([str(paper)]).stages["page images"].done == 8
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")
         visual_top = [h.page for h in service.pages.search(QUESTION, k=2, mode="visual")]
         images_seen = count_images_sent(service.resources.runtimes.vision())

@@ -18,7 +18,7 @@ from docqa_desktop.store import artifacts, summary_tree
 
 def summarised_pages(settings) -> int:
     with Service(settings) as reader:  # the watcher closes its database between bursts
-        return artifacts.count(reader.db.cursor(), PAGE_SUMMARY, None, "scripted")
+        return artifacts.count(reader.resources.db.cursor(), PAGE_SUMMARY, None, "scripted")
 
 
 def wait_for(condition, timeout=180.0):
@@ -103,6 +103,6 @@ def test_the_app_builds_mmrag_summary_trees_with_progress_and_cancel_keeps_what_
     written = int(window.status_text.text().split(": ")[1].split()[0])
     with Service(window.service.settings) as reader:
         doc_id = reader.library.status()[0].doc_id
-        nodes = summary_tree.nodes(reader.db.cursor(), doc_id, "scripted")
+        nodes = summary_tree.nodes(reader.resources.db.cursor(), doc_id, "scripted")
     assert written == len(nodes) - 3 and all(n.text for n in nodes)  # resumed: the first three were kept
     assert not window.cancel_button.isVisible()

@@ -18,7 +18,7 @@ from docqa_desktop.cli import main
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
 from docqa_desktop.store import page_vectors
-from docqa_desktop.visual import provider
+from docqa_desktop.visual import stage
 from docqa_desktop.vectors.page_embedder import EmbedderError, PageEmbedder
 from docqa_desktop.pdf.page_images import page_images
 
@@ -57,7 +57,7 @@ def test_indexing_stores_page_embeddings_and_visual_search_matches_exact_maxsim(
                                                                                 tiny_embedder_folder):
     with visual_service(home, tiny_embedder_folder) as service:
         report = service.library.index([str(paper)])
-        assert report.visual_stage == "" and report.pages_embedded_visually == 8 == report.pages
+        assert report.stages["page images"].note == "" and report.stages["page images"].done == 8 == report.pages
         rows = stored_rows(service)
         assert len(rows) == 8 and {r[2] for r in rows} == {"tiny-colqwen"}
         for _doc, _page, _model, count, grid_rows, grid_cols, int8_bytes, patch_bytes in rows:
@@ -93,7 +93,7 @@ def test_scope_new_documents_and_deleted_documents(home, paper, tiny_embedder_fo
         shutil.copy(corpus_pdf(SECOND), paper / SECOND)
         report = service.library.index([str(paper)])
         second = report.pages
-        assert report.added == 1 and report.pages_embedded_visually == second  # only the new document
+        assert report.added == 1 and report.stages["page images"].done == second  # only the new document
         query = "a chart of accuracy by model size"
         assert {h.doc for h in service.pages.search(query, k=50, mode="visual")} == {SMALL_PAPER, SECOND}
         only = service.pages.search(query, [SECOND], k=50, mode="visual")
@@ -125,7 +125,7 @@ def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home,
 
         monkeypatch.setattr(PageEmbedder, "embed_pages", real)
         report = service.library.index([str(paper)])
-        assert report.unchanged == 1 and report.pages_embedded_visually == 8 - kept
+        assert report.unchanged == 1 and report.stages["page images"].done == 8 - kept
         assert [r[1] for r in stored_rows(service)] == list(range(1, 9))
 
 
@@ -133,19 +133,19 @@ def test_the_stage_is_skipped_and_says_why(home, paper, tiny_embedder_folder, mo
     settings = make_settings(home, layout=False, dense=False, ocr=False)
     with Service(settings) as service:
         report = service.library.index([str(paper)])
-        assert report.visual_stage == provider.NO_EMBEDDER and report.pages_embedded_visually == 0
+        assert report.stages["page images"].note == stage.NO_EMBEDDER and report.stages["page images"].done == 0
         with pytest.raises(VisualUnavailable, match="no page images are embedded"):
             service.pages.search("anything", mode="visual")
         assert service.pages.search("transformer", k=3)  # auto falls back to text
 
         service.models.import_file(tiny_embedder_folder, name="tiny-colqwen")
-        monkeypatch.setattr(provider, "_has_cuda", lambda: False)
+        monkeypatch.setattr(stage, "_has_cuda", lambda: False)
         (paper / "copy.pdf").write_bytes((paper / SMALL_PAPER).read_bytes())
         report = service.library.index([str(paper)])  # default "auto": a CPU does not embed page images
-        assert report.visual_stage == provider.NO_GPU and not stored_rows(service)
+        assert report.stages["page images"].note == stage.NO_GPU and not stored_rows(service)
 
         service.apply_settings(dataclasses.replace(settings, index=dataclasses.replace(settings.index, visual="off")))
-        assert service.library.index([str(paper)]).visual_stage.startswith("off")
+        assert service.library.index([str(paper)]).stages["page images"].note.startswith("off")
 
 
 def test_cli_search_modes_and_a_broken_embedder_folder(home, paper, tiny_embedder_folder, capsys, tmp_path):
@@ -198,9 +198,9 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
 
     with visual_service(home, tiny_embedder_folder) as service:
         report = service.library.index([str(paper)], progress, cancel)
-        assert report.cancelled and report.pages_embedded_visually == 4 == len(stored_rows(service))
+        assert report.cancelled and report.stages["page images"].done == 4 == len(stored_rows(service))
         assert seen[0].unit == "page images" and seen[-1].eta_seconds is not None
-        assert service.library.index([str(paper)]).pages_embedded_visually == 4
+        assert service.library.index([str(paper)]).stages["page images"].done == 4
 
 
 def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home, tmp_path, tiny_embedder_folder):

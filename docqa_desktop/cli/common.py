@@ -42,27 +42,25 @@ def signal_handlers_restored():
 class ProgressBar:
     """A redrawn line on a terminal; one line per finished document when stderr is a log or pipe.
 
-    A `ProgressFn` for indexing: draws the indexing, layout, embedding and page-image phases."""
+    A `ProgressFn` for indexing: draws the phases of the index stages (`service.library.stages`), each with its counts."""
 
-    def __init__(self, stream=sys.stderr):
+    def __init__(self, stages, stream=sys.stderr):
+        self.counts = {stage.phase: stage.bar_text for stage in stages}
         self.stream = stream
         self.tty = stream.isatty()
         self.active = False
         self.docs_done = 0
 
     def __call__(self, p: Progress) -> None:
-        if p.phase not in ("indexing", "layout", "embedding", "visual") or not p.total:
+        if p.phase not in self.counts or not p.total:
             return
         width = 24
         filled = int(width * p.done / p.total)
         eta = f"{p.eta_seconds:.0f}s" if p.eta_seconds is not None else "?"
         name = os.path.basename(p.item or "")[:40]
-        stage = "layout " if p.phase == "layout" else ""  # after parsing: the documents are searchable already
-        counts = (f"{stage}{p.docs_done}/{p.docs_total} docs {p.done}/{p.total} pages" if p.unit == "pages"
-                  else f"embedding {p.done}/{p.total} {p.unit}")
         rate = (f"{p.rate:.1f}/s" if p.rate >= 1 or not p.rate
                 else f"{1 / p.rate:.0f} s each")  # page images take seconds to minutes each
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {counts} {rate} ETA {eta} {name}"
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {p.text(self.counts[p.phase])} {rate} ETA {eta} {name}"
         if self.tty:
             self.stream.write("\r" + line[:150].ljust(150))
             self.active = True

@@ -30,7 +30,7 @@ def evaluate(service: Service, args) -> int:
         return 0
     methods = list(dict.fromkeys(args.method or [service.answers.default_method]))
     cancel = cancel_on_sigint()
-    bar = ProgressBar()
+    bar = ProgressBar(service.library.stages)
 
     def say(message: str) -> None:
         bar.close()

@@ -42,7 +42,7 @@ def add_parsers(sub, common) -> None:
 
 def index(service: Service, args) -> int:
     cancel = cancel_on_sigint()
-    bar = None if args.no_progress or args.json else ProgressBar()
+    bar = None if args.no_progress or args.json else ProgressBar(service.library.stages)
     report = service.library.index(args.paths, bar, cancel, enrich=not args.searchable_only)
     if bar:
         bar.close()
@@ -55,7 +55,7 @@ def index(service: Service, args) -> int:
 
 def watch(service: Service, args) -> int:
     stop = cancel_on_sigint()
-    bar = ProgressBar()
+    bar = ProgressBar(service.library.stages)
 
     def on_report(report: IndexReport):
         bar.close()
@@ -78,7 +78,7 @@ def remove(service: Service, args) -> int:
 
 
 def repair(service: Service, args) -> int:
-    bar = ProgressBar()
+    bar = ProgressBar(service.library.stages)
     report = service.library.repair(args.force, args.paths, bar)
     bar.close()
     database = service.library.database_path
@@ -128,18 +128,20 @@ def stage_line(stage: StageStatus) -> str:
     line = stage.counts + (f", {stage.pending:,} pending" if stage.pending else "")
     if stage.pending and stage.note:
         line += f" ({stage.note})"
-    elif stage.pending and stage.stage != "summaries":
+    elif stage.pending:  # an index stage (a method's prepared work says how it is written)
         line += " (run `docqa index` or keep `docqa watch` / the app running to finish)"
     return line
 
 
 def print_report(report: IndexReport) -> None:
     state = "cancelled" if report.cancelled else "done"
+    stages = report.stages.values()
+    summary = "".join(f", {r.reported.summary.format(done=r.done)}" for r in stages if r.reported.summary)
     print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
-          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages, "
-          f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s")
-    if report.pages_embedded_visually or report.visual_stage:
-        print(f"page images: {report.pages_embedded_visually} embedded"
-              + (f"; {report.visual_stage}" if report.visual_stage else ""))
+          f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages{summary} "
+          f"in {report.seconds:.1f}s")
+    for r in stages:
+        if r.reported.line and (r.done or r.note):
+            print(r.reported.line.format(done=r.done) + (f"; {r.note}" if r.note else ""))
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")

@@ -10,34 +10,24 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from collections.abc import Sequence
 
-from ..domain import FileStatus, IndexReport
+from ..domain import FileStatus, IndexReport, StageResult, StageSkipped
 from ..files import sha256_of
 from ..progress import Cancelled, ProgressFn
 from ..settings import IndexSettings
 from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
-from .enrichment import EmbeddingPass, LayoutPass
 from .parse_task import TaskResult, parse_pages
 from ..pdf.document import PdfError, open_pdf
 from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise
+from .stages import Stage, StageContext
 from ..progress import ProgressTracker, index_progress
 
 log = logging.getLogger(__name__)
 
 PARSER_VERSION = 3  # bump when parsing changes (3: column-by-column reading order): every document is parsed again
-
-
-class PageImageStage(Protocol):
-    """The optional last stage (visual.stage.VisualStage): embeds page images, returns how many it stored."""
-
-    def run(self, progress: ProgressFn, cancel: threading.Event, errors: dict[str, str]) -> int: ...
-
-
-# () -> (the page-image stage, or None and why it does not run)
-VisualStageFactory = Callable[[], "tuple[PageImageStage | None, str]"]
 
 
 class FileChanged(Exception):
@@ -63,17 +53,18 @@ class _Job:
 
 
 class Indexer:
-    def __init__(self, db: Database, settings: IndexSettings, visual_stage: VisualStageFactory | None = None):
+    def __init__(self, db: Database, settings: IndexSettings, stages: Sequence[Stage] = ()):
+        """`stages`: the index stages in the order they run (index.stages.STAGES and the page images)."""
         self.db = db
         self.settings = settings
-        self.visual_stage = visual_stage
+        self.stages = stages
         self.stage_seconds: dict[str, float] = {}
 
     def run(self, paths: list[str], progress: ProgressFn | None = None,
             cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
         started = time.monotonic()
         cancel = cancel or threading.Event()
-        report = IndexReport()
+        report = IndexReport(stages={stage.name: StageResult(stage.reported) for stage in self.stages})
         emit = progress or (lambda _p: None)
         emit(index_progress("scanning"))
 
@@ -228,23 +219,19 @@ class Indexer:
             pipeline.close(kill=cancel.is_set())
 
     def _enrich(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
-        """The background passes, each over whatever it still owes (this run's documents or earlier ones)."""
-        if self.settings.layout and not cancel.is_set():
-            report.pages_with_layout = LayoutPass(self.db, self.settings, self._add_stage_time).run(
-                emit, cancel, report.errors)
-        if self.settings.dense and not cancel.is_set():
-            report.chunks_embedded = EmbeddingPass(self.db, self.settings, self._add_stage_time).run(emit, cancel)
-        if self.visual_stage is not None and not cancel.is_set():
-            self._embed_page_images(report, emit, cancel)
-
-    def _embed_page_images(self, report: IndexReport, emit: ProgressFn, cancel: threading.Event) -> None:
-        """The last, slowest and optional stage: page-image embeddings for visual search."""
-        stage, report.visual_stage = self.visual_stage()
-        if stage is None:
-            return
-        started = time.monotonic()
-        report.pages_embedded_visually = stage.run(emit, cancel, report.errors)
-        self._add_stage_time({"visual": time.monotonic() - started})
+        """The stages in order, each over whatever it still owes (this run's documents or earlier ones)."""
+        ctx = StageContext(self.db, self.settings, emit, cancel, report.errors, self._add_stage_time)
+        for stage in self.stages:
+            if cancel.is_set():
+                break
+            result = report.stages[stage.name]
+            result.note = stage.enabled(self.settings) or ""
+            if result.note:
+                continue
+            try:
+                result.done = stage.run(ctx)
+            except StageSkipped as skipped:
+                result.note = str(skipped)
 
     def _add_stage_time(self, seconds: dict[str, float]) -> None:
         for stage, spent in seconds.items():

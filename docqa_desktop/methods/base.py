@@ -17,7 +17,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from ..answers import Answer, LlmCall, PageRef
-from ..domain import BBox, ChunkHit
+from ..domain import BBox, ChunkHit, StageStatus
 from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
@@ -338,6 +338,8 @@ class MethodSpec:
     uses: tuple[str, ...] = ()  # better with: "vision-model", "page-embeddings", "samples"
     prepare: Callable[[PrepareContext], int] | None = None  # work ahead of questions; returns items done
     prepare_label: str = ""  # what prepare makes, e.g. "page summaries"
+    # how far prepare has got over the live library: its row in `docqa status` (after the index stages), or None
+    prepared: Callable[[Any], StageStatus] | None = None
     # how a follow-up's earlier turns reach the method: "question" (written into ctx.question) or "conversation"
     # (the method reads ctx.conversation itself); methods/conversation.py
     follow_ups: str = "question"

@@ -10,11 +10,12 @@ from pathlib import Path
 from ..domain import FileEntry, IndexReport, StageStatus
 from ..index import onnx_device
 from ..index.indexer import Indexer
+from ..index.stages import STAGES, Stage
 from ..index.scan import normalise
 from ..index.watcher import watch as watch_folders
-from ..methods.simpledoc.summaries import PAGE_SUMMARY
+from ..methods import METHODS
 from ..progress import ProgressFn
-from ..store import catalog, enrichment
+from ..store import catalog
 from ..store.repair import RepairReport, repair as repair_database
 from .resources import Resources
 
@@ -32,13 +33,18 @@ class Library:
     def database_path(self) -> Path:
         return self._resources.settings.locations.database
 
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        """The index stages in the order they run: the index's own, then the page images (the visual engine's,
+        with this library's page embedder)."""
+        return (*STAGES, self._resources.visual.stage)
+
     def index(self, paths: list[str], progress: ProgressFn | None = None,
               cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:
-        """Bring the library in line with `paths`; then, with `enrich`, run the background passes that are due."""
+        """Bring the library in line with `paths`; then, with `enrich`, run the stages after the parse."""
         resources = self._resources
-        report = Indexer(resources.db, resources.settings.index, resources.visual.stage).run(paths, progress, cancel,
-                                                                                             enrich)
-        if report.pages_embedded_visually or report.removed or report.updated:
+        report = Indexer(resources.db, resources.settings.index, self.stages).run(paths, progress, cancel, enrich)
+        if report.stages[resources.visual.stage.name].done or report.removed or report.updated:
             resources.visual.catch_up()
         return report
 
@@ -90,18 +96,11 @@ class Library:
         return catalog.libraries(self._resources.db.cursor())
 
     def enrichment(self) -> list[StageStatus]:
-        """Each stage's done and pending work: keyword search comes with indexing, the rest are background
-        passes (layout, embeddings and page images run after each indexing; summaries when a method prepares)."""
-        s = self._resources.settings.index
-        embedder = self._resources.visual.resolved()
-        counts = enrichment.stage_counts(self._resources.db.cursor(), embedder.name if embedder else None,
-                                         PAGE_SUMMARY)
-        notes = {"layout": "" if s.layout else "switched off (index.layout)",
-                 "embeddings": "" if s.dense else "switched off (index.dense)",
-                 "page images": "" if embedder else "no page embedder installed (docqa models)",
-                 "summaries": "written by `docqa prepare` or the first SimpleDoc question"}
-        return [StageStatus(stage, done, pending, "chunks" if stage == "embeddings" else "pages", notes.get(stage, ""))
-                for stage, (done, pending) in counts.items()]
+        """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
+        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries)."""
+        cur = self._resources.db.cursor()
+        return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
+                + [spec.prepared(cur) for spec in METHODS.values() if spec.prepared])
 
     def onnx_providers(self) -> list[str]:
         """The onnxruntime execution providers layout and OCR use here, preferred first."""

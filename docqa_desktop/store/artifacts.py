@@ -8,7 +8,7 @@ one. Rows go with their document (catalog.drop_orphan_documents) and survive `do
 from __future__ import annotations
 
 from . import enrichment
-from .catalog import listed
+from .catalog import LIVE_DOCUMENTS, listed
 
 Key = tuple[int, int, int]  # (doc_id, page, item)
 
@@ -75,3 +75,11 @@ def count(cur, kind: str, doc_ids: list[int] | None, model: str | None) -> int:
         params.append(list(doc_ids))
     return cur.execute(sql, params).fetchone()[0]
 
+
+
+def page_counts(cur, kind: str) -> tuple[int, int]:
+    """(pages of the live library with a page text of `kind` by any model, pages without one)."""
+    live = f"doc_id IN ({LIVE_DOCUMENTS})"
+    done = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM artifacts WHERE {live} AND kind = ? "
+                       "AND item = 0", [kind]).fetchone()[0]
+    return done, enrichment.live_pages(cur) - done

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .catalog import LIVE_DOCUMENTS
 
 LAYOUT = "layout"
+_LIVE = f"doc_id IN ({LIVE_DOCUMENTS})"
 
 # Documents in the order the passes take them: those the user's answers cited (most recently asked first), then
 # the most recently indexed.
@@ -39,17 +40,27 @@ def mark_done(cur, doc_id: int, stage: str) -> None:
     cur.execute("INSERT OR REPLACE INTO enrichment (doc_id, stage) VALUES (?, ?)", [doc_id, stage])
 
 
-def stage_counts(cur, page_embedder: str | None, summary_kind: str) -> dict[str, tuple[int, int]]:
-    """{stage: (done, pending)}: pages for layout, page images and summaries; chunks for embeddings."""
-    live = f"doc_id IN ({LIVE_DOCUMENTS})"
-    pages = cur.execute(f"SELECT count(*) FROM pages WHERE {live}").fetchone()[0]
-    layout = cur.execute(f"SELECT count(*) FROM pages WHERE {live} AND doc_id IN "
-                         "(SELECT doc_id FROM enrichment WHERE stage = ?)", [LAYOUT]).fetchone()[0]
-    chunks = cur.execute(f"SELECT count(*) FROM chunks WHERE {live}").fetchone()[0]
-    embedded = cur.execute(f"SELECT count(*) FROM chunk_vectors WHERE {live}").fetchone()[0]
-    images = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM page_vectors WHERE {live} AND model = ?",
-                         [page_embedder or ""]).fetchone()[0]
-    summaries = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM artifacts WHERE {live} AND kind = ? "
-                            "AND item = 0", [summary_kind]).fetchone()[0]
-    return {"keywords": (pages, 0), "layout": (layout, pages - layout), "embeddings": (embedded, chunks - embedded),
-            "page images": (images, pages - images), "summaries": (summaries, pages - summaries)}
+# (done, pending) over the live library, for each stage's row in `docqa status` (index/stages)
+
+def live_pages(cur) -> int:
+    return cur.execute(f"SELECT count(*) FROM pages WHERE {_LIVE}").fetchone()[0]
+
+
+def pages_finished(cur, stage: str) -> tuple[int, int]:
+    """Pages of the documents the pass `stage` has finished (mark_done), and of the rest."""
+    done = cur.execute(f"SELECT count(*) FROM pages WHERE {_LIVE} AND doc_id IN "
+                       "(SELECT doc_id FROM enrichment WHERE stage = ?)", [stage]).fetchone()[0]
+    return done, live_pages(cur) - done
+
+
+def chunks_embedded(cur) -> tuple[int, int]:
+    chunks = cur.execute(f"SELECT count(*) FROM chunks WHERE {_LIVE}").fetchone()[0]
+    embedded = cur.execute(f"SELECT count(*) FROM chunk_vectors WHERE {_LIVE}").fetchone()[0]
+    return embedded, chunks - embedded
+
+
+def pages_embedded(cur, page_embedder: str | None) -> tuple[int, int]:
+    """Pages with page-image vectors by `page_embedder` (None: no embedder, none done)."""
+    done = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM page_vectors WHERE {_LIVE} AND model = ?",
+                       [page_embedder or ""]).fetchone()[0]
+    return done, live_pages(cur) - done

@@ -40,8 +40,8 @@ FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-
 INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
 
 
-def progress_text(p: Progress) -> str:
-    """The status bar's line for an indexing snapshot."""
+def progress_text(p: Progress, stages) -> str:
+    """The status bar's line for an indexing snapshot; `stages`: service.library.stages, whose phases it names."""
     name = os.path.basename(p.item or "")
     if p.task == "prepare":
         return f"Preparing {p.phase} — {p.done}/{p.total} {p.unit}"
@@ -50,14 +50,8 @@ def progress_text(p: Progress) -> str:
     if p.phase == "finishing":
         return "Indexing: building the search index…"
     eta = f", about {p.eta_seconds:.0f} s left" if p.eta_seconds is not None else ""
-    if p.phase == "visual":
-        return f"Embedding page images of {name} — {p.done}/{p.total}{eta}"
-    if p.phase == "layout":
-        return f"Searchable now; analysing the layout of {name} — {p.done}/{p.total} pages{eta}"
-    if p.phase == "embedding":
-        return f"Searchable now; embedding passages — {p.done}/{p.total} {p.unit}{eta}"
-    return (f"Indexing {name} — {p.docs_done}/{p.docs_total} documents, {p.done}/{p.total} {p.unit}, "
-            f"{p.rate:.1f}/s{eta}")
+    stage = next((s for s in stages if s.phase == p.phase), stages[0])  # any other phase reads as the parse's
+    return p.text(stage.phase_text, name=name, eta=eta)
 
 
 class MainWindow(QMainWindow):
@@ -209,7 +203,7 @@ class MainWindow(QMainWindow):
         if isinstance(event, Progress):
             if event.phase in ("done", "cancelled"):
                 return
-            self._set_indexing(True, progress_text(event))
+            self._set_indexing(True, progress_text(event, self.service.library.stages))
             if event.docs_done != self._docs_done:  # a document finished (or indexing began): show it
                 self._docs_done = event.docs_done
                 self.refresh_library()

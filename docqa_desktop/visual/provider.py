@@ -11,18 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..llm.manager import ModelManager, ResolvedModel
-from ..errors import ModelError
 from ..settings import Settings
 from ..store import page_vectors
 from ..store.database import Database
 from ..vectors.page_embedder import PageEmbedder
 from .library_index import VisualLibraryIndex
 from .search_index import SearchDepth
-from .stage import VisualStage
-
-NO_EMBEDDER = "skipped: no page embedder installed (`docqa models pull colqwen2.5-v0.2`, or import a folder)"
-NO_GPU = ("skipped: no GPU — the page embedder needs ~20-70 s per page on a CPU, ~7-25 s with "
-          "index.visual_cpu_int8 (set index.visual = \"on\" to embed anyway, resumably)")
+from .stage import NO_EMBEDDER, PageImages
 
 
 class VisualModels:
@@ -31,27 +26,10 @@ class VisualModels:
         self._embedder: PageEmbedder | None = None
         self._indexes: dict[str, VisualLibraryIndex] = {}
         self._loading = threading.Lock()
+        self.stage = PageImages(self)  # the indexer's page-image stage
 
     def resolved(self) -> ResolvedModel | None:
         return self._models().page_embedder()
-
-    def stage(self) -> tuple[VisualStage | None, str]:
-        """The indexer's page-image stage, or None and the reason it does not run."""
-        setting = self.settings.index.visual
-        if setting == "off":
-            return None, "off (index.visual = \"off\")"
-        resolved = self.resolved()
-        if resolved is None:
-            return None, NO_EMBEDDER
-        if not page_vectors.pages_without_vectors(self._db().cursor(), resolved.name):
-            return None, ""  # up to date: no need to load the model
-        if setting == "auto" and not _has_cuda():
-            return None, NO_GPU
-        try:
-            embedder = self.embedder()
-        except ModelError as exc:  # a broken model must not fail the text indexing that already happened
-            return None, f"failed: {exc}"
-        return VisualStage(self._db(), embedder, self.settings.index.visual_commit_pages), ""
 
     def embedder(self) -> PageEmbedder:
         with self._loading:
@@ -87,11 +65,3 @@ class VisualModels:
         """After indexing: bring the search cache up to date now rather than at the next search."""
         self.library_index()
 
-
-def _has_cuda() -> bool:
-    from ..vectors.torch_runtime import import_torchvision
-
-    import_torchvision()
-    import torch
-
-    return torch.cuda.is_available()

@@ -1,7 +1,8 @@
-"""The indexer's page-image stage: embed every page the current page embedder has not embedded yet.
+"""The page-image index stage: embed every page the current page embedder has not embedded yet.
 
-Runs after text indexing (so documents are searchable by text first). Commits every few pages: a crash or a
-cancel loses at most those, and the next run resumes with the pages still missing — new or changed documents
+It has the shape of index/stages (engines do not import each other: the service hands it to the indexer) and
+runs last, after text indexing, so documents are searchable by text first. Commits every few pages: a crash or
+a cancel loses at most those, and the next run resumes with the pages still missing — new or changed documents
 only, since a changed document gets new page rows and a removed one takes its vectors with it.
 """
 from __future__ import annotations
@@ -9,20 +10,85 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from itertools import groupby
+from typing import TYPE_CHECKING, Protocol
 
+from ..domain import Reported, StageSkipped, StageStatus
+from ..errors import ModelError
 from ..pdf.document import PdfError
 from ..progress import ProgressTracker
 from ..progress import Cancelled, ProgressFn
-from ..store import catalog, page_vectors
+from ..settings import IndexSettings
+from ..store import catalog, enrichment, page_vectors
 from ..store.database import Database
 from ..vectors.page_embedder import PageEmbedder, PageVectors
 from ..pdf.page_images import page_images
 from .search_index import EncodedPage
 
+if TYPE_CHECKING:
+    from .provider import VisualModels
+
 log = logging.getLogger(__name__)
 
-PHASE = "visual"
+NO_EMBEDDER = "skipped: no page embedder installed (`docqa models pull colqwen2.5-v0.2`, or import a folder)"
+NO_GPU = ("skipped: no GPU — the page embedder needs ~20-70 s per page on a CPU, ~7-25 s with "
+          "index.visual_cpu_int8 (set index.visual = \"on\" to embed anyway, resumably)")
+
+
+class RunContext(Protocol):
+    """What this stage uses of the indexer's index.stages.StageContext."""
+    db: Database
+    settings: IndexSettings
+    progress: ProgressFn
+    cancel: threading.Event
+    errors: dict[str, str]
+    add_time: Callable[[dict[str, float]], None]
+
+
+class PageImages:
+    name = "page images"
+    unit = "pages"
+    phase = "visual"
+    phase_text = "Embedding page images of {name} — {done}/{total}{eta}"
+    bar_text = "embedding {done}/{total} {unit}"
+    reported = Reported(json_count="pages_embedded_visually", json_note="visual_stage",
+                        line="page images: {done} embedded")
+
+    def __init__(self, models: VisualModels):
+        self.models = models  # the service's page embedder, loaded once and shared with visual search
+
+    def enabled(self, settings: IndexSettings) -> str | None:
+        if settings.visual == "off":
+            return "off (index.visual = \"off\")"
+        return None if self.models.resolved() else NO_EMBEDDER
+
+    def status(self, cur, settings: IndexSettings) -> StageStatus:
+        resolved = self.models.resolved()
+        done, pending = enrichment.pages_embedded(cur, resolved.name if resolved else None)
+        return StageStatus(self.name, done, pending, self.unit,
+                           "" if resolved else "no page embedder installed (docqa models)")
+
+    def run(self, ctx: RunContext) -> int:
+        """Embed the pending pages; returns how many were stored. Unreadable files go to `ctx.errors`."""
+        todo = page_vectors.pages_without_vectors(ctx.db.cursor(), self.models.resolved().name)
+        if not todo:
+            return 0  # up to date: no need to load the model
+        if ctx.settings.visual == "auto" and not _has_cuda():
+            raise StageSkipped(NO_GPU)
+        try:
+            embedder = self.models.embedder()
+        except ModelError as exc:  # a broken model must not fail the text indexing that already happened
+            raise StageSkipped(f"failed: {exc}") from exc
+        started = time.monotonic()
+        embedder.cancel = ctx.cancel
+        try:
+            done = _PageEmbedding(ctx.db, embedder, ctx.settings.visual_commit_pages).run(
+                todo, ctx.progress, ctx.cancel, ctx.errors)
+        finally:
+            embedder.cancel = None
+        ctx.add_time({"visual": time.monotonic() - started})
+        return done
 
 
 def stored_page(doc_id: int, page: int, embedded: PageVectors) -> page_vectors.StoredPage:
@@ -31,28 +97,17 @@ def stored_page(doc_id: int, page: int, embedded: PageVectors) -> page_vectors.S
                                    embedded.patch_rows)
 
 
-class VisualStage:
+class _PageEmbedding:
+    """One run's embedding of `todo` pages, a document at a time, committing every few pages."""
+
     def __init__(self, db: Database, embedder: PageEmbedder, commit_pages: int = 8):
         self.db, self.embedder, self.commit_pages = db, embedder, max(1, commit_pages)
 
-    def pending(self) -> list[tuple[int, int]]:
-        return page_vectors.pages_without_vectors(self.db.cursor(), self.embedder.name)
-
-    def run(self, progress: ProgressFn, cancel: threading.Event, errors: dict[str, str]) -> int:
-        """Embed the pending pages; returns how many were stored. Unreadable files go to `errors`."""
-        todo = self.pending()
-        if not todo:
-            return 0
-        self.embedder.cancel = cancel
-        try:
-            return self._run(todo, progress, cancel, errors)
-        finally:
-            self.embedder.cancel = None
-
-    def _run(self, todo, emit, cancel, errors) -> int:
+    def run(self, todo: list[tuple[int, int]], emit: ProgressFn, cancel: threading.Event,
+            errors: dict[str, str]) -> int:
         paths = catalog.doc_paths(self.db.cursor())
         docs = {doc for doc, _ in todo}
-        progress = ProgressTracker(len(docs), len(todo), emit, phase=PHASE, unit="page images",
+        progress = ProgressTracker(len(docs), len(todo), emit, phase=PageImages.phase, unit="page images",
                                    rate_by_work=True)
         done = 0
         for doc_id, group in groupby(todo, key=lambda item: item[0]):
@@ -97,3 +152,12 @@ class VisualStage:
             with self.db.transaction() as cur:
                 page_vectors.save(self.db, cur, self.embedder.name, batch)
         return len(batch)
+
+
+def _has_cuda() -> bool:
+    from ..vectors.torch_runtime import import_torchvision
+
+    import_torchvision()
+    import torch
+
+    return torch.cuda.is_available()

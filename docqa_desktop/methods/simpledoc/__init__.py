@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
 from .method import run
 from .settings import CPU_PRESET, SimpleDocSettings
-from .summaries import prepare_summaries
+from .summaries import prepare_summaries, summary_status
 
 SPEC = MethodSpec(
     name="simpledoc", title="SimpleDoc",
@@ -14,4 +14,5 @@ SPEC = MethodSpec(
                 "rewriting the query when pages are missing.",
     cost="medium", settings=SimpleDocSettings, cpu_preset=CPU_PRESET, run=run,
     uses=("vision-model", "page-embeddings"), prepare=prepare_summaries, prepare_label="page summaries",
+    prepared=summary_status,
     follow_ups="conversation", min_model_params=LANGUAGE_MODEL_FLOOR)

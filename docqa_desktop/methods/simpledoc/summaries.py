@@ -8,6 +8,7 @@ summarising model changes.
 from __future__ import annotations
 
 from ...answers import PageRef
+from ...domain import StageStatus
 from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
@@ -75,6 +76,13 @@ def prepare_summaries(ctx: PrepareContext) -> int:
         summarizer.ensure([ref], ctx.call)
         ctx.progress(Progress("prepare", "page summaries", done, len(todo), "pages", ref.doc))
     return len(todo)
+
+
+def summary_status(cur) -> StageStatus:
+    """`docqa status`'s row for the page summaries: pages of the live library summarised, by any model."""
+    done, pending = artifacts.page_counts(cur, PAGE_SUMMARY)
+    return StageStatus("summaries", done, pending, "pages",
+                       "written by `docqa prepare` or the first SimpleDoc question")
 
 
 def _clean(text: str) -> str:

@@ -1,0 +1,16 @@
+"""The index stages, in the order they run (README "Adding an index stage"; the shape: base.py).
+
+Keywords come with the parse: a document is keyword-searchable the moment it commits. The others are
+background passes that follow it, each over whatever it still owes: they take documents in priority order
+(store/enrichment.py: asked-about, then newest), commit as they go, stop at a cancel, and on the next run resume
+with what is still missing, whatever happened in between. The page-image stage is the visual engine's
+(visual/stage.py): the service appends it to this list (service.library.stages).
+"""
+from .base import Stage, StageContext
+from .embeddings import Embeddings
+from .keywords import Keywords
+from .layout import Layout
+
+STAGES: tuple[Stage, ...] = (Keywords(), Layout(), Embeddings())
+
+__all__ = ["STAGES", "Stage", "StageContext"]
