@@ -25,8 +25,8 @@ from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodConte
                       method_settings, method_spec, run_method)
 from .methods.base import Turn
 from .methods.conversation import question_in_context
-from .methods.evidence import PageSource
-from .methods.scope import ScopedSearch
+from .retrieval.page_source import PageSource
+from .retrieval.scoped_search import ScopedSearch
 from .methods.simpledoc.summaries import PAGE_SUMMARY
 from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode

@@ -8,7 +8,7 @@ from conftest import make_settings
 from layout_pdf import CHART_WORDS, write_layout_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.llm import Completion, ModelInfo, Usage
-from docqa_desktop.methods.evidence import PageSource
+from docqa_desktop.retrieval.page_source import PageSource
 from docqa_desktop.methods.toolkit.descriptions import (DESCRIBE_MAX_PIXELS, ELEMENT_DESCRIPTION, Description,
                                                         Descriptions)
 from docqa_desktop.methods.toolkit.page_content import PageElement, elements

@@ -19,8 +19,8 @@ from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.methods.doclens.localizer import ZOOM_HEADER, zoom_elements
 from docqa_desktop.methods.doclens.navigator import named_pages
-from docqa_desktop.methods.evidence import PageSource
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.page_source import PageSource
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.service import Service
 
 QUESTION = "Which languages are used as pivot?"
@@ -200,7 +200,7 @@ def test_crops_of_the_pages_elements_reach_a_vision_model_after_the_screenshot(l
 
 def zoom_elements_of(service):
     from docqa_desktop.methods.base import MethodContext
-    from docqa_desktop.methods.evidence import PageSource
+    from docqa_desktop.retrieval.page_source import PageSource
     from docqa_desktop.answers import Answer
     ref = PageSource(service.db).refs_for([(service.status()[0].doc_id, 1)])[0]
     ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.db), service.db, None, None, None)
@@ -225,7 +225,7 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
         service.index([str(folder)])
         from docqa_desktop.answers import Answer
         from docqa_desktop.methods.base import MethodContext
-        from docqa_desktop.methods.evidence import PageSource
+        from docqa_desktop.retrieval.page_source import PageSource
         source = PageSource(service.db)
         ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, service.db, None, None, None)
         doc_id = service.status()[0].doc_id

@@ -15,8 +15,8 @@ from docqa_desktop.evaluation.runner import score_record
 from docqa_desktop.llm import Completion, Message, ModelInfo, Options, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods import METHODS, MethodContext, method_settings, method_spec
-from docqa_desktop.methods.evidence import PageSource
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.page_source import PageSource
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.methods.toolkit.final_answer import FinalAnswer, record
 from docqa_desktop.progress import Cancelled
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable

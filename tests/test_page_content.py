@@ -8,7 +8,7 @@ from conftest import make_settings, write_pdf
 from layout_pdf import CHART_WORDS, PAGE_SIZE, PICTURE_BOX, write_layout_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.pdf.render import MAX_REGION_ZOOM
-from docqa_desktop.methods.evidence import PageGone
+from docqa_desktop.retrieval.page_source import PageGone
 from docqa_desktop.methods.toolkit.page_content import PageElement, crop, elements, page_markdown, placeholder
 from docqa_desktop.service import Service
 

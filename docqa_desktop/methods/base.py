@@ -25,7 +25,7 @@ from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
 from ..store.database import Database
 from .citations import cite
-from .evidence import PageGone, PageSource
+from ..retrieval.page_source import PageGone, PageSource
 from .toolkit import page_content
 from .toolkit.final_answer import FinalAnswer, record
 from .toolkit.descriptions import Description, Descriptions
@@ -45,8 +45,8 @@ LANGUAGE_MODEL_FLOOR = 1.0
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "Turn",
-           "page_label"]
+__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
+           "Turn", "page_label"]
 
 
 @dataclass(frozen=True)

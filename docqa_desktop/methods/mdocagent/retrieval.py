@@ -15,7 +15,7 @@ from ...answers import PageRef
 from ...llm.runtime import Runtime
 from ...retrieval.page_retriever import VisualUnavailable
 from ..base import MethodContext, page_label
-from ..evidence import PageGone
+from ..base import PageGone
 from ..toolkit.passages import fit_all_to_question
 from .prompts import IMAGE_EVIDENCE, TEXT_EVIDENCE
 

@@ -15,7 +15,7 @@ from ...progress import Progress, check_cancel
 from ...store import artifacts
 from ...store.database import Database
 from ..base import PrepareContext
-from ..evidence import PageGone, PageSource
+from ...retrieval.page_source import PageGone, PageSource
 from .prompts import PAGE_INDEX, PAGE_INDEX_IMAGE_NOTE
 
 PAGE_SUMMARY = "simpledoc.page-summary"

@@ -16,7 +16,7 @@ from ...llm.runtime import Runtime
 from ...store import artifacts
 from ...store import page_content as store
 from ...store.database import Database
-from ..evidence import PageSource
+from ...retrieval.page_source import PageSource
 from .page_content import PICTURE_KINDS, PageElement, crop, elements
 
 ELEMENT_DESCRIPTION = "element-description"

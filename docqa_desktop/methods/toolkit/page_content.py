@@ -16,7 +16,7 @@ from ...domain import BBox
 from ...pdf.render import MAX_REGION_ZOOM, render_region
 from ...store import page_content as store
 from ...store.database import Database
-from ..evidence import PageGone
+from ...retrieval.page_source import PageGone
 
 # left out of the Markdown: running heads and page numbers repeat on every page and say nothing about it
 DROPPED_KINDS = frozenset({"page-header", "page-footer"})

@@ -1,4 +1,4 @@
-"""Pages as methods read them: references, text (with table markdown), word boxes, rendered images.
+"""Pages as answering methods read them: references, text (with table markdown), word boxes, rendered images.
 
 Documents can vanish while a question runs (the watcher removes a deleted file); every read raises
 PageGone then, and methods drop that page instead of failing the whole answer.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
-from ..retrieval import dense
-from ..retrieval.page_retriever import PageRetriever
 from ..store import catalog, content
-from .evidence import PageSource
+from . import dense
+from .page_retriever import PageRetriever
+from .page_source import PageSource
 
 
 class ScopedSearch:
