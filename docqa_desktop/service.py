@@ -27,7 +27,7 @@ from .methods.base import Turn
 from .methods.conversation import question_in_context
 from .retrieval.page_source import PageSource
 from .retrieval.scoped_search import ScopedSearch
-from .methods.simpledoc.summaries import PAGE_SUMMARY
+from .methods.toolkit.page_summaries import PAGE_SUMMARY
 from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
 from .settings import Settings

@@ -320,7 +320,7 @@ def test_a_misspelt_navigator_input_is_a_clear_error(paper_service):
 
 
 def test_summaries_as_navigator_input_and_their_prepare_step(paper_service, monkeypatch):
-    from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+    from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
     from docqa_desktop.store import artifacts
     doc_id = paper_service.status()[0].doc_id
     with paper_service.db.transaction() as cur:

@@ -11,7 +11,7 @@ import pytest
 from conftest import make_settings, write_pdf
 from scripted_model import FixedRuntimes, ScriptedModel
 from docqa_desktop.cli import main
-from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
 from docqa_desktop.service import Service
 from docqa_desktop.store import artifacts, summary_tree
 

@@ -32,7 +32,7 @@ from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import (PAGE_RETRIEVAL, REASONER_INSTRUCTIONS, REASONER_PAGES, REASONER_REQUEST, reasoner_schema,
                       selection_schema)
-from .summaries import summarizer_for
+from ..toolkit.page_summaries import summarizer_for
 
 
 def run(ctx: MethodContext) -> None:

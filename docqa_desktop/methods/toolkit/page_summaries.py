@@ -1,23 +1,48 @@
-"""SimpleDoc's page index: a short summary of each page, written once per page and model.
+"""Page summaries: a short summary of each page, written once per page and model and kept as artifacts.
 
-Summaries are made on demand for the pages retrieval brings up (re-ranking needs only those) and kept as
-artifacts, so a page is summarised once; the prepare step (`docqa prepare --method simpledoc`) writes them
-ahead for whole documents. A page's summary is redone when its document changes (a new document id) or the
-summarising model changes.
+SimpleDoc re-ranks retrieved pages by them; DocLens's navigator may read them instead of the pages. They are
+made on demand for the pages a question brings up and kept, so a page is summarised once; a prepare step
+(`docqa prepare --method simpledoc` or `doclens`) writes them ahead for whole documents. A page's summary is
+redone when its document changes (a new document id) or the summarising model changes.
+
+The prompt is SimpleDoc's (paper appendix A.6). Beyond the paper, for small models: a summary begins with what
+the page contains (a short summary is cut at its token limit, and a re-ranker needs the tables and figures
+named, not the prose).
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ...answers import PageRef
 from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
 from ...progress import Progress, check_cancel
+from ...retrieval.page_source import PageGone, PageSource
 from ...store import artifacts
 from ...store.database import Database
-from ..base import PrepareContext
-from ...retrieval.page_source import PageGone, PageSource
-from .prompts import PAGE_INDEX, PAGE_INDEX_IMAGE_NOTE
 
+if TYPE_CHECKING:
+    from ..base import PrepareContext
+
+PAGE_INDEX = """You are tasked with creating a comprehensive summary of a given page from a document. Your summary should focus on extracting and describing the main content, tables, figures, and images present on the page.
+{image_note}
+Raw text extracted from the page (without visual information):
+<page_text>
+{page_text}
+</page_text>
+
+Please follow these steps to create your summary:
+1. Carefully read and analyze the page content.
+2. Identify the main topics, key points, and important details presented on the page.
+3. Note any tables, figures, charts, diagrams, or images on the page and briefly describe their content and purpose.
+4. Create a structured summary that captures the essential textual information, descriptions of any visual elements (tables, figures, images) and any particularly notable or unique information.
+
+The summary should be concise yet comprehensive, typically 5-8 sentences for text-only pages, with additional sentences as needed to describe visual elements. Begin with what the page contains: its title or topic, each table, chart and figure with what it measures, and the main names, years and figures it gives. Write only the summary."""
+
+PAGE_INDEX_IMAGE_NOTE = "The page image is attached; read it together with the extracted text below.\n"
+
+# the kind keeps the name it had when SimpleDoc alone wrote summaries: existing databases hold it
 PAGE_SUMMARY = "simpledoc.page-summary"
 
 
