@@ -34,8 +34,10 @@ from .settings import Settings
 from .settings import save as save_settings
 from .store import answers as answers_store
 from .store import StoreError, catalog, enrichment
+from .store.artifacts import ArtifactStore
 from .store.database import Database
 from .store.repair import RepairReport, repair as repair_database
+from .store.summary_trees import SummaryTrees
 from .visual.provider import VisualModels
 
 __all__ = ["Service", "UnknownDocument", "PrepareReport", "Recommendation",
@@ -363,7 +365,7 @@ class Service:
                         thread=thread)
         ctx = MethodContext(
             question=question if spec.follow_ups == "conversation" else question_in_context(question, turns),
-            answer=answer, pages=pages, db=self.db,
+            answer=answer, pages=pages, artifacts=ArtifactStore(self.db), trees=SummaryTrees(self.db),
             search=ScopedSearch(self._retriever(), pages, doc_ids, self.settings.search.mode),
             text_model=self.runtimes.text(), vision_model=self.runtimes.vision(), settings=settings,
             image_side=self.settings.ask.image_side, progress=progress or (lambda p: None), cancel=cancel,
@@ -395,8 +397,10 @@ class Service:
             if progress:
                 progress(p)
 
-        ctx = PrepareContext(self.db, PageSource(self.db), self.resolve_documents(docs), self.runtimes.text(),
-                             self.runtimes.vision(), method_settings(spec, self.settings),
+        pages, doc_ids = PageSource(self.db), self.resolve_documents(docs)
+        ctx = PrepareContext(ArtifactStore(self.db), SummaryTrees(self.db), pages,
+                             ScopedSearch(self._retriever(), pages, doc_ids, self.settings.search.mode), doc_ids,
+                             self.runtimes.text(), self.runtimes.vision(), method_settings(spec, self.settings),
                              self.settings.ask.image_side, track, cancel)
         try:
             done = spec.prepare(ctx)

@@ -22,6 +22,8 @@ from docqa_desktop.methods.doclens.navigator import named_pages
 from docqa_desktop.retrieval.page_source import PageSource
 from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.service import Service
+from docqa_desktop.store.artifacts import ArtifactStore
+from docqa_desktop.store.summary_trees import SummaryTrees
 
 QUESTION = "Which languages are used as pivot?"
 
@@ -203,7 +205,8 @@ def zoom_elements_of(service):
     from docqa_desktop.retrieval.page_source import PageSource
     from docqa_desktop.answers import Answer
     ref = PageSource(service.db).refs_for([(service.status()[0].doc_id, 1)])[0]
-    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.db), service.db, None, None, None)
+    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.db), ArtifactStore(service.db),
+                        SummaryTrees(service.db), None, None, None)
     return zoom_elements(ctx, ref, 4)
 
 
@@ -227,7 +230,8 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
         from docqa_desktop.methods.base import MethodContext
         from docqa_desktop.retrieval.page_source import PageSource
         source = PageSource(service.db)
-        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, service.db, None, None, None)
+        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, ArtifactStore(service.db),
+                            SummaryTrees(service.db), None, None, None)
         doc_id = service.status()[0].doc_id
         cropped = 0
         for ref in source.refs_for([(doc_id, page) for page in range(1, 9)]):

@@ -22,6 +22,8 @@ from docqa_desktop.progress import Cancelled
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
 from docqa_desktop.settings import Settings, SettingsError
+from docqa_desktop.store.artifacts import ArtifactStore
+from docqa_desktop.store.summary_trees import SummaryTrees
 
 
 class EchoModel:
@@ -56,8 +58,8 @@ def context(service: Service, model, question="Which languages are used as pivot
     spec = method_spec("m3docrag")
     return MethodContext(question, Answer("t", question, spec.name), ScopedSearch(service._retriever(), pages, None,
                                                                                    "text"),
-                         pages, service.db, model, None, settings or method_settings(spec, service.settings),
-                         cancel=cancel)
+                         pages, ArtifactStore(service.db), SummaryTrees(service.db), model, None,
+                         settings or method_settings(spec, service.settings), cancel=cancel)
 
 
 @pytest.fixture(scope="module")

@@ -161,7 +161,7 @@ def _page_inputs(ctx: MethodContext, shown: list[PageRef], runtime) -> list[str]
                             f"not {settings.navigator_input!r}")
     summaries = {}
     if settings.navigator_input == "summaries":
-        summaries = Summarizer(ctx.db, ctx.pages, ctx.reader).stored(shown)
+        summaries = Summarizer(ctx.artifacts, ctx.pages, ctx.reader).stored(shown)
         missing = sum(r.key() not in summaries for r in shown)
         if missing:
             ctx.answer.notes.append(f"navigate: {missing} of {len(shown)} pages have no stored summary and show "

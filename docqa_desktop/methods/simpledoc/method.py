@@ -99,7 +99,8 @@ def reading_list(candidates: list[PageRef], picks: list[PageRef], settings) -> l
 def _select(ctx: MethodContext, query: str, candidates: list[PageRef]) -> tuple[str, list[PageRef]]:
     """The paper's page-retrieval step: an LLM reads the candidates' summaries, keeps and orders pages."""
     settings = ctx.settings
-    summaries = summarizer_for(ctx.db, ctx.pages, ctx.reader, settings, ctx.image_side).ensure(candidates, ctx.call)
+    summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.reader, settings, ctx.image_side)
+    summaries = summarizer.ensure(candidates, ctx.call)
     several = ctx.multi_document(candidates)
     listing = "\n".join(
         f"Page {i}{f' ({ref.doc}, page {ref.page})' if several else f' (page {ref.page})'}: "

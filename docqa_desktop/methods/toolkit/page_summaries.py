@@ -19,8 +19,7 @@ from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
 from ...progress import Progress, check_cancel
 from ...retrieval.page_source import PageGone, PageSource
-from ...store import artifacts
-from ...store.database import Database
+from ...store.artifacts import ArtifactStore
 
 if TYPE_CHECKING:
     from ..base import PrepareContext
@@ -47,9 +46,9 @@ PAGE_SUMMARY = "simpledoc.page-summary"
 
 
 class Summarizer:
-    def __init__(self, db: Database, pages: PageSource, runtime: Runtime, max_tokens: int = 160,
+    def __init__(self, artifacts: ArtifactStore, pages: PageSource, runtime: Runtime, max_tokens: int = 160,
                  image_side: int = 1280, page_tokens: int = 1200):
-        self.db, self.pages, self.runtime = db, pages, runtime
+        self.artifacts, self.pages, self.runtime = artifacts, pages, runtime
         self.max_tokens, self.image_side, self.page_tokens = max_tokens, image_side, page_tokens
 
     @property
@@ -58,7 +57,7 @@ class Summarizer:
 
     def stored(self, refs: list[PageRef]) -> dict[tuple[int, int], str]:
         """{(doc_id, page): summary} of the pages of `refs` this model has summarised already."""
-        found = artifacts.get_many(self.db.cursor(), PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
+        found = self.artifacts.get(PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
         return {(d, p): text for (d, p, _), text in found.items()}
 
     def ensure(self, refs: list[PageRef], call) -> dict[tuple[int, int], str]:
@@ -71,8 +70,7 @@ class Summarizer:
                 summary = self._summarize(ref, call)
             except PageGone:
                 continue
-            with self.db.transaction() as cur:
-                artifacts.put(cur, PAGE_SUMMARY, ref.doc_id, ref.page, 0, self.model, summary)
+            self.artifacts.put(PAGE_SUMMARY, (ref.doc_id, ref.page, 0), self.model, summary)
             known[ref.key()] = summary
         return known
 
@@ -86,15 +84,17 @@ class Summarizer:
         return _clean(completion.text) or text[:400]
 
 
-def summarizer_for(db: Database, pages: PageSource, runtime: Runtime, settings, image_side: int) -> Summarizer:
-    return Summarizer(db, pages, runtime, settings.summary_tokens, image_side, settings.page_tokens)
+def summarizer_for(artifacts: ArtifactStore, pages: PageSource, runtime: Runtime, settings,
+                   image_side: int) -> Summarizer:
+    return Summarizer(artifacts, pages, runtime, settings.summary_tokens, image_side, settings.page_tokens)
 
 
 def prepare_summaries(ctx: PrepareContext) -> int:
-    """The paper's offline stage: every page of the documents summarised (resumable: pages already summarised
+    """SimpleDoc's offline stage: every page of the documents summarised (resumable: pages already summarised
     by this model are skipped). Returns the pages written."""
-    summarizer = summarizer_for(ctx.db, ctx.pages, ctx.vision_model or ctx.text_model, ctx.settings, ctx.image_side)
-    todo = ctx.pages.refs_for(artifacts.missing_pages(ctx.db.cursor(), PAGE_SUMMARY, ctx.doc_ids, summarizer.model))
+    summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.vision_model or ctx.text_model, ctx.settings,
+                                ctx.image_side)
+    todo = ctx.pages.refs_for(ctx.artifacts.missing(PAGE_SUMMARY, ctx.doc_ids, summarizer.model))
     for done, ref in enumerate(todo, 1):
         check_cancel(ctx.cancel)
         summarizer.ensure([ref], ctx.call)
