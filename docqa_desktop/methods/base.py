@@ -25,6 +25,7 @@ from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
+from ..retrieval.page_retriever import VisualUnavailable
 from ..retrieval.page_source import PageGone, PageSource
 from ..store.artifacts import ArtifactStore
 from ..store.summary_trees import SummaryTrees, TreeNode
@@ -48,9 +49,10 @@ LANGUAGE_MODEL_FLOOR = 1.0
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-# PageGone, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here for the methods
+# PageGone, VisualUnavailable, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here
+# for the methods
 __all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
-           "SummaryTrees", "TreeNode", "Turn", "page_label"]
+           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class Turn:
 
 
 class Search(Protocol):
-    """Retrieval already scoped to the question's documents (built by the service)."""
+    """Retrieval already scoped to the question's documents (built by the service). Asking for visual pages
+    raises VisualUnavailable when no page images are embedded."""
 
     def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]: ...
 
