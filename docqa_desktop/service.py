@@ -25,11 +25,11 @@ from .methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodConte
                       method_settings, method_spec, run_method)
 from .methods.base import Turn
 from .methods.conversation import question_in_context
-from .retrieval.page_source import PageSource
-from .retrieval.scoped_search import ScopedSearch
 from .methods.toolkit.page_summaries import PAGE_SUMMARY
 from .progress import Cancelled, Progress, ProgressFn, StreamFn
 from .retrieval.page_retriever import PageRetriever, SearchMode
+from .retrieval.page_source import PageSource
+from .retrieval.scoped_search import ScopedSearch
 from .settings import Settings
 from .settings import save as save_settings
 from .store import answers as answers_store
