@@ -472,7 +472,10 @@ def write_results(failed: list[str]) -> Path:
 
 
 def _table(benchmarks: list[Benchmark]) -> list[str]:
+    """One row per figure: a run folder shared by several benchmarks (the combined eval runs hold M3DocRAG's
+    answers beside the method each was run for) gives its figures once, under the first benchmark that reads it."""
     lines = ["| Benchmark | Figure | Value | Measured | Source |", "|---|---|---|---|---|"]
+    shown: set[tuple[str, str]] = set()  # (figure, value)
     for bench in benchmarks:
         source = bench.result.relative_to(_common.REPO)
         if not bench.result.exists():
@@ -480,6 +483,9 @@ def _table(benchmarks: list[Benchmark]) -> list[str]:
             continue
         for figure, value, *own in bench.headline(bench.result):  # a row may name its own result file
             result = own[0] if own else bench.result
+            if (figure, value) in shown:
+                continue
+            shown.add((figure, value))
             lines.append(f"| {bench.name} | {figure} | {value} | {measured_on(result)} | "
                          f"`{result.relative_to(_common.REPO)}` |")
     return lines

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 from docqa_desktop.evaluation.pages import page_metrics  # noqa: E402
 from docqa_desktop.evaluation.questions import load_questions  # noqa: E402
-from docqa_desktop.methods.evidence import PageSource  # noqa: E402
-from docqa_desktop.methods.scope import ScopedSearch  # noqa: E402
+from docqa_desktop.retrieval.page_source import PageSource  # noqa: E402
+from docqa_desktop.retrieval.scoped_search import ScopedSearch  # noqa: E402
 from docqa_desktop.service import Service  # noqa: E402
 from docqa_desktop.settings import Settings  # noqa: E402
 

@@ -22,11 +22,11 @@ from _common import RESULTS, environment, markdown_table, write_json  # noqa: E4
 
 from docqa_desktop.service import Service  # noqa: E402
 from docqa_desktop.settings import Settings  # noqa: E402
-from docqa_desktop.store import summary_tree  # noqa: E402
+from docqa_desktop.store.summary_trees import SummaryTrees  # noqa: E402
 
 
 def shape(service: Service, doc_id: int, model: str) -> dict:
-    nodes = summary_tree.nodes(service.resources.db.cursor(), doc_id, model)
+    nodes = SummaryTrees(service.resources.db).nodes(doc_id, model)
     layers: dict[int, int] = {}
     for node in nodes:
         layers[node.layer] = layers.get(node.layer, 0) + 1
@@ -46,7 +46,7 @@ def main() -> None:
         rows = {row["doc"]: row for row in old.get("documents", [])}
         for name in args.doc:
             doc_id = service.pages.resolve_documents([name])[0]
-            if summary_tree.finished(service.resources.db.cursor(), [doc_id], model):
+            if SummaryTrees(service.resources.db).finished([doc_id], model):
                 print(f"{name}: finished earlier", flush=True)
                 continue
             pages, chunks = service.resources.db.cursor().execute(

@@ -1,4 +1,4 @@
-"""Typed settings and on-disk locations, shared by the CLI and (later) the GUI.
+"""Typed settings and on-disk locations, shared by the CLI, the app and the Python API.
 
 Resolution order: defaults < settings.toml in the config dir < DOCQA_* environment variables.
 `--home DIR` (or DOCQA_HOME) puts database, caches, logs and config under one folder.

@@ -8,12 +8,13 @@ from conftest import make_settings
 from layout_pdf import CHART_WORDS, write_layout_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.llm import Completion, ModelInfo, Usage
-from docqa_desktop.methods.evidence import PageSource
+from docqa_desktop.retrieval.page_source import PageSource
 from docqa_desktop.methods.toolkit.descriptions import (DESCRIBE_MAX_PIXELS, ELEMENT_DESCRIPTION, Description,
                                                         Descriptions)
 from docqa_desktop.methods.toolkit.page_content import PageElement, elements
 from docqa_desktop.service import Service
 from docqa_desktop.store import artifacts
+from docqa_desktop.store.artifacts import ArtifactStore
 
 
 class ScriptedVision:
@@ -62,12 +63,12 @@ def setup(indexed):
     db, ref = indexed
     with db.transaction() as cur:
         cur.execute("DELETE FROM artifacts")
-    picture = elements(db, ref, {"picture"})[0]
-    return Descriptions(db, PageSource(db)), ref, picture
+    picture = elements(PageSource(db), ref, {"picture"})[0]
+    return Descriptions(ArtifactStore(db), PageSource(db)), ref, picture
 
 
 def stored(descriptions: Descriptions) -> list[tuple]:
-    return descriptions.db.cursor().execute(
+    return descriptions.artifacts.db.cursor().execute(
         "SELECT kind, doc_id, page, item, model, value FROM artifacts ORDER BY created_at").fetchall()
 
 
@@ -91,7 +92,7 @@ def test_a_hit_makes_no_call_and_another_vision_model_writes_its_own(setup):
     descriptions, ref, picture = setup
     first, trace = ScriptedVision("qwen2-vl", "First description."), Trace()
     descriptions.describe(ref, picture, first, trace)
-    again = Descriptions(descriptions.db, descriptions.pages).describe(ref, picture, first, trace)
+    again = Descriptions(descriptions.artifacts, descriptions.pages).describe(ref, picture, first, trace)
     assert again == Description("First description.", "vision", "qwen2-vl")
     assert len(trace.steps) == 1 and len(first.received) == 1  # served from the store
     other = ScriptedVision("smolvlm", "Second description.")
@@ -123,4 +124,4 @@ def test_for_page_describes_every_picture_of_the_page(setup):
     descriptions, ref, picture = setup
     vision, trace = ScriptedVision("qwen2-vl", "A chart."), Trace()
     assert descriptions.for_page(ref, vision, trace) == {picture.seq: Description("A chart.", "vision", "qwen2-vl")}
-    assert artifacts.count(descriptions.db.cursor(), ELEMENT_DESCRIPTION, [ref.doc_id], "qwen2-vl") == 1
+    assert artifacts.count(descriptions.artifacts.db.cursor(), ELEMENT_DESCRIPTION, [ref.doc_id], "qwen2-vl") == 1

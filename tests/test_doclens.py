@@ -19,9 +19,11 @@ from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.methods.doclens.localizer import ZOOM_HEADER, zoom_elements
 from docqa_desktop.methods.doclens.navigator import named_pages
-from docqa_desktop.methods.evidence import PageSource
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.page_source import PageSource
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.service import Service
+from docqa_desktop.store.artifacts import ArtifactStore
+from docqa_desktop.store.summary_trees import SummaryTrees
 
 QUESTION = "Which languages are used as pivot?"
 
@@ -200,10 +202,11 @@ def test_crops_of_the_pages_elements_reach_a_vision_model_after_the_screenshot(l
 
 def zoom_elements_of(service):
     from docqa_desktop.methods.base import MethodContext
-    from docqa_desktop.methods.evidence import PageSource
+    from docqa_desktop.retrieval.page_source import PageSource
     from docqa_desktop.answers import Answer
     ref = PageSource(service.resources.db).refs_for([(service.library.status()[0].doc_id, 1)])[0]
-    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.resources.db), service.resources.db, None, None, None)
+    ctx = MethodContext("q", Answer("x", "q", "doclens"), None, PageSource(service.resources.db), ArtifactStore(service.resources.db),
+                        SummaryTrees(service.resources.db), None, None, None)
     return zoom_elements(ctx, ref, 4)
 
 
@@ -225,9 +228,10 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
         service.library.index([str(folder)])
         from docqa_desktop.answers import Answer
         from docqa_desktop.methods.base import MethodContext
-        from docqa_desktop.methods.evidence import PageSource
+        from docqa_desktop.retrieval.page_source import PageSource
         source = PageSource(service.resources.db)
-        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, service.resources.db, None, None, None)
+        ctx = MethodContext("q", Answer("x", "q", "doclens"), None, source, ArtifactStore(service.resources.db),
+                            SummaryTrees(service.resources.db), None, None, None)
         doc_id = service.library.status()[0].doc_id
         cropped = 0
         for ref in source.refs_for([(doc_id, page) for page in range(1, 9)]):
@@ -320,7 +324,7 @@ def test_a_misspelt_navigator_input_is_a_clear_error(paper_service):
 
 
 def test_summaries_as_navigator_input_and_their_prepare_step(paper_service, monkeypatch):
-    from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+    from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
     from docqa_desktop.store import artifacts
     doc_id = paper_service.library.status()[0].doc_id
     with paper_service.resources.db.transaction() as cur:

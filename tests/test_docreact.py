@@ -14,7 +14,7 @@ from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.llm import Message, Options
 from docqa_desktop.methods.docreact.prompts import EXTRACT, EXTRACT_REQUEST
 from docqa_desktop.methods.docreact.selection import best, best_by_gain, information_gains, score_sets
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.service import Service
 from docqa_desktop.settings import SettingsError
 

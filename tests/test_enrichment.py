@@ -15,7 +15,7 @@ import pytest
 from docqa_desktop.answers import Answer, AnswerStatus, Citation
 from docqa_desktop.service import Service
 from docqa_desktop.store import answers as answers_store
-from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
 from docqa_desktop.store import artifacts, content, enrichment
 
 from conftest import ROOT, assert_consistent, make_settings, write_pdf

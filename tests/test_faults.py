@@ -20,7 +20,7 @@ from docqa_desktop.answers import Answer, AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.llm import ModelError
-from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
 from docqa_desktop.service import Service
 from docqa_desktop.settings import Settings
 from docqa_desktop.store import StoreBusy, StoreError

@@ -21,7 +21,7 @@ from docqa_desktop.export import export
 from docqa_desktop.llm import Completion, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.citations import cite
-from docqa_desktop.methods.evidence import PageSource
+from docqa_desktop.retrieval.page_source import PageSource
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
 
 PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"

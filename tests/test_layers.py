@@ -20,6 +20,10 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     2 store       store/, pdf/ (opening, reading and rendering PDFs)
     1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
                   __init__.py
+
+Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/ and proof/) sees the
+library only through its context: it imports the method base, the shared parts of methods/ and the plain types
+and helpers of the domain level and llm (METHOD_FOLDER_MAY_IMPORT), its own modules, and never another method.
 """
 from __future__ import annotations
 
@@ -66,6 +70,39 @@ FACADE_ONLY: dict[str, set[str]] = {"ui": {"service"}, "cli": {"service"}}
 # attribute of these names in their code is the back door (Service.resources is for tests and benchmarks).
 FRONT_ENDS = ("ui", "cli")
 RESOURCE_ATTRIBUTES = ("resources", "_resources")
+
+
+# What a module in a method folder may import besides its own folder: these modules and the modules inside them ...
+METHOD_FOLDER_MAY_IMPORT = ("methods.base", "methods.toolkit", "methods.citations", "methods.conversation",
+                            "methods.proof", "answers", "domain", "errors", "progress", "settings")
+# ... and these llm modules alone: its types and helpers, and llm.runtime for the Runtime protocol a method calls
+# (not the model manager, the backends or the hardware probe: the service builds the runtimes for the context)
+METHOD_FOLDER_MAY_IMPORT_FROM_LLM = ("llm", "llm.types", "llm.runtime", "llm.budget", "llm.jsonout",
+                                     "llm.partial_json", "llm.images")
+SHARED_METHOD_FOLDERS = {"toolkit", "proof"}  # folders of methods/ that every method uses, not methods
+
+
+def method_folder(path: str) -> str | None:
+    """'docqa_desktop/methods/mmrag/tree.py' -> 'mmrag'; None for a module outside a method folder."""
+    parts = Path(path).parts
+    if len(parts) > 3 and parts[1] == "methods" and parts[2] not in SHARED_METHOD_FOLDERS:
+        return parts[2]
+    return None
+
+
+def method_folder_breach(folder: str, imported: str, folders: set[str]) -> str | None:
+    """Why a module of the method folder `folder` may not import `imported` (None: it may); `folders`: every
+    method folder."""
+    def within(name: str) -> bool:
+        return imported == f"{PACKAGE}.{name}" or imported.startswith(f"{PACKAGE}.{name}.")
+
+    if within(f"methods.{folder}") or any(within(name) for name in METHOD_FOLDER_MAY_IMPORT) or \
+            imported in {f"{PACKAGE}.{name}" for name in METHOD_FOLDER_MAY_IMPORT_FROM_LLM}:
+        return None
+    other = next((name for name in folders if within(f"methods.{name}")), None)
+    if other:
+        return f"method {folder} may not import method {other}"
+    return f"method {folder} sees the library only through its context: not in METHOD_FOLDER_MAY_IMPORT"
 
 
 def allowed_sideways(importer: str, imported: str) -> bool:
@@ -126,6 +163,7 @@ def imports_of(path: str, source: str, known: set[str]) -> list[tuple[int, str]]
 def check(sources: dict[str, str]) -> list[str]:
     """Every broken rule in a package given as {relative path: source}, as readable lines."""
     known = {module_name(p) for p in sources}
+    folders = {folder for folder in map(method_folder, sources) if folder}
     problems: list[str] = []
     edges: dict[tuple[str, str], tuple[str, int, str]] = {}
     for path, source in sorted(sources.items()):
@@ -134,7 +172,11 @@ def check(sources: dict[str, str]) -> list[str]:
         if own not in LAYERS:
             problems.append(f"{importer}: top-level module {own!r} has no layer in tests/test_layers.py")
             continue
+        folder = method_folder(path)
         for line, imported in imports_of(path, source, known):
+            why = method_folder_breach(folder, imported, folders) if folder else None
+            if why and f"{importer}:{line} -> {imported} ({why})" not in problems:
+                problems.append(f"{importer}:{line} -> {imported} ({why})")
             other = component(imported)
             if other == own:
                 continue
@@ -278,6 +320,32 @@ def test_a_front_end_below_the_facade_is_reported():
             in problems)
     assert ("docqa_desktop.cli.x:4 uses .resources (a front end uses the facade's parts, not its shared resources)"
             in problems)
+
+
+def test_a_method_folder_reaching_past_its_context_or_into_another_method_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/methods/simpledoc/x.py"] = ("from ...store import artifacts\n"
+                                                      "from ..mmrag.tree import TreeBuilder\n"
+                                                      "from ...llm.manager import ModelManager\n"
+                                                      "from ..toolkit.page_summaries import Summarizer\n"
+                                                      "from ..base import MethodContext\n"
+                                                      "from ...llm import Message\n"
+                                                      "from .prompts import PAGE_RETRIEVAL\n")
+    problems = [p for p in check(sources) if p.startswith("docqa_desktop.methods.simpledoc.x:")]
+    assert problems == [
+        "docqa_desktop.methods.simpledoc.x:1 -> docqa_desktop.store.artifacts (method simpledoc sees the library "
+        "only through its context: not in METHOD_FOLDER_MAY_IMPORT)",
+        "docqa_desktop.methods.simpledoc.x:2 -> docqa_desktop.methods.mmrag.tree (method simpledoc may not import "
+        "method mmrag)",
+        "docqa_desktop.methods.simpledoc.x:3 -> docqa_desktop.llm.manager (method simpledoc sees the library only "
+        "through its context: not in METHOD_FOLDER_MAY_IMPORT)"]
+
+
+def test_the_shared_parts_of_methods_are_not_method_folders():
+    assert method_folder("docqa_desktop/methods/toolkit/page_content.py") is None
+    assert method_folder("docqa_desktop/methods/base.py") is None
+    assert method_folder("docqa_desktop/methods/proof/verify.py") is None
+    assert method_folder("docqa_desktop/methods/mmrag/__init__.py") == "mmrag"
 
 
 def test_a_module_without_a_layer_is_reported():

@@ -13,7 +13,7 @@ from conftest import ask_from_the_cli, count_images_sent, make_settings, tiny_vl
 from scripted_model import FixedRuntimes, MDocAgentScript, sample
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.methods.mdocagent.prompts import PREAMBLE
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.service import Service
 from docqa_desktop.settings import SettingsError
 

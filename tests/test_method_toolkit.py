@@ -15,13 +15,15 @@ from docqa_desktop.evaluation.runner import score_record
 from docqa_desktop.llm import Completion, Message, ModelInfo, Options, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods import METHODS, MethodContext, method_settings, method_spec
-from docqa_desktop.methods.evidence import PageSource
-from docqa_desktop.methods.scope import ScopedSearch
+from docqa_desktop.retrieval.page_source import PageSource
+from docqa_desktop.retrieval.scoped_search import ScopedSearch
 from docqa_desktop.methods.toolkit.final_answer import FinalAnswer, record
 from docqa_desktop.progress import Cancelled
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
 from docqa_desktop.settings import Settings, SettingsError
+from docqa_desktop.store.artifacts import ArtifactStore
+from docqa_desktop.store.summary_trees import SummaryTrees
 
 
 class EchoModel:
@@ -56,8 +58,8 @@ def context(service: Service, model, question="Which languages are used as pivot
     spec = method_spec("m3docrag")
     return MethodContext(question, Answer("t", question, spec.name), ScopedSearch(service.pages.retriever(), pages, None,
                                                                                    "text"),
-                         pages, service.resources.db, model, None, settings or method_settings(spec, service.settings),
-                         cancel=cancel)
+                         pages, ArtifactStore(service.resources.db), SummaryTrees(service.resources.db), model, None,
+                         settings or method_settings(spec, service.settings), cancel=cancel)
 
 
 @pytest.fixture(scope="module")

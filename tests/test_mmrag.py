@@ -17,7 +17,8 @@ from docqa_desktop.methods.mmrag.clustering import (ClusterSettings, best_compon
                                                     clusters_within, consecutive_runs, reduce)
 from docqa_desktop.service import Service
 from docqa_desktop.settings import SettingsError
-from docqa_desktop.store import content, summary_tree
+from docqa_desktop.store import content
+from docqa_desktop.store.summary_trees import DIMENSION, SummaryTrees, TreeNode
 
 QUESTION = "Which languages are used as pivot?"
 CLUSTERING = ClusterSettings(reduction_dims=10, threshold=0.1, max_clusters=50)
@@ -69,8 +70,8 @@ def prepare(service: Service, model, docs=None):
     return service.answers.prepare("mmrag", docs)
 
 
-def tree(service: Service, doc_id: int) -> list[summary_tree.TreeNode]:
-    return summary_tree.nodes(service.resources.db.cursor(), doc_id, "scripted")
+def tree(service: Service, doc_id: int) -> list[TreeNode]:
+    return SummaryTrees(service.resources.db).nodes(doc_id, "scripted")
 
 
 def only_document(service: Service) -> int:
@@ -100,8 +101,8 @@ def test_the_tree_summarises_every_chunk_layer_by_layer_up_to_one_root(paper_ser
             [p for c in node.children for p in by_id[c].pages]
         assert node.pages == sorted(set(below))
         assert node.layer == 1 or all(by_id[c].layer == node.layer - 1 for c in node.children)
-    assert len(summary_tree.node_vectors(paper_service.resources.db.cursor(), list(by_id))) == len(nodes)
-    assert summary_tree.finished(paper_service.resources.db.cursor(), [doc_id], "scripted") == {doc_id}
+    assert len(SummaryTrees(paper_service.resources.db).node_vectors(list(by_id))) == len(nodes)
+    assert SummaryTrees(paper_service.resources.db).finished([doc_id], "scripted") == {doc_id}
     # the summarising prompt is RAPTOR's, over the cluster's chunk texts
     assert all(p.startswith("You are a Summarizing Assistant.") and "including as many key details" in p
                for p in model.calls("summary"))
@@ -124,7 +125,7 @@ def test_a_build_killed_then_resumed_writes_each_node_once_and_equals_a_clean_bu
         prepare(fast_service, MMRAGScript(fail_after=killed_after))
     doc_id = only_document(fast_service)
     assert sum(n.text is not None for n in tree(fast_service, doc_id)) == killed_after
-    assert not summary_tree.finished(fast_service.resources.db.cursor(), [doc_id], "scripted")
+    assert not SummaryTrees(fast_service.resources.db).finished([doc_id], "scripted")
     resumed = MMRAGScript()
     report = prepare(fast_service, resumed)
     nodes = tree(fast_service, doc_id)
@@ -282,12 +283,12 @@ def test_a_vision_model_reads_the_selected_pages_images(paper_service):
 
 def test_leaves_keep_their_embeddings_and_mark_the_missing_ones(paper_service):
     doc_id = only_document(paper_service)
-    ids, _, texts, vectors = summary_tree.leaves(paper_service.resources.db.cursor(), doc_id)
+    ids, _, texts, vectors = SummaryTrees(paper_service.resources.db).leaves(doc_id)
     assert ids and all(v is None for v in vectors)  # dense embeddings off in this service
-    embedded = np.eye(len(ids), summary_tree.DIMENSION, dtype=np.float32)[::2]
+    embedded = np.eye(len(ids), DIMENSION, dtype=np.float32)[::2]
     with paper_service.resources.db.transaction() as cur:
         content.set_embeddings(paper_service.resources.db, cur, ids[::2], embedded)
-    _, _, _, vectors = summary_tree.leaves(paper_service.resources.db.cursor(), doc_id)
+    _, _, _, vectors = SummaryTrees(paper_service.resources.db).leaves(doc_id)
     assert all(v is None for v in vectors[1::2])
     assert np.array_equal(np.stack(vectors[::2]), embedded)
 
@@ -313,7 +314,7 @@ def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, c
     assert "summary-tree nodes" in capsys.readouterr().out
     with Service(settings) as service:
         doc_id = only_document(service)
-        nodes = summary_tree.nodes(service.resources.db.cursor(), doc_id, "smollm2-135m-instruct")
+        nodes = SummaryTrees(service.resources.db).nodes(doc_id, "smollm2-135m-instruct")
         assert nodes and all(n.text for n in nodes) and max(n.layer for n in nodes) >= 2
     answer = ask_from_the_cli(home, settings, paper, "Which pivot language is used for translation?", "mmrag",
                               capsys)

@@ -8,7 +8,7 @@ from conftest import make_settings, write_pdf
 from layout_pdf import CHART_WORDS, PAGE_SIZE, PICTURE_BOX, write_layout_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.pdf.render import MAX_REGION_ZOOM
-from docqa_desktop.methods.evidence import PageGone
+from docqa_desktop.retrieval.page_source import PageGone, PageSource
 from docqa_desktop.methods.toolkit.page_content import PageElement, crop, elements, page_markdown, placeholder
 from docqa_desktop.service import Service
 
@@ -37,37 +37,37 @@ def inside_page(box) -> bool:
 
 def test_elements_come_back_in_reading_order_with_kinds_and_boxes_inside_the_page(indexed):
     service, ref, _ = indexed
-    found = elements(service.resources.db, ref)
+    found = elements(PageSource(service.resources.db), ref)
     assert [e.kind for e in found] == ["section-header", "text", "table", "picture", "caption"]
     assert [e.seq for e in found] == sorted(e.seq for e in found)
     assert all(isinstance(e, PageElement) and inside_page(e.box) for e in found)
     picture = next(e for e in found if e.kind == "picture")
     assert picture.box == pytest.approx(PICTURE_BOX, abs=1)
     assert "|Q3|50|6.0|" in next(e for e in found if e.kind == "table").markdown
-    assert [e.kind for e in elements(service.resources.db, ref, {"table", "picture"})] == ["table", "picture"]
-    assert elements(service.resources.db, ref, {"formula"}) == []
+    assert [e.kind for e in elements(PageSource(service.resources.db), ref, {"table", "picture"})] == ["table", "picture"]
+    assert elements(PageSource(service.resources.db), ref, {"formula"}) == []
 
 
 def test_page_markdown_follows_reading_order(indexed):
     service, ref, _ = indexed
-    picture = elements(service.resources.db, ref, {"picture"})[0]
-    text = page_markdown(service.resources.db, ref)
+    picture = elements(PageSource(service.resources.db), ref, {"picture"})[0]
+    text = page_markdown(PageSource(service.resources.db), ref)
     parts = ["## Harbour Solar Annual Report", "The harbour solar park produced 161 megawatt hours",
              "|Quarter|Output MWh|Revenue|", placeholder(1, picture), "Figure 1: Output per month"]
     positions = [text.index(p) for p in parts]
     assert positions == sorted(positions)
     assert placeholder(1, picture) == f"[picture p.1 #{picture.seq}]"
     assert " ".join(CHART_WORDS) in text and "<!--" not in text and "<br>" not in text  # the picture's words
-    described = page_markdown(service.resources.db, ref, {picture.seq: "A bar chart of monthly output."})
+    described = page_markdown(PageSource(service.resources.db), ref, {picture.seq: "A bar chart of monthly output."})
     assert f"[picture p.1 #{picture.seq}]\nA bar chart of monthly output." in described
 
 
 def test_page_markdown_falls_back_to_the_page_text_without_elements(indexed):
     service, _, plain = indexed
-    assert elements(service.resources.db, plain) == []
-    assert page_markdown(service.resources.db, plain) == "Plain text only.\nA second line of it."
+    assert elements(PageSource(service.resources.db), plain) == []
+    assert page_markdown(PageSource(service.resources.db), plain) == "Plain text only.\nA second line of it."
     with pytest.raises(PageGone):
-        page_markdown(service.resources.db, PageRef(plain.doc_id, "plain.pdf", plain.path, 9, "9"))
+        page_markdown(PageSource(service.resources.db), PageRef(plain.doc_id, "plain.pdf", plain.path, 9, "9"))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

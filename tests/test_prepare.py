@@ -11,9 +11,10 @@ import pytest
 from conftest import make_settings, write_pdf
 from scripted_model import FixedRuntimes, ScriptedModel
 from docqa_desktop.cli import main
-from docqa_desktop.methods.simpledoc.summaries import PAGE_SUMMARY
+from docqa_desktop.methods.toolkit.page_summaries import PAGE_SUMMARY
 from docqa_desktop.service import Service
-from docqa_desktop.store import artifacts, summary_tree
+from docqa_desktop.store import artifacts
+from docqa_desktop.store.summary_trees import SummaryTrees
 
 
 def summarised_pages(settings) -> int:
@@ -103,6 +104,6 @@ def test_the_app_builds_mmrag_summary_trees_with_progress_and_cancel_keeps_what_
     written = int(window.status_text.text().split(": ")[1].split()[0])
     with Service(window.service.settings) as reader:
         doc_id = reader.library.status()[0].doc_id
-        nodes = summary_tree.nodes(reader.resources.db.cursor(), doc_id, "scripted")
+        nodes = SummaryTrees(reader.resources.db).nodes(doc_id, "scripted")
     assert written == len(nodes) - 3 and all(n.text for n in nodes)  # resumed: the first three were kept
     assert not window.cancel_button.isVisible()

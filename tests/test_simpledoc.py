@@ -15,7 +15,7 @@ from docqa_desktop.answers import AnswerStatus, PageRef
 from docqa_desktop.cli import main
 from docqa_desktop.export import export, markdown_text
 from docqa_desktop.methods.citations import cite
-from docqa_desktop.methods.evidence import PageSource
+from docqa_desktop.retrieval.page_source import PageSource
 
 
 @pytest.fixture

@@ -4,7 +4,9 @@ A method lives in its own folder (methods/<name>/) and registers a MethodSpec: n
 needs, its typed settings with the paper's defaults and a CPU preset, `run(ctx)` and an optional `prepare`
 step for work done ahead of questions. Everything a run needs — retrieval in any mode, page text, elements,
 crops and images, the models, settings, progress, cancellation — comes through the context, and every model
-call goes through `ctx.call` / `ctx.sample` so the trace records it.
+call goes through `ctx.call` / `ctx.sample` so the trace records it. What a method keeps between questions
+goes through the context too: `ctx.artifacts` (texts a model wrote about a page or an element, by a kind the
+owner names) and `ctx.trees` (trees of summaries over a document's chunks); a method never sees the database.
 """
 from __future__ import annotations
 
@@ -23,9 +25,11 @@ from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Progress, ProgressFn, check_cancel
-from ..store.database import Database
+from ..retrieval.page_retriever import VisualUnavailable
+from ..retrieval.page_source import PageGone, PageSource
+from ..store.artifacts import ArtifactStore
+from ..store.summary_trees import SummaryTrees, TreeNode
 from .citations import cite
-from .evidence import PageGone, PageSource
 from .toolkit import page_content
 from .toolkit.final_answer import FinalAnswer, record
 from .toolkit.descriptions import Description, Descriptions
@@ -45,8 +49,10 @@ LANGUAGE_MODEL_FLOOR = 1.0
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PrepareContext", "Search", "Turn",
-           "page_label"]
+# PageGone, VisualUnavailable, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here
+# for the methods
+__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
+           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ class Turn:
 
 
 class Search(Protocol):
-    """Retrieval already scoped to the question's documents (built by the service)."""
+    """Retrieval already scoped to the question's documents (built by the service). Asking for visual pages
+    raises VisualUnavailable when no page images are embedded."""
 
     def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]: ...
 
@@ -95,7 +102,8 @@ class MethodContext:
     answer: Answer
     search: Search
     pages: PageSource
-    db: Database  # for what methods keep between questions (summaries, descriptions)
+    artifacts: ArtifactStore  # what methods keep between questions: page summaries, picture descriptions
+    trees: SummaryTrees  # summary trees over documents (MMRAG's, built by its prepare step)
     text_model: Runtime
     vision_model: Runtime | None
     settings: Any  # the method's own settings dataclass (MethodSpec.settings), resolved
@@ -229,12 +237,12 @@ class MethodContext:
 
     def elements(self, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
         """Layout elements (kind, box in PDF points, Markdown) in reading order."""
-        return page_content.elements(self.db, ref, kinds)
+        return page_content.elements(self.pages, ref, kinds)
 
     def markdown(self, ref: PageRef, descriptions: dict[int, str] | None = None) -> str:
         """The page as Markdown in reading order (its plain text when layout found nothing); each picture's
         placeholder is followed by its entry in `descriptions` ({element seq: text}) when there is one."""
-        return page_content.page_markdown(self.db, ref, descriptions)
+        return page_content.page_markdown(self.pages, ref, descriptions)
 
     def described_markdown(self, ref: PageRef, pictures: list[PageElement] | None = None) -> str:
         """The page's Markdown with each of `pictures` (default: all its pictures) described after its
@@ -256,7 +264,7 @@ class MethodContext:
     def describe(self, ref: PageRef, element: PageElement) -> Description:
         """A picture or chart in words: the vision model's (cached per page, element and model), else one a
         vision model wrote earlier, else the OCR text inside the element's box."""
-        return Descriptions(self.db, self.pages).describe(ref, element, self.vision_model, self.call)
+        return Descriptions(self.artifacts, self.pages).describe(ref, element, self.vision_model, self.call)
 
     def page_block(self, refs: list[PageRef], runtime: Runtime, budget: int, page_tokens: int,
                    query: str = "", text_of: Callable[[PageRef], str] | None = None,
@@ -296,8 +304,10 @@ class MethodContext:
 @dataclass
 class PrepareContext:
     """What a prepare step gets: the documents to prepare and the means to do it, resumably."""
-    db: Database
+    artifacts: ArtifactStore
+    trees: SummaryTrees
     pages: PageSource
+    search: Search  # scoped to the documents to prepare (its embed: the chunks' sentence embedder)
     doc_ids: list[int] | None  # None: the whole library
     text_model: Runtime
     vision_model: Runtime | None
@@ -306,13 +316,10 @@ class PrepareContext:
     progress: ProgressFn = lambda progress: None
     cancel: threading.Event | None = None
     trace: Answer = field(default_factory=lambda: Answer(id="", question="", method="prepare"))
-    embedder: Any = None  # the chunks' sentence embedder (None: the built-in one, loaded when first needed)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        if self.embedder is None:
-            from ..vectors.text_embedder import default_embedder
-            self.embedder = default_embedder()
-        return self.embedder.embed(texts)
+        """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
+        return self.search.embed(texts)
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
              pages: list[PageRef] = ()) -> Completion:
@@ -338,8 +345,9 @@ class MethodSpec:
     uses: tuple[str, ...] = ()  # better with: "vision-model", "page-embeddings", "samples"
     prepare: Callable[[PrepareContext], int] | None = None  # work ahead of questions; returns items done
     prepare_label: str = ""  # what prepare makes, e.g. "page summaries"
-    # how far prepare has got over the live library: its row in `docqa status` (after the index stages), or None
-    prepared: Callable[[Any], StageStatus] | None = None
+    # how far prepare has got over the live library, read through the artifact port: its row in `docqa status`
+    # (after the index stages), or None
+    prepared: Callable[[ArtifactStore], StageStatus] | None = None
     # how a follow-up's earlier turns reach the method: "question" (written into ctx.question) or "conversation"
     # (the method reads ctx.conversation itself); methods/conversation.py
     follow_ups: str = "question"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..answers import Citation, PageRef
-from .evidence import PageGone, PageSource
+from ..retrieval.page_source import PageGone, PageSource
 
 MIN_WINDOW, MAX_WINDOW = 6, 40  # words in a cited span
 _TOKEN = re.compile(r"[a-z0-9]+")

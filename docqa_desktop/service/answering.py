@@ -19,10 +19,12 @@ from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodCont
                        method_settings, method_spec, run_method, typed_overrides)
 from ..methods.base import Turn
 from ..methods.conversation import question_in_context
-from ..methods.evidence import PageSource
-from ..methods.scope import ScopedSearch
 from ..progress import Cancelled, Progress, ProgressFn, StreamFn
+from ..retrieval.page_source import PageSource
+from ..retrieval.scoped_search import ScopedSearch
 from ..store import answers as answers_store
+from ..store.artifacts import ArtifactStore
+from ..store.summary_trees import SummaryTrees
 from .models import Models
 from .pages import Pages
 from .resources import Resources
@@ -89,7 +91,7 @@ class Answers:
                         thread=thread)
         ctx = MethodContext(
             question=question if spec.follow_ups == "conversation" else question_in_context(question, turns),
-            answer=answer, pages=pages, db=db,
+            answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
             search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
             text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
@@ -116,10 +118,12 @@ class Answers:
                 progress(p)
 
         resources = self._resources
-        ctx = PrepareContext(resources.db, PageSource(resources.db), self._pages.resolve_documents(docs),
-                             resources.runtimes.text(), resources.runtimes.vision(),
-                             method_settings(spec, resources.settings), resources.settings.ask.image_side, track,
-                             cancel)
+        db, settings = resources.db, resources.settings
+        pages, doc_ids = PageSource(db), self._pages.resolve_documents(docs)
+        ctx = PrepareContext(ArtifactStore(db), SummaryTrees(db), pages,
+                             ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode), doc_ids,
+                             resources.runtimes.text(), resources.runtimes.vision(), method_settings(spec, settings),
+                             settings.ask.image_side, track, cancel)
         try:
             done = spec.prepare(ctx)
         except Cancelled:

@@ -16,6 +16,7 @@ from ..index.watcher import watch as watch_folders
 from ..methods import METHODS
 from ..progress import ProgressFn
 from ..store import catalog
+from ..store.artifacts import ArtifactStore
 from ..store.repair import RepairReport, repair as repair_database
 from .resources import Resources
 
@@ -98,9 +99,10 @@ class Library:
     def enrichment(self) -> list[StageStatus]:
         """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
         passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries)."""
-        cur = self._resources.db.cursor()
+        db = self._resources.db
+        cur = db.cursor()
         return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
-                + [spec.prepared(cur) for spec in METHODS.values() if spec.prepared])
+                + [spec.prepared(ArtifactStore(db)) for spec in METHODS.values() if spec.prepared])
 
     def onnx_providers(self) -> list[str]:
         """The onnxruntime execution providers layout and OCR use here, preferred first."""

@@ -1,14 +1,15 @@
 """Text a model derived from a page or a page element, for any method.
 
-A row is keyed by (kind, doc_id, page, item) and remembers the model that wrote it: `kind` names what it is
-("simpledoc.page-summary", "element-description", ...), `item` which part of the page (an element's seq; 0 for
-the page itself). There is one row per key: writing a key again replaces its text, whatever model wrote the old
-one. Rows go with their document (catalog.drop_orphan_documents) and survive `docqa repair` (store/repair.py).
+A row is keyed by (kind, doc_id, page, item) and remembers the model that wrote it: `kind` names what it is, in
+the words of the method or toolkit part that owns it (the store keeps any kind and names none), `item` which
+part of the page (an element's seq; 0 for the page itself). There is one row per key: writing a key again
+replaces its text, whatever model wrote the old one. Rows go with their document (catalog.drop_orphan_documents) and survive `docqa repair` (store/repair.py).
 """
 from __future__ import annotations
 
 from . import enrichment
 from .catalog import LIVE_DOCUMENTS, listed
+from .database import Database
 
 Key = tuple[int, int, int]  # (doc_id, page, item)
 
@@ -83,3 +84,32 @@ def page_counts(cur, kind: str) -> tuple[int, int]:
     done = cur.execute(f"SELECT count(DISTINCT (doc_id, page)) FROM artifacts WHERE {live} AND kind = ? "
                        "AND item = 0", [kind]).fetchone()[0]
     return done, enrichment.live_pages(cur) - done
+
+
+class ArtifactStore:
+    """The artifacts as an answering method gets them (`ctx.artifacts`, methods/base.py): each call its own read or
+    transaction, and no database in sight. The owner of a kind spells it, "<owner>.<what>"."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def get(self, kind: str, keys: list[Key], model: str) -> dict[Key, str]:
+        """{key: text} for the keys that have a text of `kind` written by `model`."""
+        return get_many(self.db.cursor(), kind, keys, model)
+
+    def latest(self, kind: str, keys: list[Key]) -> dict[Key, tuple[str, str]]:
+        """{key: (model, text)} for the keys that have a text of `kind` by any model, the newest."""
+        return latest(self.db.cursor(), kind, keys)
+
+    def put(self, kind: str, key: Key, model: str, value: str) -> None:
+        """Store one text, replacing the key's older one."""
+        with self.db.transaction() as cur:
+            put(cur, kind, *key, model, value)
+
+    def missing(self, kind: str, doc_ids: list[int] | None, model: str) -> list[tuple[int, int]]:
+        """(doc_id, page) of the pages of `doc_ids` (None: every document) with no text of `kind` by `model`."""
+        return missing_pages(self.db.cursor(), kind, doc_ids, model)
+
+    def page_counts(self, kind: str) -> tuple[int, int]:
+        """(pages of the live library with a text of `kind` by any model, pages without one)."""
+        return page_counts(self.db.cursor(), kind)

@@ -114,12 +114,17 @@ CREATE TABLE page_vectors (
 CREATE INDEX page_vectors_doc ON page_vectors(doc_id, page);
 """
 
-# Text a model derived from a page or a page element, for any method: SimpleDoc's page summaries
-# (kind 'simpledoc.page-summary', item 0), picture and chart descriptions ('element-description', item = the
-# element's seq), later summary-tree nodes. One row per (kind, doc_id, page, item): a newer text replaces an
-# older one whatever model wrote it (store/artifacts.py). Page summaries move in (one per page, the newest if
-# a page somehow had several) and their table goes.
-SCHEMA_V3 = """
+# The kind v3 gave the page summaries it moved in. The name is data, not a reference to a method: databases hold
+# it, and the page summariser (methods/toolkit/page_summaries.py) still writes it; repair gives it to the summaries
+# it salvages from a file older than v3 (store/repair.py), as this step would have.
+V3_PAGE_SUMMARY_KIND = "simpledoc.page-summary"
+
+# Text a model derived from a page or a page element, for any method: page summaries (V3_PAGE_SUMMARY_KIND,
+# item 0), picture and chart descriptions ('element-description', item = the element's seq), later summary-tree
+# nodes. One row per (kind, doc_id, page, item): a newer text replaces an older one whatever model wrote it
+# (store/artifacts.py). Page summaries move in (one per page, the newest if a page somehow had several) and their
+# table goes. (The same statements every v2 database was migrated with: the kind is interpolated, not changed.)
+SCHEMA_V3 = f"""
 CREATE TABLE artifacts (
     kind VARCHAR NOT NULL,
     doc_id BIGINT NOT NULL,
@@ -130,7 +135,7 @@ CREATE TABLE artifacts (
     created_at TIMESTAMP DEFAULT current_timestamp
 );
 INSERT INTO artifacts (kind, doc_id, page, item, model, value, created_at)
-SELECT DISTINCT ON (doc_id, page) 'simpledoc.page-summary', doc_id, page, 0, model, summary,
+SELECT DISTINCT ON (doc_id, page) '{V3_PAGE_SUMMARY_KIND}', doc_id, page, 0, model, summary,
        coalesce(created_at, current_timestamp)
 FROM page_summaries
 WHERE doc_id IS NOT NULL AND page IS NOT NULL AND model IS NOT NULL AND summary IS NOT NULL
@@ -139,9 +144,9 @@ DROP TABLE page_summaries;
 CREATE INDEX artifacts_page ON artifacts(kind, doc_id, page);
 """
 
-# Summary trees (MMRAG-DocQA's topological cross-page index, built RAPTOR-style): per document and summarising
-# model, layers of LLM summaries of clustered chunks. Layer 1 summarises chunks (children = chunk ids), layer
-# n > 1 summarises layer n-1 (children = node ids). A layer is planned in one transaction (its nodes with text
+# Summary trees (store/summary_trees.py: a method's cross-page index, built ahead of questions): per document and
+# summarising model, layers of LLM summaries of clustered chunks. Layer 1 summarises chunks (children = chunk
+# ids), layer n > 1 summarises layer n-1 (children = node ids). A layer is planned in one transaction (its nodes with text
 # NULL), then each summary is written on its own, so a killed build resumes where it stopped; tree_builds
 # marks a document's tree as finished. Nodes go with their document; `docqa repair` does not carry them over
 # (their children are chunk ids of the old file) and the prepare step builds them again.

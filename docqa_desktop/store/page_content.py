@@ -1,14 +1,7 @@
-"""Reading one page's stored content: its layout elements, its text and size, the words inside a region."""
+"""Reading one page's stored content: its layout elements and the words inside a region."""
 from __future__ import annotations
 
 from ..domain import BBox
-
-
-def page_row(cur, doc_id: int, page: int) -> tuple[str, float, float] | None:
-    """(plain text, width, height in PDF points) of an indexed page, or None when it is not indexed."""
-    row = cur.execute("SELECT text, width, height FROM pages WHERE doc_id = ? AND page = ?",
-                      [doc_id, page]).fetchone()
-    return (row[0], float(row[1]), float(row[2])) if row else None
 
 
 def elements(cur, doc_id: int, page: int, kinds: set[str] | None = None) -> list[tuple[int, str, BBox, str]]:

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ..domain import IndexReport
 from .database import Database, DatabaseDamaged, is_damage
+from .migrations import V3_PAGE_SUMMARY_KIND
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,8 @@ SALVAGED: dict[str, str | tuple[str, ...]] = {
     # keyed by document id, which a rebuild renumbers: the content hash finds them again
     ARTIFACTS: ("SELECT a.kind, d.sha256, a.page, a.item, a.model, a.value, a.created_at FROM artifacts a "
                 "JOIN documents d ON d.id = a.doc_id",
-                # schema v1-v2: page summaries had a table of their own
-                "SELECT 'simpledoc.page-summary', d.sha256, s.page, 0, s.model, s.summary, s.created_at "
+                # schema v1-v2: page summaries had a table of their own; they get the kind v3 gave them
+                f"SELECT '{V3_PAGE_SUMMARY_KIND}', d.sha256, s.page, 0, s.model, s.summary, s.created_at "
                 "FROM page_summaries s JOIN documents d ON d.id = s.doc_id "
                 "WHERE s.model IS NOT NULL AND s.summary IS NOT NULL"),
     LIBRARIES: "SELECT root FROM libraries",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec, PrepareContext
-from ..simpledoc.summaries import prepare_summaries
+from ..toolkit.page_summaries import prepare_summaries
 from .method import run
 from .settings import CPU_PRESET, DocLensSettings
 

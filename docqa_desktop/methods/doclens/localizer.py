@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...answers import PageRef
 from ..base import MethodContext
-from ..evidence import PageGone
+from ..base import PageGone
 from ..toolkit.page_content import PageElement
 
 ZOOM_KINDS = {"picture", "table"}

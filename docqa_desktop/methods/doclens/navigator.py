@@ -5,8 +5,9 @@ that might help, T_e times at temperature τ; the evidence is the union of what 
   the paper's chunking); a scope larger than `read_all_up_to` pages (a whole library) is navigated through
   the retriever's top `library_pages` pages instead, and the trace says so.
 - Input per page: its text (text layer or OCR, tables as Markdown) cut to the passages that best match the
-  question, or SimpleDoc's stored summary (`navigator_input = "summaries"`; a page without one shows its
-  text); the page's screenshot as well when a vision model is installed and `navigator_images` is on.
+  question, or its stored page summary (toolkit/page_summaries.py; `navigator_input = "summaries"`; a page
+  without one shows its text); the page's screenshot as well when a vision model is installed and
+  `navigator_images` is on.
 - Pages are named by their index in the file, with the printed page number beside it, so the model can turn
   the user's "page 12" into an index (the prompt's rule). With `named_pages`, a page the question names by
   number is added in code too: a small model does not always follow that rule.
@@ -26,7 +27,7 @@ from ...llm import Message, Options
 from ...llm.jsonout import output_token_bound
 from ...settings import SettingsError
 from ..base import IMAGE_TOKENS, MethodContext
-from ..simpledoc.summaries import Summarizer
+from ..toolkit.page_summaries import Summarizer
 from ..toolkit.batches import multi_document, pack_in_order, page_ids, page_name, shrink_to_fit
 from ..toolkit.passages import fit_to_question
 from .prompts import NAVIGATOR_IMAGE_NOTE, NAVIGATOR_INSTRUCTIONS, NAVIGATOR_PAGES, navigator_schema
@@ -160,7 +161,7 @@ def _page_inputs(ctx: MethodContext, shown: list[PageRef], runtime) -> list[str]
                             f"not {settings.navigator_input!r}")
     summaries = {}
     if settings.navigator_input == "summaries":
-        summaries = Summarizer(ctx.db, ctx.pages, ctx.reader).stored(shown)
+        summaries = Summarizer(ctx.artifacts, ctx.pages, ctx.reader).stored(shown)
         missing = sum(r.key() not in summaries for r in shown)
         if missing:
             ctx.answer.notes.append(f"navigate: {missing} of {len(shown)} pages have no stored summary and show "

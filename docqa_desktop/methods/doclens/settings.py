@@ -9,7 +9,7 @@ class DocLensSettings:
     # Page Navigator (§3.1; appendix D.1 "Sampling", "Page Navigator")
     navigator_samples: int = 8  # T_e: navigator runs whose located pages are united
     navigator_temperature: float = 0.7  # τ for both samplers
-    navigator_input: str = "pages"  # pages: each page's text, OCR and tables | summaries: SimpleDoc's stored ones
+    navigator_input: str = "pages"  # pages: each page's text, OCR and tables | summaries: the stored page summaries
     navigator_images: bool = True  # page screenshots too, when a vision model is installed (the paper's input)
     navigator_page_tokens: int = 1200  # most text tokens of a page shown to the navigator (question-matched passages)
     batch_pages: int = 50  # K: most pages in one navigator call; fewer when the context is smaller

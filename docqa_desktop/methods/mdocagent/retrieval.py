@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 
 from ...answers import PageRef
 from ...llm.runtime import Runtime
-from ...retrieval.page_retriever import VisualUnavailable
-from ..base import MethodContext, page_label
-from ..evidence import PageGone
+from ..base import MethodContext, PageGone, VisualUnavailable, page_label
 from ..toolkit.passages import fit_all_to_question
 from .prompts import IMAGE_EVIDENCE, TEXT_EVIDENCE
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
-from ...store import catalog, summary_tree
 from ..base import PROMPT_RESERVE_TOKENS, MethodContext
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
@@ -59,10 +58,10 @@ def _tree_nodes(ctx: MethodContext) -> list[TreeHit]:
         return []
     doc_ids = ctx.scope_documents()
     model = ctx.text_model.info.name
-    finished = summary_tree.finished(ctx.db.cursor(), doc_ids, model)
+    finished = ctx.trees.finished(doc_ids, model)
     unfinished = [d for d in doc_ids if d not in finished]
     if unfinished:
-        names = catalog.doc_names(ctx.db.cursor())
+        names = ctx.pages.document_names()
         listed = ", ".join(names.get(d, str(d)) for d in unfinished[:5])
         more = f" and {len(unfinished) - 5} more" if len(unfinished) > 5 else ""
         ctx.answer.notes.append(f"tree: no finished summary tree by {model} for {listed}{more}; answering with "
@@ -103,7 +102,7 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
 def _node_block(ctx: MethodContext, nodes: list[TreeHit], pages) -> str:
     """The tree nodes, each with the pages it covers, cut to node_tokens each."""
     several = len({hit.doc_id for hit in nodes} | {ref.doc_id for ref in pages}) > 1
-    names = catalog.doc_names(ctx.db.cursor()) if several else {}
+    names = ctx.pages.document_names() if several else {}
     lines = []
     for hit in nodes:
         covered = ", ".join(str(p) for p in hit.pages[:12]) + (" …" if len(hit.pages) > 12 else "")

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...answers import PageRef
-from ...store import summary_tree
 from ..base import MethodContext
 from ..toolkit.page_judge import judge_pages
 from .prompts import rerank_rubric
@@ -68,12 +67,11 @@ def rerank(ctx: MethodContext, candidates: list[tuple[PageRef, float]]) -> list[
 def tree_hits(ctx: MethodContext, doc_ids: list[int], k: int) -> list[TreeHit]:
     """The k tree nodes of the documents' trees by the text model (with tree_leaves, passages too) most similar
     to the question, best first; none when no tree node is written yet."""
-    cur = ctx.db.cursor()
-    nodes = summary_tree.written_nodes(cur, doc_ids, ctx.text_model.info.name)
+    nodes = ctx.trees.written_nodes(doc_ids, ctx.text_model.info.name)
     if not nodes:
         return []
     query = ctx.embed([ctx.question])[0]
-    scores = summary_tree.node_vectors(cur, [node.id for node in nodes]) @ query
+    scores = ctx.trees.node_vectors([node.id for node in nodes]) @ query
     hits = [TreeHit(node.layer, node.doc_id, node.pages, node.text or "", float(score))
             for node, score in zip(nodes, scores)]
     if ctx.settings.tree_leaves:

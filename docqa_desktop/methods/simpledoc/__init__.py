@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
 from .method import run
 from .settings import CPU_PRESET, SimpleDocSettings
-from .summaries import prepare_summaries, summary_status
+from ..toolkit.page_summaries import prepare_summaries, summary_status
 
 SPEC = MethodSpec(
     name="simpledoc", title="SimpleDoc",

@@ -32,7 +32,7 @@ from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import (PAGE_RETRIEVAL, REASONER_INSTRUCTIONS, REASONER_PAGES, REASONER_REQUEST, reasoner_schema,
                       selection_schema)
-from .summaries import summarizer_for
+from ..toolkit.page_summaries import summarizer_for
 
 
 def run(ctx: MethodContext) -> None:
@@ -99,7 +99,8 @@ def reading_list(candidates: list[PageRef], picks: list[PageRef], settings) -> l
 def _select(ctx: MethodContext, query: str, candidates: list[PageRef]) -> tuple[str, list[PageRef]]:
     """The paper's page-retrieval step: an LLM reads the candidates' summaries, keeps and orders pages."""
     settings = ctx.settings
-    summaries = summarizer_for(ctx.db, ctx.pages, ctx.reader, settings, ctx.image_side).ensure(candidates, ctx.call)
+    summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.reader, settings, ctx.image_side)
+    summaries = summarizer.ensure(candidates, ctx.call)
     several = ctx.multi_document(candidates)
     listing = "\n".join(
         f"Page {i}{f' ({ref.doc}, page {ref.page})' if several else f' (page {ref.page})'}: "

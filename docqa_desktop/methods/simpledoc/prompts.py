@@ -1,11 +1,10 @@
 """SimpleDoc's prompts (paper appendix A.6), with the tagged replies turned into JSON schemas so that
 every reply parses (llama.cpp grammars), and pages named by the numbers shown to the model.
 
-Beyond the paper, for small models: a page summary begins with what the page contains (a short summary
-is cut at its token limit, and the re-ranker needs the tables and figures named, not the prose); the
-reasoner is told that arithmetic over numbers on the pages is answering and that "not answerable" needs
-the pages to show the information is absent (a 1.5B model otherwise declines a ratio whose two figures it
-has just listed). The reasoner's answer ends in the typed final answer (toolkit/final_answer.py), and its
+The page-summary prompt, also the paper's, lives with the summariser (toolkit/page_summaries.py): DocLens
+reads the summaries too. Beyond the paper, for small models: the reasoner is told that arithmetic over
+numbers on the pages is answering and that "not answerable" needs the pages to show the information is
+absent (a 1.5B model otherwise declines a ratio whose two figures it has just listed). The reasoner's answer ends in the typed final answer (toolkit/final_answer.py), and its
 prompt puts the instructions first and the pages before the question and memory (toolkit/prompt_layout.py),
 so consecutive rounds reuse llama.cpp's cached prefix.
 """
@@ -13,23 +12,6 @@ from __future__ import annotations
 
 from ..toolkit.final_answer import (INSTRUCTIONS as FINAL_ANSWER, FINAL_FIELDS, evidence_schema,
                                    final_answer_properties)
-
-PAGE_INDEX = """You are tasked with creating a comprehensive summary of a given page from a document. Your summary should focus on extracting and describing the main content, tables, figures, and images present on the page.
-{image_note}
-Raw text extracted from the page (without visual information):
-<page_text>
-{page_text}
-</page_text>
-
-Please follow these steps to create your summary:
-1. Carefully read and analyze the page content.
-2. Identify the main topics, key points, and important details presented on the page.
-3. Note any tables, figures, charts, diagrams, or images on the page and briefly describe their content and purpose.
-4. Create a structured summary that captures the essential textual information, descriptions of any visual elements (tables, figures, images) and any particularly notable or unique information.
-
-The summary should be concise yet comprehensive, typically 5-8 sentences for text-only pages, with additional sentences as needed to describe visual elements. Begin with what the page contains: its title or topic, each table, chart and figure with what it measures, and the main names, years and figures it gives. Write only the summary."""
-
-PAGE_INDEX_IMAGE_NOTE = "The page image is attached; read it together with the extracted text below.\n"
 
 PAGE_RETRIEVAL = """You are a document understanding agent tasked with identifying the most promising page(s) for a given user query. You will be presented with summaries of each page in a document and a user query. Your task is to determine which page(s) should be examined in detail in a subsequent step.
 

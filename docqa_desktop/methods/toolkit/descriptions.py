@@ -13,13 +13,11 @@ from typing import Callable
 from ...answers import PageRef
 from ...llm import Completion, Message, Options
 from ...llm.runtime import Runtime
-from ...store import artifacts
-from ...store import page_content as store
-from ...store.database import Database
-from ..evidence import PageSource
+from ...retrieval.page_source import PageSource
+from ...store.artifacts import ArtifactStore
 from .page_content import PICTURE_KINDS, PageElement, crop, elements
 
-ELEMENT_DESCRIPTION = "element-description"
+ELEMENT_DESCRIPTION = "element-description"  # named before kinds carried their owner; databases hold it
 # about a megapixel: a chart's tick labels stay legible (see page_content.DEFAULT_CROP_PIXELS)
 DESCRIBE_MAX_PIXELS = 1024 * 1024
 DESCRIPTION_TOKENS = 512  # a dense chart's values fit; a longer reply is mostly repetition
@@ -38,9 +36,9 @@ class Description:
 
 
 class Descriptions:
-    def __init__(self, db: Database, pages_source: PageSource, max_pixels: int = DESCRIBE_MAX_PIXELS,
+    def __init__(self, artifacts: ArtifactStore, pages_source: PageSource, max_pixels: int = DESCRIBE_MAX_PIXELS,
                  max_tokens: int = DESCRIPTION_TOKENS):
-        self.db, self.pages = db, pages_source
+        self.artifacts, self.pages = artifacts, pages_source
         self.max_pixels, self.max_tokens = max_pixels, max_tokens
 
     def describe(self, ref: PageRef, element: PageElement, vision_runtime: Runtime | None,
@@ -50,15 +48,14 @@ class Descriptions:
         key = (ref.doc_id, ref.page, element.seq)
         if vision_runtime is not None:
             model = vision_runtime.info.name
-            known = artifacts.get_many(self.db.cursor(), ELEMENT_DESCRIPTION, [key], model)
+            known = self.artifacts.get(ELEMENT_DESCRIPTION, [key], model)
             if key in known:
                 return Description(known[key], "vision", model)
             text = self._ask(ref, element, vision_runtime, call)
             if text:  # an empty reply is not kept: the next request asks again
-                with self.db.transaction() as cur:
-                    artifacts.put(cur, ELEMENT_DESCRIPTION, *key, model, text)
+                self.artifacts.put(ELEMENT_DESCRIPTION, key, model, text)
             return Description(text, "vision", model)
-        cached = artifacts.latest(self.db.cursor(), ELEMENT_DESCRIPTION, [key])
+        cached = self.artifacts.latest(ELEMENT_DESCRIPTION, [key])
         if key in cached:
             model, text = cached[key]
             return Description(text, "cached", model)
@@ -67,12 +64,12 @@ class Descriptions:
     def for_page(self, ref: PageRef, vision_runtime: Runtime | None, call: CallFn,
                  kinds: set[str] = PICTURE_KINDS) -> dict[int, Description]:
         """{seq: description} of the page's pictures (or other kinds), e.g. for page_markdown."""
-        return {e.seq: self.describe(ref, e, vision_runtime, call) for e in elements(self.db, ref, set(kinds))}
+        return {e.seq: self.describe(ref, e, vision_runtime, call) for e in elements(self.pages, ref, set(kinds))}
 
     def words_inside(self, ref: PageRef, box) -> str:
         """The page's words (text layer or OCR) whose centre is inside `box`, a line of text per line."""
         lines: dict[int, list[str]] = {}
-        for line, word in store.words_in_box(self.db.cursor(), ref.doc_id, ref.page, box):
+        for line, word in self.pages.words_in_box(ref, box):
             lines.setdefault(line, []).append(word)
         return "\n".join(" ".join(words) for words in lines.values())
 

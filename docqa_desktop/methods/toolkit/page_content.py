@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from ...answers import PageRef
 from ...domain import BBox
 from ...pdf.render import MAX_REGION_ZOOM, render_region
-from ...store import page_content as store
-from ...store.database import Database
-from ..evidence import PageGone
+from ...retrieval.page_source import PageSource
 
 # left out of the Markdown: running heads and page numbers repeat on every page and say nothing about it
 DROPPED_KINDS = frozenset({"page-header", "page-footer"})
@@ -34,11 +32,10 @@ class PageElement:
     markdown: str  # the stored text: tables as Markdown tables, empty for most pictures
 
 
-def elements(db: Database, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
+def elements(pages: PageSource, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
     """The page's layout elements in reading order, optionally of some kinds only; none when layout analysis
     was off or skipped for the page."""
-    return [PageElement(seq, kind, box, text)
-            for seq, kind, box, text in store.elements(db.cursor(), ref.doc_id, ref.page, kinds)]
+    return [PageElement(seq, kind, box, text) for seq, kind, box, text in pages.layout(ref, kinds)]
 
 
 def placeholder(page: int, element: PageElement) -> str:
@@ -46,17 +43,15 @@ def placeholder(page: int, element: PageElement) -> str:
     return f"[{element.kind} p.{page} #{element.seq}]"
 
 
-def page_markdown(db: Database, ref: PageRef, descriptions: Mapping[int, str] | None = None) -> str:
+def page_markdown(pages: PageSource, ref: PageRef, descriptions: Mapping[int, str] | None = None) -> str:
     """The page in reading order as Markdown: headings as `## `, tables as Markdown tables, each picture as a
     placeholder line (followed by its description when `descriptions` has one for its seq), other text as
     paragraphs; page headers and footers are left out. A page whose elements carry no text (layout off or
     skipped, or a scan whose words came from OCR) gets its plain text after them. Raises PageGone when the
     page is no longer indexed."""
-    row = store.page_row(db.cursor(), ref.doc_id, ref.page)
-    if row is None:
-        raise PageGone(f"{ref.doc} page {ref.page} is no longer indexed")
+    plain = pages.text(ref, with_tables=False)
     blocks, has_text = [], False
-    for element in elements(db, ref):
+    for element in elements(pages, ref):
         if element.kind in DROPPED_KINDS:
             continue
         text = element.markdown.strip()
@@ -75,8 +70,8 @@ def page_markdown(db: Database, ref: PageRef, descriptions: Mapping[int, str] | 
             blocks.append(("# " if element.kind == "title" else "## ") + _heading_text(text))
         else:
             blocks.append(text)
-    if not has_text and row[0].strip():
-        blocks.append(row[0].strip())
+    if not has_text and plain.strip():
+        blocks.append(plain.strip())
     return "\n\n".join(blocks)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
-from ..retrieval import dense
-from ..retrieval.page_retriever import PageRetriever
-from ..store import catalog, content
-from .evidence import PageSource
+from ..store import content
+from . import dense
+from .page_retriever import PageRetriever
+from .page_source import PageSource
 
 
 class ScopedSearch:
@@ -28,7 +28,7 @@ class ScopedSearch:
         """The documents in scope: the named ones, else every live document."""
         if self.doc_ids is not None:
             return list(self.doc_ids)
-        return sorted(catalog.live_documents(self.source.db.cursor()))
+        return self.source.live_documents()
 
     def similar_chunks(self, vector, k: int) -> list[ChunkHit]:
         found = dense.search_chunks(self.source.db, vector, self.doc_ids, k)

@@ -1,4 +1,5 @@
-"""Pages as methods read them: references, text (with table markdown), word boxes, rendered images.
+"""Pages as answering methods read them: references, text (with table markdown), layout elements, word boxes,
+rendered images, and the documents' names.
 
 Documents can vanish while a question runs (the watcher removes a deleted file); every read raises
 PageGone then, and methods drop that page instead of failing the whole answer.
@@ -8,9 +9,9 @@ from __future__ import annotations
 import os
 
 from ..answers import PageRef
-from ..domain import SearchHit
+from ..domain import BBox, SearchHit
 from ..pdf.render import render_page
-from ..store import catalog, content
+from ..store import catalog, content, page_content
 from ..store.database import Database
 
 
@@ -66,6 +67,23 @@ class PageSource:
 
     def words(self, ref: PageRef) -> list[tuple[str, tuple[float, float, float, float]]]:
         return content.page_words(self.db.cursor(), ref.doc_id, ref.page)
+
+    def words_in_box(self, ref: PageRef, box: BBox) -> list[tuple[int, str]]:
+        """(line, word) of the page's words (text layer or OCR) whose centre is inside `box`, in reading order."""
+        return page_content.words_in_box(self.db.cursor(), ref.doc_id, ref.page, box)
+
+    def layout(self, ref: PageRef, kinds: set[str] | None = None) -> list[tuple[int, str, BBox, str]]:
+        """(seq, kind, box, markdown) of the page's layout elements in reading order, optionally of some kinds;
+        none when layout analysis was off or skipped for the page."""
+        return page_content.elements(self.db.cursor(), ref.doc_id, ref.page, kinds)
+
+    def document_names(self) -> dict[int, str]:
+        """{doc_id: file name} of every document, as the trace and the prompts name it."""
+        return catalog.doc_names(self.db.cursor())
+
+    def live_documents(self) -> list[int]:
+        """Every live document's id, in order."""
+        return sorted(catalog.live_documents(self.db.cursor()))
 
     def image(self, ref: PageRef, max_side: int) -> bytes:
         return render_page(self.path_on_disk(ref), ref.page, max_side)
