@@ -12,9 +12,9 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     7 ui          ui/, cli/, launcher.py, __main__.py
                   (the front ends, ui/ and cli/, reach the core only through service/: FACADE_ONLY, and use its
                   four parts, never its shared resources: FRONT_ENDS)
-    6 service     service.py, export.py
+    6 service     service/ (the facade), export.py
     5 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
-                  registry: evaluation is handed the Service and method names, and asks through Service.ask
+                  registry: evaluation is handed ports by the facade (EvalPorts) and asks through them
     4 engines     retrieval/, index/, llm/, visual/ -- side by side (the one exception: SIBLINGS)
     3 vectors     vectors/: the text and page embedders, codes, MaxSim kernels
     2 store       store/, pdf/ (opening, reading and rendering PDFs)
@@ -154,7 +154,7 @@ def imports_of(path: str, source: str, known: set[str]) -> list[tuple[int, str]]
             if origin != PACKAGE and not origin.startswith(PACKAGE + "."):
                 continue
             for alias in node.names:
-                # `from . import cli_models` names a module; `from .cli import main` names something in one
+                # `from . import asking` names a module; `from .cli import main` names something in one
                 sub = f"{origin}.{alias.name}"
                 resolve(sub if sub in known else origin, node.lineno)
     return found

@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 # (issue 33): the built-in 135M SmolLM2 writes the reply schema back — SimpleDoc answered the literal text
 # "answer_format", M3DocRAG streamed "2022.2024. 2021.2024…", both marked answered — while a 1.5B model gets
 # about 10-17 % of the dev questions right. Below it, auto picks no model method, and an answer one writes anyway
-# is labelled unverified (service.py).
+# is labelled unverified (service/answering.py: mark_below_floor).
 LANGUAGE_MODEL_FLOOR = 1.0
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts

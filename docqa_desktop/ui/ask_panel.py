@@ -111,7 +111,7 @@ class AskPanel(QWidget):
         self.follow_up.setText(f"Follow-up ({answers} before)" if answers else "Follow-up")
 
     def set_shortfalls(self, shortfalls: dict[str, str]) -> None:
-        """Why the installed language model is too small for some methods (Service.model_shortfalls): shown
+        """Why the installed language model is too small for some methods (service.models.shortfalls): shown
         beside them in the list, in their tooltips and under the picker. They stay selectable; their answers
         come labelled unverified."""
         self.shortfalls = {name: text for name, text in shortfalls.items() if text}
