@@ -1,10 +1,15 @@
 """Finding pages by text, by page image, or both fused: the retrieval every search and answer starts from."""
 from __future__ import annotations
 
+from typing import Protocol
+
+import numpy as np
+
 from ..domain import ChunkHit, SearchHit
 from ..errors import DocQAError
 from ..settings import Fusion, SearchMode, SearchSettings
 from ..store.database import Database
+from ..vectors.text_embedder import MiniLMEmbedder
 from .chunks import search_chunks
 from .fusion import convex_fusion, ranked, reciprocal_rank_fusion
 from .text_retriever import Mode, TextRetriever
@@ -17,13 +22,36 @@ class VisualUnavailable(DocQAError, LookupError):
     pass
 
 
+PageKey = tuple[int, int]  # (doc_id, page)
+Region = tuple[float, float, float, float]  # x0, y0, x1, y1 as fractions of the page's width and height
+
+
+class PageImageIndex(Protocol):
+    """The library's page-image vectors, searchable (visual/library_index.py)."""
+
+    def search(self, query: np.ndarray, doc_ids: list[int] | None, k: int) -> list[tuple[PageKey, float]]: ...
+
+    def regions(self, query: np.ndarray, pages: list[PageKey]) -> dict[PageKey, Region]: ...
+
+
+class PageImageSearch(Protocol):
+    """What visual search needs of the page embedder, handed in by the service (visual/provider.VisualModels:
+    retrieval and visual are sibling engines and do not import each other)."""
+
+    def embedder(self): ...  # has embed_query(text) -> np.ndarray (vectors/page_embedder.PageEmbedder)
+
+    def library_index(self) -> PageImageIndex | None: ...
+
+
 TEXT_MODES = {SearchMode.BM25: Mode.BM25, SearchMode.DENSE: Mode.DENSE, SearchMode.FUSED: Mode.FUSED,
               SearchMode.TEXT: Mode.FUSED}
 
 
 class PageRetriever:
-    def __init__(self, db: Database, settings: SearchSettings, visual=None, text_embedder=None):
-        """`visual`: a VisualModels (the page embedder and its search cache), or None for text only."""
+    def __init__(self, db: Database, settings: SearchSettings, visual: PageImageSearch | None = None,
+                 text_embedder: MiniLMEmbedder | None = None):
+        """`visual`: the page embedder and its search cache, or None for text only; `text_embedder`: the
+        default MiniLM when None."""
         self.settings = settings
         self.text = TextRetriever(db, settings, text_embedder)
         self.visual = visual

@@ -5,7 +5,7 @@ import os
 from enum import Enum
 
 from ..domain import SearchHit
-from ..vectors.text_embedder import default_embedder
+from ..vectors.text_embedder import MiniLMEmbedder, default_embedder
 from ..settings import SearchSettings
 from ..store import catalog, content
 from ..store.database import Database
@@ -21,7 +21,7 @@ class Mode(str, Enum):
 
 
 class TextRetriever:
-    def __init__(self, db: Database, settings: SearchSettings, embedder=None):
+    def __init__(self, db: Database, settings: SearchSettings, embedder: MiniLMEmbedder | None = None):
         self.db = db
         self.settings = settings
         self._embedder = embedder
