@@ -28,12 +28,6 @@ from docqa_desktop.store.summary_trees import SummaryTrees
 QUESTION = "Which languages are used as pivot?"
 
 
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
-
-
 def ask(service, model, question=QUESTION, docs=None, **overrides):
     service.resources.use_runtimes(FixedRuntimes(model))
     return service.answers.ask(question, docs, method="doclens", overrides=overrides)

@@ -13,12 +13,6 @@ from docqa_desktop.methods.base import Turn
 from docqa_desktop.methods.conversation import question_in_context, thread_query
 
 
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
-
-
 FIRST = "Which languages are used as pivot?"
 FIRST_ANSWER = "English is the pivot language."
 FOLLOW_UP = "Why was it chosen?"

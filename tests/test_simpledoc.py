@@ -18,12 +18,6 @@ from docqa_desktop.methods.citations import cite
 from docqa_desktop.retrieval.page_source import PageSource
 
 
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
-
-
 def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):
     """service.answers.ask with the scripted model; k=, iterations= and the reading-list knobs go to the method's
     settings."""

@@ -37,12 +37,6 @@ def test_the_real_runtime_streams_the_text_before_the_call_ends(smollm2):
     assert completion.text.startswith(seen[-1])  # one token behind at most; the completion has it all
 
 
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
-
-
 ANSWER = "English is the pivot language between the source and the target."
 
 
