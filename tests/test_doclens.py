@@ -214,6 +214,7 @@ def test_a_text_model_gets_tables_as_markdown_and_pictures_described(layout_serv
     assert any(n.startswith("describe report.pdf p.1 picture") and n.endswith("ocr") for n in answer.notes)
 
 
+@pytest.mark.model  # the layout model over all 8 pages of a corpus PDF
 def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolution(tmp_path):
     folder = tmp_path / "paper"
     folder.mkdir()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import threading
 
-import pytest
-
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
 from docqa_desktop.cli import main
 from docqa_desktop.methods.base import Turn

@@ -7,7 +7,6 @@ import os
 import re
 
 import pymupdf
-import pytest
 
 from conftest import SMALL_PAPER, corpus_pdf
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
-
 from scripted_model import FixedRuntimes, StreamingModel, reasoning
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli.asking import StreamPrinter
