@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 import pytest
+import sklearn.mixture  # noqa: F401  scikit-learn's import (seconds), paid at collection, not by the first test
 from threadpoolctl import threadpool_limits
 
 from conftest import ask_from_the_cli, make_settings, write_pdf
