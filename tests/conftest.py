@@ -295,6 +295,10 @@ class IndexTemplates:
             con.execute("UPDATE files SET path = replace(path, ?, ?)", [str(root), str(target)])
         return target / "home"
 
+    def open_copy(self, target: Path, filler: Callable[[Path], None], folder: str, changes: dict) -> Service:
+        """A Service on copy_into's home, with the settings the template was indexed with."""
+        return Service(make_settings(self.copy_into(target, filler, folder, changes), **changes))
+
 
 @pytest.fixture(scope="session")
 def index_templates(tmp_path_factory) -> IndexTemplates:
@@ -309,14 +313,21 @@ def indexed_service(tmp_path, index_templates):
     opened = []
 
     def open_indexed(filler: Callable[[Path], None], folder: str = "paper", **changes) -> Service:
-        changes = {**FAST_INDEX, **changes}
-        home = index_templates.copy_into(tmp_path, filler, folder, changes)
-        opened.append(Service(make_settings(home, **changes)))
+        opened.append(index_templates.open_copy(tmp_path, filler, folder, {**FAST_INDEX, **changes}))
         return opened[-1]
 
     yield open_indexed
     for service in opened:
         service.close()
+
+
+LAYOUT_INDEX = {"layout": True, "dense": False, "ocr": False}  # the layout model on, nothing else slow
+
+
+def add_layout_report(folder: Path) -> None:
+    from layout_pdf import write_layout_pdf
+
+    write_layout_pdf(folder / "report.pdf")
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, count_images_sent, make_settings, tiny_vlm_settings
+from conftest import (LAYOUT_INDEX, SMALL_PAPER, add_layout_report, ask_from_the_cli, corpus_pdf, count_images_sent,
+                      make_settings, tiny_vlm_settings)
 from layout_pdf import write_layout_pdf
 from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
@@ -172,13 +173,9 @@ def test_cancel_during_navigation_stops_the_answer(paper_service):
 
 
 @pytest.fixture(scope="module")
-def layout_service(tmp_path_factory):
-    base = tmp_path_factory.mktemp("doclens-layout")
-    library = base / "library"
-    library.mkdir()
-    write_layout_pdf(library / "report.pdf")
-    with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.library.index([str(library)])
+def layout_service(index_templates, tmp_path_factory):
+    with index_templates.open_copy(tmp_path_factory.mktemp("doclens-layout"), add_layout_report, "library",
+                                   LAYOUT_INDEX) as service:
         yield service
 
 
