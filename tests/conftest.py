@@ -294,6 +294,8 @@ class IndexTemplates:
             # the index names files by absolute path: point it at this test's folder
             con.execute("UPDATE libraries SET root = replace(root, ?, ?)", [str(root), str(target)])
             con.execute("UPDATE files SET path = replace(path, ?, ?)", [str(root), str(target)])
+            left = con.execute("SELECT count(*) FROM files WHERE starts_with(path, ?)", [str(root)]).fetchone()[0]
+        assert left == 0, "the copied index still names the template's files"
         return target / "home"
 
     def open_copy(self, target: Path, filler: Callable[[Path], None], folder: str, changes: dict) -> Service:
@@ -322,6 +324,12 @@ def indexed_service(tmp_path, index_templates):
         service.close()
 
 
+@pytest.fixture
+def paper_service(paper, indexed_service) -> Service:
+    """A fast service with the `paper` folder indexed."""
+    return indexed_service(add_small_paper, paper.name)
+
+
 LAYOUT_INDEX = {"layout": True, "dense": False, "ocr": False}  # the layout model on, nothing else slow
 
 
@@ -329,12 +337,6 @@ def add_layout_report(folder: Path) -> None:
     from layout_pdf import write_layout_pdf
 
     write_layout_pdf(folder / "report.pdf")
-
-
-@pytest.fixture
-def paper_service(paper, indexed_service) -> Service:
-    """A fast service with the `paper` folder indexed."""
-    return indexed_service(add_small_paper, paper.name)
 
 
 @pytest.fixture
