@@ -149,6 +149,7 @@ def test_render_writes_a_png_of_the_page(indexed, tmp_path):
     assert bad.returncode == 2 and "out of range 1..4" in bad.stderr
 
 
+@pytest.mark.slow  # two docqa processes, each paying the full import
 def test_bad_settings_are_named_not_a_traceback(tmp_path):
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
@@ -160,6 +161,7 @@ def test_bad_settings_are_named_not_a_traceback(tmp_path):
     assert run.returncode == 2 and "DOCQA_SEARCH_K: 'ten' is not a valid int" in run.stderr
 
 
+@pytest.mark.slow  # a docqa process, paying the full import
 def test_watch_of_a_missing_folder_is_a_clear_error(tmp_path):
     run = docqa("watch", str(tmp_path / "nowhere"), home=tmp_path / "home", check=False, timeout=120)
     assert run.returncode == 2 and "cannot watch" in run.stderr and "nowhere" in run.stderr

@@ -4,15 +4,14 @@ when no description was ever written."""
 import pymupdf
 import pytest
 
-from conftest import make_settings
-from layout_pdf import CHART_WORDS, write_layout_pdf
+from conftest import LAYOUT_INDEX, add_layout_report
+from layout_pdf import CHART_WORDS
 from docqa_desktop.answers import PageRef
 from docqa_desktop.llm import Completion, ModelInfo, Usage
 from docqa_desktop.retrieval.page_source import PageSource
 from docqa_desktop.methods.toolkit.descriptions import (DESCRIBE_MAX_PIXELS, ELEMENT_DESCRIPTION, Description,
                                                         Descriptions)
 from docqa_desktop.methods.toolkit.page_content import PageElement, elements
-from docqa_desktop.service import Service
 from docqa_desktop.store import artifacts
 from docqa_desktop.store.artifacts import ArtifactStore
 
@@ -48,12 +47,10 @@ class Trace:
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
+def indexed(index_templates, tmp_path_factory):
     base = tmp_path_factory.mktemp("descriptions")
-    pdf = write_layout_pdf(base / "report.pdf")
-    with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.library.index([str(pdf)])
-        ref = PageRef(service.library.status()[0].doc_id, "report.pdf", str(pdf), 1, "1")
+    with index_templates.open_copy(base, add_layout_report, "library", LAYOUT_INDEX) as service:
+        ref = PageRef(service.library.status()[0].doc_id, "report.pdf", str(base / "library" / "report.pdf"), 1, "1")
         yield service.resources.db, ref
 
 

@@ -13,7 +13,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, count_images_sent, make_settings, tiny_vlm_settings
+from conftest import (LAYOUT_INDEX, SMALL_PAPER, add_layout_report, ask_from_the_cli, corpus_pdf, count_images_sent,
+                      make_settings, tiny_vlm_settings)
 from layout_pdf import write_layout_pdf
 from scripted_model import DocLensScript, FixedRuntimes, navigation, sample
 from docqa_desktop.answers import AnswerStatus, PageRef
@@ -26,12 +27,6 @@ from docqa_desktop.store.artifacts import ArtifactStore
 from docqa_desktop.store.summary_trees import SummaryTrees
 
 QUESTION = "Which languages are used as pivot?"
-
-
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
 
 
 def ask(service, model, question=QUESTION, docs=None, **overrides):
@@ -178,13 +173,9 @@ def test_cancel_during_navigation_stops_the_answer(paper_service):
 
 
 @pytest.fixture(scope="module")
-def layout_service(tmp_path_factory):
-    base = tmp_path_factory.mktemp("doclens-layout")
-    library = base / "library"
-    library.mkdir()
-    write_layout_pdf(library / "report.pdf")
-    with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.library.index([str(library)])
+def layout_service(index_templates, tmp_path_factory):
+    with index_templates.open_copy(tmp_path_factory.mktemp("doclens-layout"), add_layout_report, "library",
+                                   LAYOUT_INDEX) as service:
         yield service
 
 
@@ -220,6 +211,7 @@ def test_a_text_model_gets_tables_as_markdown_and_pictures_described(layout_serv
     assert any(n.startswith("describe report.pdf p.1 picture") and n.endswith("ocr") for n in answer.notes)
 
 
+@pytest.mark.model  # the layout model over all 8 pages of a corpus PDF
 def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolution(tmp_path):
     folder = tmp_path / "paper"
     folder.mkdir()

@@ -55,26 +55,27 @@ def test_a_negative_gain_is_not_rewarded_for_uncertainty_unless_the_papers_ratio
 
 # -- the loop on a real indexed PDF -------------------------------------------------------------------------
 
-@pytest.fixture
-def ferry_service(fast_service, tmp_path, monkeypatch):
-    """The six-page ferry memo indexed; retrieval returns `scores_by_query[query]`, else SCORES (best first), and
-    every query is kept in `fast_service.queries`."""
-    folder = tmp_path / "memo"
-    folder.mkdir()
+def write_ferry_memo(folder):
     write_pdf(folder / "ferry.pdf", PAGES)
-    fast_service.library.index([str(folder)])
-    fast_service.queries, fast_service.scores_by_query = [], {}
+
+
+@pytest.fixture
+def ferry_service(indexed_service, monkeypatch):
+    """The six-page ferry memo indexed; retrieval returns `scores_by_query[query]`, else SCORES (best first), and
+    every query is kept in `service.queries`."""
+    service = indexed_service(write_ferry_memo, "memo")
+    service.queries, service.scores_by_query = [], {}
 
     def pages(search, query, k, mode=None):
-        fast_service.queries.append(query)
-        scores = fast_service.scores_by_query.get(query, SCORES)
+        service.queries.append(query)
+        scores = service.scores_by_query.get(query, SCORES)
         doc = search.documents()[0]
         order = sorted(scores, key=lambda p: -scores[p])[:k]
         return [dataclasses.replace(ref, score=scores[ref.page])
                 for ref in search.source.refs_for([(doc, p) for p in order])]
 
     monkeypatch.setattr(ScopedSearch, "pages", pages)
-    return fast_service
+    return service
 
 
 def ask(service, model, **overrides):
@@ -196,7 +197,7 @@ def test_smollm2_entropies_are_finite_and_differ_between_an_easy_and_an_impossib
 def test_smollm2_answers_with_citations_from_the_cli(home, tmp_path, capsys):
     folder = tmp_path / "memo"
     folder.mkdir()
-    write_pdf(folder / "ferry.pdf", PAGES)
+    write_ferry_memo(folder)
     answer = ask_from_the_cli(home, make_settings(home, layout=False, ocr=False), folder, QUESTION, "docreact",
                               capsys)
     assert answer.status in (AnswerStatus.UNVERIFIED, AnswerStatus.NOT_FOUND), answer.error
@@ -213,7 +214,7 @@ def test_smollm2_answers_with_citations_from_the_cli(home, tmp_path, capsys):
 def test_the_tiny_vision_model_reads_each_candidates_page_image_and_its_entropies_score_them(tmp_path, tiny_vlm_files):
     folder = tmp_path / "memo"
     folder.mkdir()
-    write_pdf(folder / "ferry.pdf", PAGES)
+    write_ferry_memo(folder)
     with Service(tiny_vlm_settings(tmp_path / "home", layout=False, dense=False, ocr=False)) as service:
         service.library.index([str(folder)])
         service.models.import_file(*tiny_vlm_files, name="tiny-vl")

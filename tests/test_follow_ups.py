@@ -5,18 +5,10 @@ from __future__ import annotations
 import json
 import threading
 
-import pytest
-
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
 from docqa_desktop.cli import main
 from docqa_desktop.methods.base import Turn
 from docqa_desktop.methods.conversation import question_in_context, thread_query
-
-
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
 
 
 FIRST = "Which languages are used as pivot?"

@@ -66,13 +66,13 @@ def model_replying(method: str, evidence: list[dict]) -> DirectScripted:
                                           "selected_pages": [1, 2]})
 
 
-@pytest.fixture
-def hostile_service(fast_service, tmp_path):
-    folder = tmp_path / "hostile"
-    folder.mkdir()
+def write_hostile(folder):
     write_pdf(folder / "hostile.pdf", HOSTILE_PAGES)
-    fast_service.library.index([str(folder)])
-    return fast_service
+
+
+@pytest.fixture
+def hostile_service(indexed_service):
+    return indexed_service(write_hostile, "hostile")
 
 
 def ask(service, model, method="simpledoc"):

@@ -21,12 +21,6 @@ QUESTION = "Which languages are used as pivot?"
 AGREED = {"reasoning": "They agree.", "answer": "English"}
 
 
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
-
-
 def replies(general=None, text=None, image=None, critical=None, summarize=None) -> dict:
     return {"general agent": general or sample(), "text agent": text or sample(), "image agent": image or sample(),
             "critical agent": critical or {"text": "the pivot language", "image": "the table of pivots"},

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 
 import pytest
 
-from conftest import SMALL_PAPER, corpus_pdf, make_settings
+from conftest import add_small_paper
 from docqa_desktop.answers import Answer, AnswerStatus
 from docqa_desktop.cli import main
 from docqa_desktop.evaluation.runner import score_record
@@ -62,20 +61,15 @@ def context(service: Service, model, question="Which languages are used as pivot
                          settings or method_settings(spec, service.settings), cancel=cancel)
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    """The small corpus paper indexed once for the module (read-only tests), dense embeddings on: passages
-    need them."""
-    folder = tmp_path_factory.mktemp("paper")
-    shutil.copy(corpus_pdf(SMALL_PAPER), folder / SMALL_PAPER)
-    with Service(make_settings(tmp_path_factory.mktemp("home"), layout=False)) as service:
-        service.library.index([str(folder)])
-        yield service
+@pytest.fixture
+def dense_paper_service(paper, indexed_service):
+    """The small corpus paper indexed with dense embeddings on: passages and dense retrieval need them."""
+    return indexed_service(add_small_paper, paper.name, dense=True)
 
 
-def test_sample_draws_n_from_one_prompt_and_traces_each(indexed):
+def test_sample_draws_n_from_one_prompt_and_traces_each(paper_service):
     model = EchoModel()
-    ctx = context(indexed, model)
+    ctx = context(paper_service, model)
     completions = ctx.sample("vote", model, [Message("user", "Say something")], Options(temperature=0.7), 3)
     assert [c.text for c in completions] == ["sample 0", "sample 1", "sample 2"]
     assert [n for _, n in model.calls] == [3]  # one prompt, three samples
@@ -83,18 +77,19 @@ def test_sample_draws_n_from_one_prompt_and_traces_each(indexed):
     assert [c.output for c in ctx.answer.calls] == ["sample 0", "sample 1", "sample 2"]
 
 
-def test_sample_stops_when_cancelled(indexed):
+def test_sample_stops_when_cancelled(paper_service):
     import threading
     cancel = threading.Event()
     cancel.set()
     model = EchoModel()
     with pytest.raises(Cancelled):
-        context(indexed, model, cancel=cancel).sample("vote", model, [Message("user", "x")], Options(), 2)
+        context(paper_service, model, cancel=cancel).sample("vote", model, [Message("user", "x")], Options(), 2)
     assert model.calls == []
 
 
-def test_retrieval_returns_scored_pages_in_the_mode_asked(indexed):
-    ctx = context(indexed, EchoModel())
+@pytest.mark.model  # MiniLM embeds the corpus paper's chunks (dense retrieval is one of the modes)
+def test_retrieval_returns_scored_pages_in_the_mode_asked(dense_paper_service):
+    ctx = context(dense_paper_service, EchoModel())
     by_mode = {mode: ctx.retrieve("pivot language translation", 4, mode) for mode in ("text", "bm25", "dense")}
     for mode, pages in by_mode.items():
         assert len(pages) == 4, mode
@@ -106,8 +101,9 @@ def test_retrieval_returns_scored_pages_in_the_mode_asked(indexed):
         ctx.retrieve("pivot language", 3, "visual")
 
 
-def test_passage_retrieval_returns_chunks_with_their_page(indexed):
-    ctx = context(indexed, EchoModel())
+@pytest.mark.model  # MiniLM embeds the corpus paper's chunks (passages are found by them)
+def test_passage_retrieval_returns_chunks_with_their_page(dense_paper_service):
+    ctx = context(dense_paper_service, EchoModel())
     chunks = ctx.retrieve_chunks("pivot language", 5)
     assert len(chunks) == 5
     assert [c.score for c in chunks] == sorted((c.score for c in chunks), reverse=True)
@@ -149,15 +145,15 @@ def test_scoring_reads_the_typed_short_answer():
                   "List")["score"] == 1.0
 
 
-def test_prompts_put_the_evidence_before_the_question(indexed):
+def test_prompts_put_the_evidence_before_the_question(paper_service):
     """Two M3DocRAG questions over the same pages share the whole prompt up to the question (the part
     llama.cpp's prefix cache reuses): instructions, then pages, then the question, in one user message."""
     reply = {"evidence": [], "reasoning": "", "answer": "English", "proof": [], "computation": "", "short_answer": "English",
              "answer_format": "Str"}
     model = EchoModel([reply, reply])
-    pages = context(indexed, model).retrieve("pivot language", 2)
+    pages = context(paper_service, model).retrieve("pivot language", 2)
     for question in ("Which language is the pivot?", "Name the pivot languages."):
-        ctx = context(indexed, model, question)
+        ctx = context(paper_service, model, question)
         ctx.search = FixedPages(pages)
         method_spec("m3docrag").run(ctx)
         assert ctx.answer.short_answer == "English" and ctx.answer.answer_format == "Str"
@@ -232,10 +228,10 @@ def test_an_unknown_method_is_a_clear_error(fast_service):
     assert AnswerStatus.ANSWERED.value == "answered"
 
 
-def test_context_describes_a_picture_from_ocr_without_a_vision_model(indexed):
+def test_context_describes_a_picture_from_ocr_without_a_vision_model(paper_service):
     """No vision model and nothing cached: the description is the words inside the element's box."""
     from docqa_desktop.methods.toolkit.page_content import PageElement
-    ctx = context(indexed, EchoModel())
+    ctx = context(paper_service, EchoModel())
     [page] = [p for p in ctx.retrieve("pivot language", 1)]
     width, height = ctx.pages.size(page)
     whole = ctx.describe(page, PageElement(1, "picture", (0, 0, width, height), ""))

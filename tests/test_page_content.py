@@ -4,8 +4,8 @@ real pipeline with layout analysis on."""
 import pymupdf
 import pytest
 
-from conftest import make_settings, write_pdf
-from layout_pdf import CHART_WORDS, PAGE_SIZE, PICTURE_BOX, write_layout_pdf
+from conftest import LAYOUT_INDEX, add_layout_report, make_settings, write_pdf
+from layout_pdf import CHART_WORDS, PAGE_SIZE, PICTURE_BOX
 from docqa_desktop.answers import PageRef
 from docqa_desktop.pdf.render import MAX_REGION_ZOOM
 from docqa_desktop.retrieval.page_source import PageGone, PageSource
@@ -14,15 +14,12 @@ from docqa_desktop.service import Service
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
+def indexed(index_templates, tmp_path_factory):
     """(service, ref of the layout page, ref of a plain page indexed with layout off)."""
     base = tmp_path_factory.mktemp("page-content")
-    library = base / "library"
-    library.mkdir()
-    pdf = write_layout_pdf(library / "report.pdf")
-    plain = write_pdf(library / "plain.pdf", ["Plain text only.\nA second line of it."])
-    with Service(make_settings(base / "home", layout=True, dense=False, ocr=False)) as service:
-        service.library.index([str(pdf)])
+    pdf = base / "library" / "report.pdf"
+    with index_templates.open_copy(base, add_layout_report, "library", LAYOUT_INDEX) as service:
+        plain = write_pdf(base / "library" / "plain.pdf", ["Plain text only.\nA second line of it."])
         with Service(make_settings(base / "home", layout=False, dense=False, ocr=False)) as plain_service:
             plain_service.library.index([str(plain)])
         ids = {e.name: e.doc_id for e in service.library.status()}

@@ -21,6 +21,7 @@ from docqa_desktop.methods.quoted.qualifiers import subject_names
 from docqa_desktop.methods.quoted.values import find_values, values_of_kind
 from docqa_desktop.methods.quoted.sentences import sentences
 from docqa_desktop.service import Service
+from docqa_desktop.settings import save
 
 FERRY = "When does the last ferry to Gull Island leave?"
 
@@ -222,14 +223,15 @@ def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(sample
     assert "no language model wrote this" in printed and "docqa models pull" in printed  # what a model would add
 
 
+@pytest.mark.slow  # indexes the samples with OCR
 def test_a_question_the_library_cannot_answer_gets_no_confident_quote(samples_home, capsys):
     answer = _ask_json(samples_home, "What is the capital city of Mars?", capsys)
     assert answer["status"] == "not_found" and answer["citations"] == []
     assert answer["short_answer"] == "Not answerable" and answer["answer"].startswith("Not found")
 
 
-def test_the_built_in_model_is_still_a_method_option(samples_home):
-    with Service(make_settings(samples_home, layout=False)) as service:
+def test_the_built_in_model_is_still_a_method_option(home):
+    with Service(make_settings(home, layout=False)) as service:
         assert service.answers.default_method == "quoted" and "simpledoc" in [s.name for s in service.answers.methods()]
         remote = dataclasses.replace(service.settings, llm=dataclasses.replace(
             service.settings.llm, backend="remote", remote_url="http://127.0.0.1:9"))
@@ -253,7 +255,11 @@ def hours_home(tmp_path_factory):
     folder.mkdir()
     write_pdf(folder / "opening.pdf", HOURS)
     home = folder.parent / "home"
-    with Service(make_settings(home, layout=False, ocr=False)) as service:
+    # dense off: quoted answers embed sentences at question time, not through the index's passages (whose
+    # embedding starts a torch worker pool); saved, so that the CLI asks with the settings it indexed with
+    settings = make_settings(home, layout=False, ocr=False, dense=False)
+    save(settings)
+    with Service(settings) as service:
         service.library.index([str(folder)])
     return home
 
@@ -264,32 +270,33 @@ def test_a_born_digital_page_is_quoted_with_the_value_asked_for(hours_home, caps
     assert 0 < answer["confidence"] <= 1
 
 
-def test_the_three_verdicts_through_the_cli_and_the_four_export_formats(hours_home, capsys, tmp_path):
+@pytest.mark.parametrize("status", VERDICT_QUESTIONS)  # one verdict a test: each is six CLI runs
+def test_the_three_verdicts_through_the_cli_and_the_four_export_formats(hours_home, capsys, tmp_path, status):
     """answered / passages / not found: the same names in `ask --json`, in the printed answer and in every
     export; passages are cited and said not to be an answer."""
     import pymupdf
     from docqa_desktop.answers import VERDICTS, AnswerStatus
 
-    for status, question in VERDICT_QUESTIONS.items():
-        answer = _ask_json(hours_home, question, capsys)
-        assert answer["status"] == status, answer["answer"]
-        assert bool(answer["citations"]) == (status != "not_found")
-        assert main(["ask", question, "--home", str(hours_home)]) == 0
-        printed = capsys.readouterr().out
-        label = AnswerStatus(status).label
-        assert f"\n{label} · quoted" in printed
-        assert (VERDICTS.get(AnswerStatus(status), "") in printed)
-        for fmt in ("md", "html", "pdf", "json"):
-            out = tmp_path / f"{status}.{fmt}"
-            assert main(["export", answer["id"], "--format", fmt, "--output", str(out), "--home", str(hours_home)]) == 0
-            capsys.readouterr()
-            if fmt == "pdf":
-                with pymupdf.open(out) as doc:
-                    text = " ".join(page.get_text() for page in doc)
-            else:  # Markdown escapes its markup characters ("\\:")
-                text = out.read_text(encoding="utf-8").replace("\\", "")
-            wanted = f'"status": "{status}"' if fmt == "json" else AnswerStatus(status).verdict
-            assert wanted in " ".join(text.split()), (fmt, status)
+    question = VERDICT_QUESTIONS[status]
+    answer = _ask_json(hours_home, question, capsys)
+    assert answer["status"] == status, answer["answer"]
+    assert bool(answer["citations"]) == (status != "not_found")
+    assert main(["ask", question, "--home", str(hours_home)]) == 0
+    printed = capsys.readouterr().out
+    label = AnswerStatus(status).label
+    assert f"\n{label} · quoted" in printed
+    assert (VERDICTS.get(AnswerStatus(status), "") in printed)
+    for fmt in ("md", "html", "pdf", "json"):
+        out = tmp_path / f"{status}.{fmt}"
+        assert main(["export", answer["id"], "--format", fmt, "--output", str(out), "--home", str(hours_home)]) == 0
+        capsys.readouterr()
+        if fmt == "pdf":
+            with pymupdf.open(out) as doc:
+                text = " ".join(page.get_text() for page in doc)
+        else:  # Markdown escapes its markup characters ("\\:")
+            text = out.read_text(encoding="utf-8").replace("\\", "")
+        wanted = f'"status": "{status}"' if fmt == "json" else AnswerStatus(status).verdict
+        assert wanted in " ".join(text.split()), (fmt, status)
 
 
 def _page_values(doc: str, pages: list[int], question: str):

@@ -7,7 +7,6 @@ import os
 import re
 
 import pymupdf
-import pytest
 
 from conftest import SMALL_PAPER, corpus_pdf
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
@@ -16,12 +15,6 @@ from docqa_desktop.cli import main
 from docqa_desktop.export import export, markdown_text
 from docqa_desktop.methods.citations import cite
 from docqa_desktop.retrieval.page_source import PageSource
-
-
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
 
 
 def ask_with(service, model, question="Which languages are used as pivot?", **kwargs):

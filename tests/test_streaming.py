@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
-
 from scripted_model import FixedRuntimes, StreamingModel, reasoning
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli.asking import StreamPrinter
@@ -35,12 +33,6 @@ def test_the_real_runtime_streams_the_text_before_the_call_ends(smollm2):
     assert len(seen) >= 5  # token by token, not once at the end
     assert all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:]))
     assert completion.text.startswith(seen[-1])  # one token behind at most; the completion has it all
-
-
-@pytest.fixture
-def paper_service(fast_service, paper):
-    fast_service.library.index([str(paper)])
-    return fast_service
 
 
 ANSWER = "English is the pivot language between the source and the target."

@@ -31,6 +31,7 @@ def test_similarity_map_lights_the_cell_whose_vector_the_query_repeats():
     assert np.unravel_index(np.argmax(heat), heat.shape) == (4, 2)
 
 
+@pytest.mark.slow  # importing torch and torchvision is the whole test: seconds of import
 def test_torchvision_imports_beside_the_cpu_torch():
     assert import_torchvision() in ("native", "shim")
     from torchvision.transforms import v2

@@ -82,6 +82,7 @@ def test_watch_follows_the_folder(home, tmp_path):
             assert reader.pages.search("megawatt", k=1)[0].doc == "moved.pdf"
 
 
+@pytest.mark.slow  # two index runs (a worker pool each) and the watcher's settle time
 def test_a_file_added_while_the_first_sync_runs_is_not_missed(home, tmp_path):
     """The folders are watched before the first sync starts: a file that arrives during it (here: while its
     report is being handed over) is picked up as a burst of its own."""
