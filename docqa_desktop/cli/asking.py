@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 import time
 
 from ..answers import Answer
@@ -17,7 +18,7 @@ EXIT_CODES = {"answered": 0, "unverified": 0, "passages": 0, "not_found": 0, "ca
 def add_parsers(sub, common) -> None:
     p = sub.add_parser("ask", parents=[common], help="answer a question from the indexed documents, with citations",
                        epilog="method settings for --set (FIELD=the paper's default):\n"
-                              + "\n".join(method_setting_defaults()),
+                              + "\n".join(_wrapped(name, fields) for name, fields in method_setting_defaults().items()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question")
     add_doc_option(p)
@@ -39,6 +40,11 @@ def add_parsers(sub, common) -> None:
     p.add_argument("--method", choices=METHOD_NAMES, default=None, help=METHOD_HELP)
     add_doc_option(p)
     p.set_defaults(run=prepare)
+
+
+def _wrapped(method: str, fields: list[str]) -> str:
+    """'  simpledoc: k=10, iterations=3, …' wrapped for a terminal."""
+    return textwrap.fill(f"{method}: " + ", ".join(fields), width=110, initial_indent="  ", subsequent_indent="      ")
 
 
 def ask(service: Service, args) -> int:

@@ -10,8 +10,6 @@ and closes them once; `Service(settings, resources=Resources(settings, models=â€
 """
 from __future__ import annotations
 
-import textwrap
-
 from ..errors import DocQAError, UnknownDocument
 from ..evaluation import load_questions
 from ..export import FORMATS as EXPORT_FORMATS
@@ -49,10 +47,10 @@ def user_error(exc: BaseException, settings: Settings | None) -> Exception | Non
     return as_store_error(settings.locations.database, exc) if settings is not None else None
 
 
-def method_setting_defaults() -> list[str]:
-    """Each method's settings as "method: name=default, â€¦" (wrapped), for help texts."""
-    return [textwrap.fill(f"{name}: " + ", ".join(setting_defaults(METHODS[name])), width=110, initial_indent="  ",
-                          subsequent_indent="      ") for name in METHOD_NAMES]
+def method_setting_defaults() -> dict[str, list[str]]:
+    """Each method's settings as "name=the paper's default", by method name (for help texts)."""
+    return {name: setting_defaults(METHODS[name]) for name in METHOD_NAMES}
+
 
 class Service:
     def __init__(self, settings: Settings, *, resources: Resources | None = None):

@@ -100,9 +100,9 @@ class Library:
         """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
         passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries)."""
         db = self._resources.db
-        cur = db.cursor()
+        cur, artifacts = db.cursor(), ArtifactStore(db)
         return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
-                + [spec.prepared(ArtifactStore(db)) for spec in METHODS.values() if spec.prepared])
+                + [spec.prepared(artifacts) for spec in METHODS.values() if spec.prepared])
 
     def onnx_providers(self) -> list[str]:
         """The onnxruntime execution providers layout and OCR use here, preferred first."""
