@@ -67,8 +67,10 @@ def test_vision_model_reads_page_images(small_service, tiny_vlm_files):
     assert any(c.step.startswith("summary") for c in answer.calls) or answer.calls[0].step == "select pages"
 
 
-def test_ask_cli_json_shape(small_service, home, capsys):
+def test_ask_cli_json_shape(small_service, home, capsys, monkeypatch):
     small_service.close()
+    for field, value in SMALL_BUDGET.items():  # the command line reads settings from the home and the environment
+        monkeypatch.setenv(f"DOCQA_ASK_{field.upper()}", str(value))
     code = main(["ask", "Which pivot language is used?", "--method", "m3docrag", "--json", "--home", str(home)])
     printed = json.loads(capsys.readouterr().out)
     assert code in (0, 1)
