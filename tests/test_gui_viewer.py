@@ -158,7 +158,7 @@ def test_a_stopped_answer_leaves_no_region_highlighted(window, qtbot, tmp_path):
     _ask(window, qtbot, "At what time does the reading room open?")
     assert window.answer_view.answer.status.value == "cancelled", window.answer_view.answer.error
     assert not window.answer_view.answer.citations
-    qtbot.waitUntil(lambda: "nothing cited: the answer was stopped" in window.viewer.title.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "stopped, nothing cited" in window.viewer.title.text(), timeout=60_000)
     assert "cited region highlighted" not in window.viewer.title.text()
     assert window.viewer.box is None and window.viewer.cited is None
 

@@ -42,8 +42,8 @@ INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resu
 WINDOW_SIZE = (1400, 860)  # on a larger screen; a smaller one gets the window at most SCREEN_SHARE of it
 SCREEN_SHARE = 0.92  # leaves room for the window's frame and a taskbar
 PANEL_SHARES = (0.24, 0.40, 0.36)  # library, question and answer, page
-NOT_CITED = {AnswerStatus.CANCELLED: "nothing cited: the answer was stopped",
-             AnswerStatus.FAILED: "nothing cited: the answer failed"}
+NOT_CITED = {AnswerStatus.CANCELLED: "stopped, nothing cited",
+             AnswerStatus.FAILED: "failed, nothing cited"}
 
 
 def progress_text(p: Progress, stages) -> str:

@@ -69,7 +69,7 @@ class PageViewer(QWidget):
         self.box: BBox | None = None
         self.shown: tuple[str, int] | None = None  # the page on screen
         self.zoom = FIT
-        self.note = ""  # said after the page when no region is cited ("nothing cited: the answer was stopped")
+        self.note = ""  # said after the page when no region is cited ("stopped, nothing cited")
         self.cited: QRect | None = None  # the cited box on the shown image, for scrolling it into view
         self.open_failed: QMessageBox | None = None  # the notice shown when no viewer opens the PDF
         self.image = QLabel("Click a citation or a document to see its page here.")
