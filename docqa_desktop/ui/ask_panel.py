@@ -42,7 +42,7 @@ class AskPanel(QWidget):
                  shortfalls: dict[str, str] | None = None):
         super().__init__(parent)
         self.question = QLineEdit()
-        self.question.setPlaceholderText("Ask a question about your documents (Ctrl+L), Enter to ask")
+        self.question.setPlaceholderText("Ask about your documents (Ctrl+L), Enter to ask")
         self.question.returnPressed.connect(self._ask)
         self.specs = {spec.name: spec for spec in methods}
         self.shortfalls: dict[str, str] = {}
