@@ -1,7 +1,9 @@
 """Typed settings and on-disk locations, shared by the CLI, the app and the Python API.
 
 Resolution order: defaults < settings.toml in the config dir < DOCQA_* environment variables.
-`--home DIR` (or DOCQA_HOME) puts database, caches, logs and config under one folder.
+`--home DIR` (or DOCQA_HOME) puts database, caches, logs and config under one folder; `data` in the
+settings file's [locations] table (the Settings dialog's data folder) moves the data folder alone, from the next
+start (the library is not moved).
 """
 from __future__ import annotations
 
@@ -227,7 +229,12 @@ class Settings:
         ask = _merge(AskSettings(), values.get("ask", {}), "DOCQA_ASK_", source)
         if ask.preset not in PRESETS:
             raise SettingsError(f"ask.preset must be one of {', '.join(PRESETS)}, not {ask.preset!r}")
-        tables = {"ask": dict(values.get("ask", {})), "methods": dict(values.get("methods", {}))}
+        chosen = dict(values.get("locations", {}))
+        if chosen.get("data"):
+            if not isinstance(chosen["data"], str):
+                raise SettingsError(f"locations.data in {source} must be a folder's path, not {chosen['data']!r}")
+            locations = dataclasses.replace(locations, data_dir=Path(chosen["data"]).expanduser().resolve())
+        tables = {"ask": dict(values.get("ask", {})), "methods": dict(values.get("methods", {})), "locations": chosen}
         return cls(locations, index, search, llm, ask, tables)
 
     @property
@@ -252,6 +259,9 @@ def save(settings: Settings) -> Path:
             lines.append(f"[{section}]")
             lines += [f"{name} = {_toml_value(value)}" for name, value in changed]
             lines.append("")
+    chosen = settings.tables.get("locations", {})
+    if chosen.get("data"):
+        lines += ["[locations]", f"data = {_toml_value(chosen['data'])}", ""]
     for method, values in sorted(settings.tables.get("methods", {}).items()):
         if values:
             lines.append(f"[methods.{method}]")

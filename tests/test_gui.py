@@ -210,7 +210,7 @@ def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     from docqa_desktop.settings import Settings
     assert window.ask_panel.method.currentText() == "quoted"  # only the built-in model: quoted answers
     dialog = window.open_settings()
-    assert dialog.method.currentText() == "auto" and not dialog.method_fields  # auto has no settings of its own
+    assert dialog.method.currentText() == "auto" and dialog.shown_method == "quoted"  # what auto uses now
     dialog.method.setCurrentText("m3docrag")  # the form below shows the chosen method's own settings
     assert set(dialog.method_fields) == {"k", "page_tokens", "answer_tokens"}
     dialog.method_fields["k"].setValue(7)

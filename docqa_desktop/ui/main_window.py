@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from .. import settings as settings_file
-from ..answers import Answer, Citation
+from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
 from ..progress import Progress
 from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
 from .answer_view import AnswerView
-from .first_run import FirstRunPanel
 from .ask_panel import AskPanel
+from .elided import ElidedLabel
+from .first_run import FirstRunPanel
 from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
 from .models_dialog import ModelsDialog
@@ -38,6 +39,11 @@ FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-
                   "them well (it stays in the method list). A recommended vision model (Models…) writes answers "
                   "that combine pages and reads page images — charts, tables and scans.")
 INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
+WINDOW_SIZE = (1400, 860)  # on a larger screen; a smaller one gets the window at most SCREEN_SHARE of it
+SCREEN_SHARE = 0.92  # leaves room for the window's frame and a taskbar
+PANEL_SHARES = (0.24, 0.40, 0.36)  # library, question and answer, page
+NOT_CITED = {AnswerStatus.CANCELLED: "stopped, nothing cited",
+             AnswerStatus.FAILED: "failed, nothing cited"}
 
 
 def progress_text(p: Progress, stages) -> str:
@@ -67,7 +73,7 @@ class MainWindow(QMainWindow):
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
         self.setWindowTitle("DocQA Desktop")
-        self.resize(1400, 860)
+        self._fit_to_screen()
 
         self.library = LibraryPanel()
         self.history = HistoryPanel()
@@ -92,11 +98,10 @@ class MainWindow(QMainWindow):
         for widget, stretch in ((left, 2), (middle, 4), (self.viewer, 4)):
             splitter.addWidget(widget)
             splitter.setStretchFactor(splitter.count() - 1, stretch)
-        splitter.setSizes([330, 560, 510])
+        splitter.setSizes([int(share * self.width()) for share in PANEL_SHARES])
         self.setCentralWidget(splitter)
 
-        self.status_text = QLabel("Ready")
-        self.status_text.setTextFormat(Qt.TextFormat.PlainText)  # errors quote file names and model output
+        self.status_text = ElidedLabel("Ready")  # long messages (paths, errors) are elided, whole on hover
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setVisible(False)
@@ -113,6 +118,12 @@ class MainWindow(QMainWindow):
         self.refresh_library()
         self.refresh_history()
         self._check_models()
+
+    def _fit_to_screen(self) -> None:
+        """The window's usual size, or what a small screen (a 1366 × 768 laptop) has room for."""
+        screen = self.screen().availableGeometry()
+        self.resize(min(WINDOW_SIZE[0], int(screen.width() * SCREEN_SHARE)),
+                    min(WINDOW_SIZE[1], int(screen.height() * SCREEN_SHARE)))
 
     # -- wiring ---------------------------------------------------------------------------
 
@@ -339,10 +350,16 @@ class MainWindow(QMainWindow):
         self.answer_view.show_answer(answer, earlier)
         self.ask_panel.set_thread(len(earlier) + 1)
         self.export_action.setEnabled(True)
+        # a new answer opens its page whole, the cited region highlighted and in view; the zoom the reader then
+        # chooses holds while they follow this answer's citations and pages
+        self.viewer.fit()
         if answer.citations:
             self.show_citation(answer.citations[0])
         elif answer.pages_used:
-            self.viewer.open_page(answer.pages_used[0].path, answer.pages_used[0].page)
+            self.viewer.open_page(answer.pages_used[0].path, answer.pages_used[0].page,
+                                  note=NOT_CITED.get(answer.status, "nothing cited"))
+        else:  # the page of an earlier answer may be on screen: it keeps no highlight of that answer's
+            self.viewer.show_uncited(NOT_CITED.get(answer.status, "nothing cited"))
         for ref in answer.pages_used:
             self._load_thumbnail(ref.path, ref.page)
         self.refresh_history()
@@ -436,19 +453,21 @@ class MainWindow(QMainWindow):
         self._check_models()
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.service.settings, self.service.answers.methods(), self)
-        dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen()))
+        dialog = SettingsDialog(self.service.settings, self.service.answers.methods(),
+                                self.service.answers.default_method, self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.chosen(), dialog.data_folder_changed()))
         dialog.open()
         return dialog
 
-    def apply_settings(self, chosen) -> None:
+    def apply_settings(self, chosen, data_folder_changed: bool = False) -> None:
         def apply(progress, cancel):
             self.service.apply_settings(chosen)
             return settings_file.save(chosen)
 
         def applied(path) -> None:
             self.ask_panel.method.setCurrentText(self.service.answers.default_method)
-            self.status_text.setText(f"Settings saved to {path}")
+            restart = "; the new data folder is used when DocQA next starts" if data_folder_changed else ""
+            self.status_text.setText(f"Settings saved to {path}{restart}")
             self._check_models()  # another model or server: other methods may now be too big for it
 
         self.tasks.start("settings", apply, applied, on_failed=self.show_error)
