@@ -88,12 +88,13 @@ class Run:
 
     @property
     def clean(self) -> bool:
-        return self.returncode == 0
+        """The run finished: exit 0, or 1 when some files failed to index (their errors are in the status)."""
+        return self.returncode in (0, 1)
 
 
 def docqa_command() -> list[str]:
     script = Path(sys.executable).parent / "docqa"
-    return [str(script)] if script.exists() else [sys.executable, "-c", "from docqa_desktop.cli import main; main()"]
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from docqa_desktop.cli import main; raise SystemExit(main())"]
 
 
 def _group_rss_kb(pgid: int) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""Cited answers exported as Markdown, HTML, PDF (made with pymupdf, no browser) or JSON (full trace).
+"""Cited answers exported as Markdown, HTML, PDF (laid out by pymupdf, no browser) or JSON (full trace).
 
 Markdown and HTML show numbered citations with the cited region of each page as an image, so a reader
 can check the answer without the PDFs; PDF embeds the same images.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 import re
 from decimal import Decimal, InvalidOperation
@@ -23,6 +24,7 @@ import pymupdf
 
 from .answers import Answer, AnswerStatus, Citation
 from .files import write_atomically
+from .pdf.unicode_map import plain_text_maps
 
 FORMATS = ("md", "html", "pdf", "json")
 REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
@@ -73,6 +75,12 @@ def _thread_title(answers: list[Answer]) -> str:
 def cited_line(n: int, c: Citation) -> str:
     """A numbered citation as one line of plain text (PDF export, copy to the clipboard)."""
     return f'[{n}] {c.source}: "{c.quote}"' if c.quote else f"[{n}] {c.source} (the highlighted region)"
+
+
+def run_line(answer: Answer, escape: Callable[[str], str] = str) -> str:
+    """'Answered · simpledoc · 3 model calls · 41.2 s': how the answer was made, under it in every export."""
+    return (f"{answer.status.label} · {escape(answer.method)} · {len(answer.calls)} model calls · "
+            f"{answer.seconds:.1f} s")
 
 
 # How an answer's text and proof read, the same in the app, the CLI and every export (each styles the pieces).
@@ -146,8 +154,7 @@ def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
         computed = computed_line(answer, lambda n: f"**{n}**", markdown_text)
         lines += [computed, ""] if computed else []
         lines += [f"*{markdown_text(_one_line(answer.check))}*", ""] if answer.check else []
-        lines += [f"*{answer.status.label} · {markdown_text(answer.method)} · "
-                  f"{len(answer.calls)} model calls · {answer.seconds:.1f} s*", "", f"{heading}# Citations", ""]
+        lines += [f"*{run_line(answer, markdown_text)}*", "", f"{heading}# Citations", ""]
         for n, c in enumerate(answer.citations, 1):
             lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
                          f"   {markdown_text(_one_line(c.path))}")
@@ -200,8 +207,8 @@ def _html(answers: list[Answer], render: RenderFn) -> str:
         parts += [f"<h{heading}>{html.escape(answer.question)}</h{heading}>",
                   f"<p{warning}><b>{html.escape(answer.status.verdict)}</b></p>",
                   f"<p style='white-space:pre-wrap'>{html.escape(shown_text(answer))}</p>{proof_html(answer)}",
-                  f"<p><small>{answer.status.label} · {html.escape(answer.method)} · {len(answer.calls)} model calls "
-                  f"· {answer.seconds:.1f} s</small></p><h{heading + 1}>Citations</h{heading + 1}><ol>"]
+                  f"<p><small>{run_line(answer, html.escape)}</small></p>",
+                  f"<h{heading + 1}>Citations</h{heading + 1}><ol>"]
         for c in answer.citations:
             png = render(c)
             image = (f"<br><img alt='cited region' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
@@ -212,59 +219,63 @@ def _html(answers: list[Answer], render: RenderFn) -> str:
     return "\n".join(parts)
 
 
+# The PDF is laid out by MuPDF's HTML engine (pymupdf.Story): it flows the answers over A4 pages and draws each
+# character in the first font that has it -- Nimbus Sans (Helvetica) for Latin, Greek and Cyrillic, then MuPDF's
+# bundled fallbacks: Droid Sans Fallback for Chinese, Japanese and Korean, the Noto fonts of other scripts and
+# symbols, Noto Emoji (monochrome) for emoji. Only the glyphs used are embedded.
+PDF_PAGE = pymupdf.paper_rect("a4")
+PDF_TEXT_AREA = PDF_PAGE + (50, 50, -50, -42)
+PDF_IMAGE_HEIGHT = 260.0  # points: a cited region is a strip of the page, not the page again
+PDF_CSS = ("* {font-family: sans-serif; margin: 0; padding: 0}"
+           "p {white-space: pre-wrap; margin-bottom: 0.6em; font-size: 10pt}"  # the text's own line breaks
+           ".title {font-size: 17pt} .question {font-size: 15pt} .answer {font-size: 11pt}"
+           f".warning {{color: {WARNING_COLOUR}}} .small {{font-size: 9pt}} .check {{color: #666666}}"
+           ".citation {margin-top: 6pt} .answer-end {margin-bottom: 12pt}")
+
+
 def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
-    doc = pymupdf.open()
-    page, y = _new_page(doc), 50.0
-    if len(answers) > 1:
-        y = _write(doc, page, y, _thread_title(answers), 17)
+    story = pymupdf.Story(html=_pdf_html(answers, render), user_css=PDF_CSS)
+    laid_out = io.BytesIO()
+    writer = pymupdf.DocumentWriter(laid_out)
+    more = True
+    while more:
+        device = writer.begin_page(PDF_PAGE)
+        more, _ = story.place(PDF_TEXT_AREA)
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    with pymupdf.open("pdf", laid_out.getvalue()) as doc:
+        try:
+            doc.subset_fonts()  # the whole CJK fallback alone is 3.5 MB
+        except (RuntimeError, ValueError, ImportError):
+            pass  # the whole fonts stay in: a larger file, the same text
+        plain_text_maps(doc)  # emoji and words like "verified" copy and search as written
+        write_atomically(out, doc.tobytes(garbage=3, deflate=True))
+
+
+def _pdf_html(answers: list[Answer], render: RenderFn) -> str:
+    """The answers as the PDF shows them, in the HTML that pymupdf.Story lays out (every text escaped)."""
+    def paragraph(text: str, kind: str = "") -> str:
+        return f"<p class='{kind}'>{html.escape(text)}</p>"
+
+    parts = [paragraph(_thread_title(answers), "title")] if len(answers) > 1 else []
     for answer in answers:
-        if y > 650:
-            page, y = _new_page(doc), 50.0
-        y = _write(doc, page, y, answer.question, 15)
-        y = _write(doc, page, y, answer.status.verdict, 10)
-        y = _write(doc, page, y, shown_text(answer), 11)
+        warning = "" if answer.status.confident else "warning"
+        parts += [paragraph(answer.question, "question"),
+                  f"<p class='{warning}'><b>{html.escape(answer.status.verdict)}</b></p>",
+                  paragraph(shown_text(answer), "answer")]
         if computed := computed_line(answer):
-            y = _write(doc, page, y, computed, 10)
+            parts.append(paragraph(computed))
         if answer.check:
-            y = _write(doc, page, y, answer.check, 9, GREY)
-        y = _write(doc, page, y, f"{answer.status.label} - {answer.method} - {len(answer.calls)} model calls", 9)
+            parts.append(paragraph(answer.check, "small check"))
+        parts.append(paragraph(run_line(answer), "small"))
         for n, c in enumerate(answer.citations, 1):
-            if y > 700:
-                page, y = _new_page(doc), 50.0
-            y = _write(doc, page, y + 6, cited_line(n, c), 10)
+            parts.append(paragraph(cited_line(n, c), "citation"))
             png = render(c)
             if png:
                 pix = pymupdf.Pixmap(png)
-                height = min(260.0, 495.0 * pix.height / pix.width)
-                if y + height > 790:
-                    page, y = _new_page(doc), 50.0
-                page.insert_image(pymupdf.Rect(50, y, 50 + height * pix.width / pix.height, y + height), stream=png)
-                y += height + 8
-        y += 12
-    try:
-        doc.subset_fonts()  # only the glyphs used: ~13 KB instead of the whole font's 33 KB
-    except (RuntimeError, ValueError, ImportError):
-        pass  # the whole font stays in: a larger file, the same text
-    write_atomically(out, doc.tobytes(garbage=3, deflate=True))
-    doc.close()
-
-
-# Helvetica embedded as a Unicode font: the base-14 "helv" writes only Latin-1, so the verdicts' dash and the
-# curly quotes of pages and checks came out as "?"
-PDF_FONT = "helv-unicode"
-
-
-def _new_page(doc):
-    page = doc.new_page(width=595, height=842)  # A4
-    page.insert_font(fontname=PDF_FONT, fontbuffer=pymupdf.Font("helv").buffer)  # one copy in the file
-    return page
-
-
-GREY = (0.4, 0.4, 0.4)
-
-
-def _write(doc, page, y: float, text: str, size: float, color: tuple = (0, 0, 0)) -> float:
-    box = pymupdf.Rect(50, y, 545, 800)
-    spare = page.insert_textbox(box, text, fontsize=size, fontname=PDF_FONT, color=color)
-    used = box.height - spare if spare >= 0 else box.height
-    return y + used + size * 0.6
+                height = min(PDF_IMAGE_HEIGHT, PDF_TEXT_AREA.width * pix.height / pix.width)
+                parts.append(f"<p><img src='data:image/png;base64,{base64.b64encode(png).decode()}' "
+                             f"width='{height * pix.width / pix.height:.1f}' height='{height:.1f}'></p>")
+        parts.append("<p class='answer-end'></p>")
+    return "\n".join(parts)

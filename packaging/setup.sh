@@ -24,3 +24,8 @@ fi
 extra=""
 [ "${1:-}" = "test" ] && extra="[test]"
 .venv/bin/python -m pip install --quiet -e ".${extra}"
+# The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): say which are
+# missing, with the one apt-get / dnf command that installs them. The command line works without them.
+if ! .venv/bin/python -m docqa_desktop.ui.system_libraries; then
+    echo "setup: done; \`docqa gui\` will start once the libraries above are installed" >&2
+fi

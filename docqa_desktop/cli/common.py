@@ -85,5 +85,26 @@ def positive(text: str) -> int:
     return value
 
 
+def zero_or_more(text: str) -> int:
+    """An argument type: a whole number of 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def require_existing(paths: list[str], verb: str) -> None:
+    """A path the user named that is not there is a usage error (exit 2), said before any work starts."""
+    missing = [path for path in paths if not os.path.exists(path)]
+    if missing:
+        raise FileNotFoundError(f"cannot {verb} {', '.join(missing)}: no such file or folder")
+
+
+def one_line(text: str, width: int) -> str:
+    """`text` on one line (its line breaks and runs of spaces as one space), cut to `width` characters with '…'."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
+
+
 def add_doc_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--doc", action="append", help="limit to a document (file name); repeatable")

@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import json
 
-from ..service import EXPORT_FORMATS, Service
-from .common import positive
+from ..service import EXPORT_FORMATS, Service, shown_text
+from .common import one_line, zero_or_more
+
+SHOWN = 20  # answers `docqa history` lists unless --limit says otherwise
+QUESTION_WIDTH, ANSWER_WIDTH = 100, 100  # characters of each on its one line
 
 
 def add_parsers(sub, common) -> None:
     p = sub.add_parser("history", parents=[common], help="questions asked before, newest first")
-    p.add_argument("--limit", type=positive, default=20)
+    p.add_argument("--limit", type=zero_or_more, default=SHOWN, metavar="N",
+                   help=f"show the newest N answers (default {SHOWN}; 0: all of them)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=history)
 
@@ -22,16 +26,21 @@ def add_parsers(sub, common) -> None:
 
 
 def history(service: Service, args) -> int:
-    answers = service.answers.history(args.limit)
+    answers = service.answers.history(args.limit or None)
     if args.json:
         print(json.dumps([{**a.as_json(), "question": a.question, "created_at": a.created_at} for a in answers],
                          indent=2, ensure_ascii=False))
         return 0
     if not answers:
         print("no questions asked yet: docqa ask QUESTION")
-    for a in answers:
+        return 0
+    for a in answers:  # two lines each, whatever the question and answer hold: the columns stay aligned
         follow_up = f"↳ (follow-up in thread {a.thread}) " if a.thread else ""
-        print(f"{a.id}  {a.created_at}  {a.status.label:16} {follow_up}{a.question}\n{'':48}{a.text[:100]}")
+        print(f"{a.id}  {a.created_at}  {a.status.label:16} {follow_up}{one_line(a.question, QUESTION_WIDTH)}\n"
+              f"{'':48}{one_line(shown_text(a), ANSWER_WIDTH)}")
+    total = service.answers.history_size()
+    more = " (--limit N for more, --limit 0 for all)" if len(answers) < total else ""
+    print(f"\n{len(answers)} of {total} answers, newest first{more}")
     return 0
 
 

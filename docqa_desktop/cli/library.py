@@ -6,7 +6,7 @@ import sys
 
 from ..domain import IndexReport, StageStatus
 from ..service import Service
-from .common import ProgressBar, cancel_on_sigint
+from .common import ProgressBar, cancel_on_sigint, require_existing
 
 
 def add_parsers(sub, common) -> None:
@@ -41,6 +41,7 @@ def add_parsers(sub, common) -> None:
 
 
 def index(service: Service, args) -> int:
+    require_existing(args.paths, "index")
     cancel = cancel_on_sigint()
     bar = None if args.no_progress or args.json else ProgressBar(service.library.stages)
     report = service.library.index(args.paths, bar, cancel, enrich=not args.searchable_only)
@@ -50,7 +51,7 @@ def index(service: Service, args) -> int:
         print(json.dumps(report.as_json(), indent=2))
     else:
         print_report(report)
-    return 1 if report.cancelled else 0
+    return 130 if report.cancelled else 1 if report.failed else 0  # 1: some files failed, the rest are indexed
 
 
 def watch(service: Service, args) -> int:

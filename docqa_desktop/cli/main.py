@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .. import logs
@@ -11,13 +12,25 @@ from . import app, asking, evaluation, history, library, models, pages
 from .common import signal_handlers_restored
 
 COMMAND_GROUPS = (library, pages, asking, history, evaluation, app, models)
+OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (`| head`)
+EXIT_CODES = f"""exit codes:
+  0    done (an answer of any verdict: answered, unverified draft, closest passages, not found)
+  1    done in part: some files failed to index (the others are indexed; the report names each and why),
+       an answer failed, `remove` found nothing to remove, `models verify` found a broken file
+  2    usage or bad input: a wrong or missing argument, a file or folder that is not there, an empty query or
+       question, an unknown document or answer id, a missing system library (`gui`), a database that cannot be
+       opened (damaged, in use, read-only)
+  130  cancelled (Ctrl-C): what was done is kept
+  {OUTPUT_CLOSED}  the output was closed before it was all written (piped into `head`, say): nothing more is
+       written, no error is printed, as with other Unix tools"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--home", default=argparse.SUPPRESS,
                         help="keep database, caches, logs and settings under this folder (or set DOCQA_HOME)")
-    parser = argparse.ArgumentParser(prog="docqa", parents=[common],
+    parser = argparse.ArgumentParser(prog="docqa", parents=[common], epilog=EXIT_CODES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="Private question answering over your PDF libraries.")
     sub = parser.add_subparsers(dest="command", required=True)
     for group in COMMAND_GROUPS:
@@ -26,6 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # a reader that went away shows here, not as a traceback at the interpreter's exit
+    except BrokenPipeError:
+        _discard_stdout()
+        return OUTPUT_CLOSED
+
+
+def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     settings = None
     try:
@@ -36,9 +60,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise  # not the product's error: the reader of the output went away
     except Exception as exc:  # the product's errors, said in its words; anything else is a fault: a traceback
         error = user_error(exc, settings)
         if error is None:
             raise
         print(f"docqa: {error}", file=sys.stderr)
         return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered is not written to the closed pipe at exit (the
+    recipe of Python's signal documentation)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a file descriptor (a test's capture): nothing to close
+        pass

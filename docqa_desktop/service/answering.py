@@ -132,8 +132,13 @@ class Answers:
 
     # -- history and threads ------------------------------------------------------------------------
 
-    def history(self, limit: int = 50) -> list[Answer]:
+    def history(self, limit: int | None = 50) -> list[Answer]:
+        """The newest `limit` answers, newest first (None: every one)."""
         return answers_store.recent_answers(self._resources.db.cursor(), limit)
+
+    def history_size(self) -> int:
+        """How many answers the history holds."""
+        return answers_store.count_answers(self._resources.db.cursor())
 
     def answer(self, answer_id: str) -> Answer:
         found = answers_store.load_answer(self._resources.db.cursor(), answer_id)

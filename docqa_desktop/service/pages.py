@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ..domain import SearchHit
-from ..errors import UnknownDocument
+from ..errors import InvalidRequest, UnknownDocument
 from ..pdf.render import RenderedPage, ThumbnailCache, render
 from ..retrieval.page_retriever import PageRetriever, SearchMode
 from ..store import catalog
@@ -54,7 +54,9 @@ class Pages:
     def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
                mode: SearchMode | str | None = None) -> list[SearchHit]:
         """Pages for a query; `mode` defaults to the search.mode setting (auto: hybrid once pages have
-        visual embeddings, else text)."""
+        visual embeddings, else text). An empty query is refused: it would rank pages at random."""
+        if not query.strip():
+            raise InvalidRequest("the search query is empty")
         settings = self._resources.settings
         return self.retriever().search(query, self.resolve_documents(docs), k, mode or settings.search.mode)
 

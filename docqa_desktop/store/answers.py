@@ -18,7 +18,12 @@ def load_answer(cur, answer_id: str) -> Answer | None:
     return _answer(*row) if row else None
 
 
-def recent_answers(cur, limit: int = 50) -> list[Answer]:
+def count_answers(cur) -> int:
+    return cur.execute("SELECT count(*) FROM answers").fetchone()[0]
+
+
+def recent_answers(cur, limit: int | None = 50) -> list[Answer]:
+    """The newest `limit` answers, newest first (None: all of them)."""
     rows = cur.execute("SELECT record, strftime(created_at, '%Y-%m-%d %H:%M:%S') FROM answers "
                        "ORDER BY created_at DESC, rowid DESC LIMIT ?", [limit]).fetchall()
     return [_answer(*row) for row in rows]
