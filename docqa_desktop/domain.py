@@ -64,6 +64,15 @@ class ChunkHit:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """What a library lists a document by, as far as its metadata or first page say it (pdf/metadata.py): each
+    field empty when not found with reasonable confidence, never guessed."""
+    title: str = ""
+    authors: str = ""  # "Ann Lee, Bo Chen"
+    year: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FileEntry:
     """One path on disk and what the index knows about it."""
     path: str
@@ -72,6 +81,7 @@ class FileEntry:
     pages: int | None
     error: str | None
     doc_id: int | None
+    info: DocumentInfo = DocumentInfo()
 
 
 @dataclass(frozen=True, slots=True)
