@@ -212,9 +212,10 @@ UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL;
 # What a library lists a document by (store/document_info.py): title, authors and year from its metadata or its
 # first page (pdf/metadata.py). A table of its own, not columns of `documents` (an ALTER TABLE there is what DuckDB
 # 1.4 cannot replay from its WAL, see V6). Empty here: the next index run fills it for the documents indexed
-# before, and again for all of them when the heuristics change (`version`).
+# before, and again for all of them when the heuristics change (`version`). (IF NOT EXISTS: tests roll a file
+# back to an older version by its meta row alone.)
 SCHEMA_V7 = """
-CREATE TABLE document_info (
+CREATE TABLE IF NOT EXISTS document_info (
     doc_id BIGINT PRIMARY KEY,
     title VARCHAR NOT NULL,          -- '' when neither the metadata nor page 1 gives one
     authors VARCHAR NOT NULL,        -- 'Ann Lee, Bo Chen', or ''
