@@ -72,6 +72,8 @@ def document_row(entry: FileEntry) -> QTreeWidgetItem:
     for column, (text, key) in enumerate(zip(texts, keys)):
         item.setData(column, SORT_KEY, _sort_key(key))
         item.setToolTip(column, text)  # the whole text of an elided cell
+    for column in (YEAR, PAGES):
+        item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     item.setData(0, Qt.ItemDataRole.UserRole, entry.path)
     item.setToolTip(FILE, entry.path)
     if not info.title:
