@@ -202,8 +202,7 @@ def test_repair_of_a_damaged_write_ahead_log_keeps_the_last_checkpoint(home, cap
 
 def downgrade_to_v2(db: Path) -> None:
     """The file as schema v2 left it (before the artifacts, summary-tree, keyword, chunk-vector and document-info
-    steps), with its
-    indexed data and page summary."""
+    steps), with its indexed data and page summary."""
     with duckdb.connect(str(db)) as con:
         con.execute("DROP TABLE tree_nodes; DROP TABLE tree_builds; DROP SEQUENCE tree_node_ids")
         con.execute("DROP TABLE keyword_terms; DROP TABLE keyword_postings; DROP TABLE keyword_pages; "
