@@ -64,6 +64,15 @@ class ChunkHit:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """What a library lists a document by, as far as its metadata or first page say it (pdf/metadata.py): each
+    field empty when not found with reasonable confidence, never guessed."""
+    title: str = ""
+    authors: str = ""  # "Ann Lee, Bo Chen"
+    year: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FileEntry:
     """One path on disk and what the index knows about it."""
     path: str
@@ -72,6 +81,7 @@ class FileEntry:
     pages: int | None
     error: str | None
     doc_id: int | None
+    info: DocumentInfo = DocumentInfo()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,16 +91,23 @@ class StageStatus:
     done: int
     pending: int
     unit: str  # pages | chunks
-    note: str = ""  # why a stage does not run (switched off, no model installed)
+    note: str = ""  # how its work gets done; when off, why, in plain words ("off (no GPU)")
+    off: bool = False  # it does not run now (switched off, no model, not needed): its pending work is not coming
+    hint: str = ""  # how to turn it on, when off
 
     @property
     def counts(self) -> str:
         """'1,200 / 1,500 pages'"""
         return f"{self.done:,} / {self.done + self.pending:,} {self.unit}"
 
+    @property
+    def state(self) -> str:
+        return "off" if self.off else "pending" if self.pending else "done"
+
     def as_json(self) -> dict:
         return {"stage": self.stage, "done": self.done, "pending": self.pending, "unit": self.unit,
-                **({"note": self.note} if self.note else {})}
+                "state": self.state, **({"note": self.note} if self.note else {}),
+                **({"hint": self.hint} if self.hint else {})}
 
 
 @dataclass(frozen=True, slots=True)

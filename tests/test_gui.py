@@ -12,6 +12,7 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 from PySide6.QtCore import Qt  # noqa: E402
 
 from docqa_desktop.service import Service  # noqa: E402
+from docqa_desktop.ui.library_panel import FILE, PAGES, STATUS  # noqa: E402
 
 PACKAGE = Path(__file__).resolve().parent.parent / "docqa_desktop"
 
@@ -38,7 +39,7 @@ def test_only_the_ui_package_imports_qt_and_the_ui_imports_no_engines():
 
 def _pages(win) -> list[str]:
     tree = win.library.tree
-    return [tree.topLevelItem(i).child(j).text(1) for i in range(tree.topLevelItemCount())
+    return [tree.topLevelItem(i).child(j).text(PAGES) for i in range(tree.topLevelItemCount())
             for j in range(tree.topLevelItem(i).childCount())]
 
 
@@ -48,7 +49,7 @@ def _documents(win) -> dict[str, str]:
     for i in range(tree.topLevelItemCount()):
         folder = tree.topLevelItem(i)
         for j in range(folder.childCount()):
-            found[folder.child(j).text(0)] = folder.child(j).text(2)
+            found[folder.child(j).text(FILE)] = folder.child(j).text(STATUS)
     return found
 
 
@@ -74,7 +75,7 @@ def test_adding_a_folder_indexes_it_and_lists_its_documents(window, qtbot, libra
     qtbot.waitUntil(lambda: window.library.stages.isVisible(), timeout=30_000)
     stages = window.library.stages.text()
     pages = sum(int(p or 0) for p in _pages(window))
-    assert f"Keywords: {pages:,} / {pages:,} pages" in stages and f"Layout: 0 / {pages:,} pages" in stages
+    assert f"Keywords: {pages:,} / {pages:,} pages" in stages and "Layout: switched off (index.layout)" in stages
     assert "switched off" in window.library.stages.toolTip()
     # recorded, not asserted (tests do not judge wall-clock time): benchmarks/gui_stall.py measures the corpus
     for key, value in meter.summary().items():
@@ -114,7 +115,7 @@ def test_a_broken_pdf_shows_its_error(window, qtbot, tmp_path):
     window.add_paths([str(folder)])
     qtbot.waitUntil(lambda: "error" in _documents(window).get("truncated.pdf", ""), timeout=60_000)
     item = window.library.tree.topLevelItem(0).child(0)
-    assert "truncated.pdf" in item.toolTip(0) and len(item.toolTip(2)) > 5  # the reason, on hover
+    assert "truncated.pdf" in item.toolTip(0) and len(item.toolTip(STATUS)) > 5  # the reason, on hover
 
 
 ASK_BUDGET = {"DOCQA_ASK_K": "3", "DOCQA_ASK_MAX_PAGES": "2", "DOCQA_ASK_PAGE_TOKENS": "150",

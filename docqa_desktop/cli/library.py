@@ -57,11 +57,12 @@ def index(service: Service, args) -> int:
 def watch(service: Service, args) -> int:
     stop = cancel_on_sigint()
     bar = ProgressBar(service.library.stages)
+    said: dict[str, str] = {}  # why a stage is off, as last said: not repeated after every run
 
     def on_report(report: IndexReport):
         bar.close()
         if report.added or report.updated or report.removed or report.failed:
-            print_report(report)
+            print_report(report, said)
 
     def on_error(exc: Exception):
         bar.close()
@@ -106,7 +107,8 @@ def status(service: Service, args) -> int:
     entries = service.library.status()
     stages = service.library.enrichment()
     if args.json:
-        print(json.dumps({"documents": [{"name": e.name, "path": e.path, "pages": e.pages,
+        print(json.dumps({"documents": [{"name": e.name, "path": e.path, "title": e.info.title or None,
+                                         "authors": e.info.authors or None, "year": e.info.year, "pages": e.pages,
                                          "status": e.status.value, "error": e.error} for e in entries],
                           "stages": [stage.as_json() for stage in stages]}, indent=2))
         return 0
@@ -114,8 +116,11 @@ def status(service: Service, args) -> int:
         print("nothing indexed yet: docqa index FOLDER")
     for e in entries:
         pages = f"{e.pages} p." if e.pages is not None else "-"
-        line = f"{e.status.value:8} {pages:>8}  {e.path}"
-        print(line + (f"\n{'':18}{e.error}" if e.error else ""))
+        print(f"{e.status.value:8} {pages:>8}  {e.path}")
+        described = " · ".join(str(part) for part in (e.info.title, e.info.authors, e.info.year) if part)
+        for below in (described, e.error):
+            if below:
+                print(f"{'':18}{below}")
     t = service.library.totals()
     print(f"\n{t['documents']} documents, {t['pages']} pages")
     for stage in stages:
@@ -125,7 +130,10 @@ def status(service: Service, args) -> int:
 
 
 def stage_line(stage: StageStatus) -> str:
-    """'1,200 / 1,500 pages, 300 pending' — or the reason the stage does not run."""
+    """'1,200 / 1,500 pages, 300 pending' — or that the stage is off and why, and how to turn it on."""
+    if stage.off:
+        return stage.note + (f" ({stage.counts} done)" if stage.done else "") + (
+            f" — {stage.hint}" if stage.hint else "")
     line = stage.counts + (f", {stage.pending:,} pending" if stage.pending else "")
     if stage.pending and stage.note:
         line += f" ({stage.note})"
@@ -134,15 +142,23 @@ def stage_line(stage: StageStatus) -> str:
     return line
 
 
-def print_report(report: IndexReport) -> None:
+def print_report(report: IndexReport, said: dict[str, str] | None = None) -> None:
+    """The run's counts, a line for each stage that did some work, and why a stage is off — once: `said` (a
+    watch's, kept across its runs) holds what was said last, and an unchanged reason is not said again."""
     state = "cancelled" if report.cancelled else "done"
-    stages = report.stages.values()
-    summary = "".join(f", {r.reported.summary.format(done=r.done)}" for r in stages if r.reported.summary)
+    stages = report.stages
+    summary = "".join(f", {r.reported.summary.format(done=r.done)}" for r in stages.values() if r.reported.summary)
     print(f"{state}: {report.added} added, {report.updated} updated, {report.removed} removed, "
           f"{report.unchanged} unchanged, {report.failed} failed; {report.pages} pages{summary} "
           f"in {report.seconds:.1f}s")
-    for r in stages:
-        if r.reported.line and (r.done or r.note):
+    for name, r in stages.items():
+        if not r.reported.line:
+            continue
+        if r.done:
             print(r.reported.line.format(done=r.done) + (f"; {r.note}" if r.note else ""))
+        elif r.note and (said is None or said.get(name) != r.note):
+            print(f"{name}: {r.note}")
+        if said is not None:
+            said[name] = r.note
     for path, reason in report.errors.items():
         print(f"  error: {path}: {reason}")

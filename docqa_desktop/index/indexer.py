@@ -20,6 +20,7 @@ from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
 from .parse_task import TaskResult, parse_pages
 from ..pdf.document import PdfError, open_pdf
+from .describe import describe_parsed, describe_pending
 from .pipeline import OrderedPool, Task
 from .scan import FileState, find_pdfs, normalise
 from .stages import Stage, StageContext
@@ -72,6 +73,8 @@ class Indexer:
         jobs = self._plan(candidates, report, emit)
         if jobs and not cancel.is_set():
             self._parse(jobs, report, emit, cancel)
+        if not cancel.is_set():
+            describe_pending(self.db, cancel)  # titles of documents indexed before they were kept
         # searchable by keywords from here on (each document as it committed); the background passes follow
         if enrich:
             self._enrich(report, emit, cancel)
@@ -242,18 +245,21 @@ class Indexer:
         with self.db.transaction() as cur:
             doc_id = content.insert_document(cur, sha256=job.sha256, size=job.paths[0].state.size,
                                              title=job.title, page_count=job.pages, parser_version=PARSER_VERSION)
+            first_page = None
             for task_index in job.tasks:
                 result = pipeline.result(task_index)
                 if result.error:
                     self._check_unchanged(job)  # a file replaced mid-parse is "changed", not broken
                     raise PdfError(result.error)
                 self._add_stage_time(result.seconds)
+                first_page = first_page or next((p for p in result.pages if p.number == 1), None)
                 content.insert_pages(self.db, cur, doc_id, result.pages)
                 content.insert_chunks(self.db, cur, doc_id, result.chunks)
                 progress.pages_parsed(len(result.pages))
                 if cancel.is_set():
                     raise Cancelled()  # rolls this document back; it stays pending
             self._check_unchanged(job)
+            describe_parsed(cur, doc_id, job.paths[0].path, first_page)
             for cand in job.paths:
                 catalog.set_file(cur, cand.path, library_id=cand.library_id, doc_id=doc_id,
                                  size=cand.state.size, mtime=cand.state.mtime, status=FileStatus.INDEXED)

@@ -60,7 +60,7 @@ class Service:
         # the answers index an evaluation's corpus through the library; a watch prepares through the answers
         self.answers = Answers(self._resources, self.pages, self.models,
                                lambda paths, progress, cancel: self.library.index(paths, progress, cancel))
-        self.library = Library(self._resources, self.answers.prepare)
+        self.library = Library(self._resources, self.answers.prepare, lambda: self.answers.default_method)
 
     @property
     def settings(self) -> Settings:

@@ -2,6 +2,7 @@
 database, and what is indexed, pending or failed."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Callable
@@ -26,9 +27,11 @@ PrepareFn = Callable[..., object]
 
 
 class Library:
-    def __init__(self, resources: Resources, prepare: PrepareFn):
+    def __init__(self, resources: Resources, prepare: PrepareFn, current_method: Callable[[], str]):
+        """`current_method()`: the method questions go to now, whose prepared work alone is pending."""
         self._resources = resources
         self._prepare = prepare
+        self._current_method = current_method
 
     @property
     def database_path(self) -> Path:
@@ -98,11 +101,17 @@ class Library:
 
     def enrichment(self) -> list[StageStatus]:
         """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
-        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries)."""
+        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries): off, when
+        questions go to another method."""
         db = self._resources.db
         cur, artifacts = db.cursor(), ArtifactStore(db)
+        current = self._current_method()
+        prepared = [(spec, spec.prepared(artifacts)) for spec in METHODS.values() if spec.prepared]
         return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
-                + [spec.prepared(artifacts) for spec in METHODS.values() if spec.prepared])
+                + [row if spec.name == current else dataclasses.replace(
+                    row, off=True, note=f"not needed by the current method ({METHODS[current].title})",
+                    hint=f"{spec.title} writes them at its first question, or `docqa prepare --method {spec.name}`")
+                   for spec, row in prepared])
 
     def onnx_providers(self) -> list[str]:
         """The onnxruntime execution providers layout and OCR use here, preferred first."""

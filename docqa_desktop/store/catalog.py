@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from ..domain import FileEntry, FileStatus
+from ..domain import DocumentInfo, FileEntry, FileStatus
 from . import versions
 
 def listed(ids) -> str:
@@ -79,7 +79,7 @@ def drop_orphan_documents(cur) -> int:
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
     for table in ("pages", "words", "elements", "chunks", "chunk_vectors", "page_vectors", "artifacts", "tree_nodes",
-                  "tree_builds", "keyword_postings", "keyword_pages", "enrichment"):
+                  "tree_builds", "keyword_postings", "keyword_pages", "enrichment", "document_info"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN ({listed(orphans)})")
     cur.execute(f"DELETE FROM documents WHERE id IN ({listed(orphans)})")
     if orphans:
@@ -90,10 +90,12 @@ def drop_orphan_documents(cur) -> int:
 
 def file_entries(cur) -> list[FileEntry]:
     rows = cur.execute(
-        "SELECT f.path, f.status, d.pages, f.error, f.doc_id FROM files f "
-        "LEFT JOIN documents d ON d.id = f.doc_id ORDER BY f.path").fetchall()
-    return [FileEntry(path=p, name=os.path.basename(p), status=FileStatus(s), pages=n, error=e, doc_id=d)
-            for p, s, n, e, d in rows]
+        "SELECT f.path, f.status, d.pages, f.error, f.doc_id, i.title, i.authors, i.year FROM files f "
+        "LEFT JOIN documents d ON d.id = f.doc_id LEFT JOIN document_info i ON i.doc_id = f.doc_id "
+        "ORDER BY f.path").fetchall()
+    return [FileEntry(path=p, name=os.path.basename(p), status=FileStatus(s), pages=n, error=e, doc_id=d,
+                      info=DocumentInfo(title or "", authors or "", year))
+            for p, s, n, e, d, title, authors, year in rows]
 
 
 def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:

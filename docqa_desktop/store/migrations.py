@@ -209,6 +209,21 @@ INSERT INTO chunk_vectors SELECT id, doc_id, page, embedding FROM chunks WHERE e
 UPDATE chunks SET embedding = NULL WHERE embedding IS NOT NULL;
 """
 
+# What a library lists a document by (store/document_info.py): title, authors and year from its metadata or its
+# first page (pdf/metadata.py). A table of its own, not columns of `documents` (an ALTER TABLE there is what DuckDB
+# 1.4 cannot replay from its WAL, see V6). Empty here: the next index run fills it for the documents indexed
+# before, and again for all of them when the heuristics change (`version`). (IF NOT EXISTS: tests roll a file
+# back to an older version by its meta row alone.)
+SCHEMA_V7 = """
+CREATE TABLE IF NOT EXISTS document_info (
+    doc_id BIGINT PRIMARY KEY,
+    title VARCHAR NOT NULL,          -- '' when neither the metadata nor page 1 gives one
+    authors VARCHAR NOT NULL,        -- 'Ann Lee, Bo Chen', or ''
+    year INTEGER,
+    version INTEGER NOT NULL         -- the heuristics that found them (index/describe.py: INFO_VERSION)
+);
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
@@ -217,6 +232,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, SCHEMA_V4),
     (5, SCHEMA_V5),
     (6, SCHEMA_V6),
+    (7, SCHEMA_V7),
 ]
 LATEST = MIGRATIONS[-1][0]
 

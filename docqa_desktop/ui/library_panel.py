@@ -1,10 +1,11 @@
-"""Watched folders and their documents: status, page counts, errors on hover; add, remove, re-index."""
+"""Watched folders and their documents: title, authors, year, pages, file name and status in sortable columns
+(long text elided, in full on hover), errors on hover; add, remove, re-index."""
 from __future__ import annotations
 
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -20,6 +21,10 @@ from PySide6.QtWidgets import (
 
 from ..domain import FileEntry, FileStatus, StageStatus
 
+COLUMNS = ("Title", "Authors", "Year", "Pages", "File", "Status")
+TITLE, AUTHORS, YEAR, PAGES, FILE, STATUS = range(len(COLUMNS))
+SORT_KEY = Qt.ItemDataRole.UserRole + 1  # what a column sorts by: numbers as numbers, blanks last
+NO_TITLE = "No title in the PDF's metadata or on its first page: listed by its file name"
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
 OTHER_FILES = "Single files"
 INDEXING = "⟳ indexing"
@@ -38,6 +43,58 @@ def group_by_library(roots: list[str], entries: list[FileEntry]) -> dict[str, li
     return groups
 
 
+class _Row(QTreeWidgetItem):
+    """A row that sorts by SORT_KEY (years and pages as numbers) rather than by the text shown."""
+
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        column = self.treeWidget().sortColumn() if self.treeWidget() else 0
+        mine, theirs = self.data(column, SORT_KEY), other.data(column, SORT_KEY)
+        if mine is None or theirs is None:
+            return super().__lt__(other)
+        return mine < theirs
+
+
+def _sort_key(value) -> tuple:
+    """Blanks after every value; text without case."""
+    if value in (None, ""):
+        return (1, "")
+    return (0, value.lower() if isinstance(value, str) else value)
+
+
+def document_row(entry: FileEntry) -> QTreeWidgetItem:
+    """A document's row: its title (or, in italics, its file name), authors, year, pages, file name, status."""
+    info = entry.info
+    texts = [info.title or entry.name, info.authors, "" if info.year is None else str(info.year),
+             "" if entry.pages is None else str(entry.pages), entry.name,
+             f"{STATUS_MARK[entry.status]} {entry.status.value}"]
+    keys = [info.title or entry.name, info.authors, info.year, entry.pages, entry.name, entry.status.value]
+    item = _Row(texts)
+    for column, (text, key) in enumerate(zip(texts, keys)):
+        item.setData(column, SORT_KEY, _sort_key(key))
+        item.setToolTip(column, text)  # the whole text of an elided cell
+    for column in (YEAR, PAGES):
+        item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    item.setData(0, Qt.ItemDataRole.UserRole, entry.path)
+    item.setToolTip(FILE, entry.path)
+    if not info.title:
+        font = QFont(item.font(TITLE))
+        font.setItalic(True)
+        item.setFont(TITLE, font)
+        item.setToolTip(TITLE, f"{entry.name}\n{NO_TITLE}")
+    if entry.error:  # the reason, wherever the pointer rests on the row
+        for column in range(len(COLUMNS)):
+            item.setToolTip(column, f"{item.toolTip(column)}\n{entry.error}")
+    return item
+
+
+def stage_text(stage: StageStatus) -> str:
+    """'Layout: 70 / 79 pages — 9 pending', or 'Page images: off (no GPU)' for a stage that does not run."""
+    name = stage.stage.capitalize()
+    if stage.off:
+        return f"{name}: {stage.note}" + (f" — {stage.counts} done" if stage.done else "")
+    return f"{name}: {stage.counts}" + (f" — {stage.pending:,} pending" if stage.pending else "")
+
+
 class LibraryPanel(QWidget):
     add_requested = Signal()
     paths_dropped = Signal(list)
@@ -48,13 +105,18 @@ class LibraryPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Document", "Pages", "Status"])
+        self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(FILE, Qt.SortOrder.AscendingOrder)
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionsClickable(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((AUTHORS, 120), (YEAR, 48), (PAGES, 48), (FILE, 120), (STATUS, 80)):
+            header.resizeSection(column, width)
         self.tree.itemActivated.connect(self._activated)
         self.add_button = QPushButton("Add folder…")
         self.add_button.setToolTip("Add a folder of PDFs to the library (Ctrl+O); you can also drop folders here")
@@ -86,32 +148,27 @@ class LibraryPanel(QWidget):
     def show_library(self, roots: list[str], entries: list[FileEntry]) -> None:
         expanded = {self.tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
                     for i in range(self.tree.topLevelItemCount()) if self.tree.topLevelItem(i).isExpanded()}
+        self.tree.setSortingEnabled(False)  # filled first, sorted once
         self.tree.clear()
         for root, files in group_by_library(roots, entries).items():
-            folder = QTreeWidgetItem([os.path.basename(root.rstrip(os.sep)) or root, str(sum(f.pages or 0 for f in files)),
-                                      f"{len(files)} files"])
+            name = os.path.basename(root.rstrip(os.sep)) or root
+            folder = _Row([name, "", "", str(sum(f.pages or 0 for f in files)), "", f"{len(files)} files"])
+            for column, key in ((TITLE, name), (FILE, name), (PAGES, sum(f.pages or 0 for f in files))):
+                folder.setData(column, SORT_KEY, _sort_key(key))
             folder.setData(0, Qt.ItemDataRole.UserRole, root)
-            folder.setToolTip(0, root)
-            for entry in files:
-                item = QTreeWidgetItem([entry.name, "" if entry.pages is None else str(entry.pages),
-                                        f"{STATUS_MARK[entry.status]} {entry.status.value}"])
-                item.setData(0, Qt.ItemDataRole.UserRole, entry.path)
-                item.setToolTip(0, entry.path)
-                if entry.error:
-                    item.setToolTip(2, entry.error)
-                    item.setToolTip(0, f"{entry.path}\n{entry.error}")
-                folder.addChild(item)
+            folder.setToolTip(TITLE, root)
+            folder.addChildren([document_row(entry) for entry in files])
             self.tree.addTopLevelItem(folder)
             folder.setExpanded(root in expanded or len(expanded) == 0)
+        self.tree.setSortingEnabled(True)
         self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
 
     def show_stages(self, stages: list[StageStatus]) -> None:
-        """One line per stage: done / total, and what is pending (why, when a stage does not run)."""
+        """One line per stage: done / total and what is pending, or that it is off and why."""
         pages = next((s.done for s in stages if s.stage == "keywords"), 0)
-        lines = [f"{s.stage.capitalize()}: {s.counts}" + (f" — {s.pending:,} pending" if s.pending else "")
-                 for s in stages]
-        self.stages.setText("\n".join(lines))
-        self.stages.setToolTip("\n".join(f"{s.stage}: {s.note}" for s in stages if s.note) or
+        self.stages.setText("\n".join(stage_text(s) for s in stages))
+        self.stages.setToolTip("\n".join(f"{s.stage}: {s.note}" + (f" — {s.hint}" if s.hint else "")
+                                         for s in stages if s.note) or
                                "Documents are searchable by keywords as soon as they are read; layout, embeddings "
                                "and page images follow in the background, most recently added and asked-about first.")
         self.stages.setVisible(pages > 0)
@@ -122,8 +179,8 @@ class LibraryPanel(QWidget):
             folder = self.tree.topLevelItem(i)
             for j in range(folder.childCount()):
                 item = folder.child(j)
-                if path and item.data(0, Qt.ItemDataRole.UserRole) == path and "indexed" not in item.text(2):
-                    item.setText(2, INDEXING)
+                if path and item.data(0, Qt.ItemDataRole.UserRole) == path and "indexed" not in item.text(STATUS):
+                    item.setText(STATUS, INDEXING)
 
     def selected_documents(self) -> list[str]:
         """Paths of the selected documents (a selected folder stands for all of its documents)."""

@@ -17,7 +17,7 @@ from ..store.database import Database
 from ..vectors.page_embedder import PageEmbedder
 from .library_index import VisualLibraryIndex
 from .search_index import SearchDepth
-from .stage import NO_EMBEDDER, PageImages
+from .stage import EMBEDDER_HINT, PageImages
 
 
 class VisualModels:
@@ -36,7 +36,7 @@ class VisualModels:
             if self._embedder is None:
                 resolved = self.resolved()
                 if resolved is None:
-                    raise LookupError(NO_EMBEDDER)
+                    raise LookupError(f"no page embedder installed ({EMBEDDER_HINT})")
                 s = self.settings.index
                 self._embedder = PageEmbedder.load(
                     resolved.model_path, base_folder=resolved.base_path, visual_tokens=s.visual_tokens,

@@ -8,6 +8,8 @@ only, since a changed document gets new page rows and a removed one takes its ve
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,9 +33,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NO_EMBEDDER = "skipped: no page embedder installed (`docqa models pull colqwen2.5-v0.2`, or import a folder)"
-NO_GPU = ("skipped: no GPU — the page embedder needs ~20-70 s per page on a CPU, ~7-25 s with "
-          "index.visual_cpu_int8 (set index.visual = \"on\" to embed anyway, resumably)")
+# Why the stage is off, in plain words (its row in `docqa status` and the app, its line in the index report), and
+# how to turn it on.
+NO_EMBEDDER = "off (no page embedder installed)"
+EMBEDDER_HINT = "`docqa models pull colqwen2.5-v0.2`, or import a folder"
+NO_GPU = "off (no GPU)"
+GPU_HINT = ("the page embedder needs ~20-70 s per page on a CPU, ~7-25 s with index.visual_cpu_int8; "
+            "set index.visual = \"on\" to embed anyway, resumably")
+SWITCHED_OFF = "off (index.visual = \"off\")"
 
 
 class RunContext(Protocol):
@@ -60,14 +67,17 @@ class PageImages:
 
     def enabled(self, settings: IndexSettings) -> str | None:
         if settings.visual == "off":
-            return "off (index.visual = \"off\")"
+            return SWITCHED_OFF
         return None if self.models.resolved() else NO_EMBEDDER
 
     def status(self, cur, settings: IndexSettings) -> StageStatus:
         resolved = self.models.resolved()
         done, pending = enrichment.pages_embedded(cur, resolved.name if resolved else None)
-        return StageStatus(self.name, done, pending, self.unit,
-                           "" if resolved else "no page embedder installed (docqa models)")
+        why_not = self.enabled(settings)
+        if why_not is None and settings.visual == "auto" and pending and not _gpu_likely():
+            why_not = NO_GPU  # what run() will find (without importing torch here to ask)
+        hint = {NO_EMBEDDER: EMBEDDER_HINT, NO_GPU: GPU_HINT}.get(why_not or "", "")
+        return StageStatus(self.name, done, pending, self.unit, why_not or "", off=why_not is not None, hint=hint)
 
     def run(self, ctx: RunContext) -> int:
         """Embed the pending pages; returns how many were stored. Unreadable files go to `ctx.errors`."""
@@ -152,6 +162,15 @@ class _PageEmbedding:
             with self.db.transaction() as cur:
                 page_vectors.save(self.db, cur, self.embedder.name, batch)
         return len(batch)
+
+
+def _gpu_likely() -> bool:
+    """Whether run() will find a CUDA GPU, asked cheaply: torch's answer if it is loaded already, else whether
+    an NVIDIA driver is there at all."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return torch.cuda.is_available()
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
 
 
 def _has_cuda() -> bool:

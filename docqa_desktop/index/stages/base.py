@@ -54,4 +54,5 @@ class Stage(Protocol):
 def switch_status(stage: Stage, counts: tuple[int, int], settings: IndexSettings) -> StageStatus:
     """The status row of a stage whose note is why `enabled` says it does not run."""
     done, pending = counts
-    return StageStatus(stage.name, done, pending, stage.unit, stage.enabled(settings) or "")
+    why_not = stage.enabled(settings) or ""
+    return StageStatus(stage.name, done, pending, stage.unit, why_not, off=bool(why_not))
