@@ -114,7 +114,8 @@ def test_clicking_a_citation_scrolls_the_cited_box_into_view_at_any_zoom(window,
     for _ in range(3):  # 125, 150, 200 %
         viewer.zoom_in_button.click()
     assert viewer.zoom == 2.0
-    qtbot.waitUntil(lambda: viewer.image.width() > 1.8 * viewer.scroll.viewport().width(), timeout=60_000)
+    qtbot.waitUntil(lambda: viewer.image.width() > 1.8 * viewer.scroll.viewport().width()
+                    and viewer.cited_in_view(), timeout=60_000)  # the zoomed page opens on the box
     viewport = viewer.scroll.viewport().rect()
     assert viewer.cited.bottom() > viewport.height()  # at the top of the page the box would be out of sight
     viewer.scroll.verticalScrollBar().setValue(0)  # the reader scrolls back up

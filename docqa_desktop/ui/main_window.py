@@ -377,7 +377,8 @@ class MainWindow(QMainWindow):
         def render(progress, cancel):
             return self.service.pages.rendered_page(path, page, width, height)
 
-        self.tasks.start("render", render, lambda rendered: self.viewer.show_render(path, page, rendered),
+        self.tasks.start("render", render,
+                         lambda rendered: self.viewer.show_render(path, page, (width, height), rendered),
                          on_failed=self.viewer.show_error)
 
     # -- history, export ------------------------------------------------------------------

@@ -68,6 +68,7 @@ class PageViewer(QWidget):
         self.page_count = 0
         self.box: BBox | None = None
         self.shown: tuple[str, int] | None = None  # the page on screen
+        self.requested: tuple[str, int, int, int] | None = None  # the newest render asked for: path, page, size
         self.zoom = FIT
         self.note = ""  # said after the page when no region is cited ("stopped, nothing cited")
         self.cited: QRect | None = None  # the cited box on the shown image, for scrolling it into view
@@ -158,11 +159,12 @@ class PageViewer(QWidget):
             if (self.path, self.page) != self.shown:  # a re-render at a new size keeps its title
                 self.title.set_text(os.path.basename(self.path), f" — page {self.page}"
                                     + (f" of {self.page_count}" if self.page_count else "") + "  (rendering…)")
-            self.render_requested.emit(self.path, self.page, *self.pixel_box())
+            self.requested = (self.path, self.page, *self.pixel_box())
+            self.render_requested.emit(*self.requested)
 
-    def show_render(self, path: str, page: int, rendered: RenderedPage) -> None:
-        if (path, page) != (self.path, self.page):
-            return  # an older request finished after the user moved on
+    def show_render(self, path: str, page: int, size: tuple[int, int], rendered: RenderedPage) -> None:
+        if (path, page, *size) != self.requested:
+            return  # an older request (another page, or this one at an earlier zoom) finished after a newer one
         self.page_count = rendered.page_count
         new_page = self.shown != (path, page)
         self.shown = (path, page)
