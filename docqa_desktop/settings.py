@@ -47,6 +47,12 @@ class VisualIndexing(Option):
     OFF = "off"
 
 
+class VisualAttention(Option):
+    AUTO = "auto"  # one call per vision layer: torch's varlen kernel on CUDA where it has one, else padded windows
+    PADDED = "padded"  # one call per vision layer, windows padded and batched
+    PER_WINDOW = "per_window"  # transformers' own: one call per window (thousands per batch)
+
+
 class Fusion(Option):
     CONVEX = "convex"  # weighted normalised scores
     RRF = "rrf"  # reciprocal rank
@@ -144,6 +150,8 @@ class IndexSettings:
     visual_tokens: int = 768  # visual tokens per page image: fewer is faster and coarser (256 / 512 / 768 / 1024)
     visual_cpu_int8: bool = False  # on a CPU, int8 linear layers: ~3x faster, scores drift (visual_embed-real-int8.json)
     visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors
+    visual_attention: VisualAttention = VisualAttention.AUTO  # the vision tower's attention (vectors/vision_attention.py)
+    visual_max_batch: int = 16  # pages per forward on a GPU at most (fewer when free memory is short)
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
 
     __post_init__ = _options_checked

@@ -68,6 +68,12 @@ def build(size: str = "tiny", seed: int = 0):
     with torch.no_grad():
         model.language_model.embed_tokens.weight.normal_(0, 0.02)
         model.custom_text_proj.bias.normal_(0, 0.02)
+        # Random init also leaves the vision tower's attention nearly uniform and weak beside the residual
+        # stream, so vectors would hardly change if it attended wrongly (across windows, to padding): sharpen it
+        # as training does (scores x64, output x10) for tests of the attention to see.
+        for block in model.visual.blocks:
+            block.attn.qkv.weight.mul_(8)
+            block.attn.proj.weight.mul_(10)
     return model, processor
 
 

@@ -1,7 +1,8 @@
 """Page and query embeddings with ColQwen2.5 (colpali-engine): one 128-d vector per image patch and per token.
 
-CUDA in bfloat16 when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are capped
-to a visual-token budget: fewer patches, proportionally less compute, less detail.
+CUDA in bfloat16 with SDPA when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are
+capped to a visual-token budget: fewer patches, proportionally less compute, less detail. The vision tower attends
+with one call per layer instead of one per window (vectors/vision_attention.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..errors import ModelError
 from ..progress import Cancelled, check_cancel
 from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
+from .vision_attention import AUTO, use_vision_attention
 
 log = logging.getLogger(__name__)
 # checkpoints' processor configs carry max_pixels, which transformers passes per call and warns about; the
@@ -25,10 +27,21 @@ log = logging.getLogger(__name__)
 warnings.filterwarnings("ignore", message="Passing `min_pixels` and `max_pixels`", category=FutureWarning)
 
 VISUAL_TOKEN_BUDGETS = (256, 512, 768, 1024)
+# GPU memory a page's activations take per visual token in bfloat16, with a 2x margin: the first GPU check
+# peaked at 13.3 GiB for 16 pages of 768 tokens and 34 GiB for 64, over ~7.5 GiB of weights (~0.4 MiB a token)
+ACTIVATION_BYTES_PER_TOKEN = 2**20
 
 
 class EmbedderError(ModelError):
     pass
+
+
+@dataclass(frozen=True)
+class PreparedPages:
+    """Page images through the processor (on the CPU), ready for the model: prepared on a worker thread while
+    the model embeds the previous batch."""
+    images: list
+    inputs: object  # the processor's BatchFeature
 
 
 @dataclass(frozen=True)
@@ -46,7 +59,8 @@ class PageVectors:
 class PageEmbedder:
     """A loaded ColQwen2.5 model and processor."""
 
-    def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1):
+    def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1,
+                 vision_attention: str = AUTO, max_batch: int = 16):
         import torch
 
         self.torch, self.model, self.processor = torch, model, processor
@@ -54,7 +68,8 @@ class PageEmbedder:
         self.visual_tokens, self.pool_factor = visual_tokens, pool_factor
         processor.image_processor.max_pixels = visual_tokens * PIXELS_PER_TOKEN
         processor.image_processor.size["longest_edge"] = visual_tokens * PIXELS_PER_TOKEN
-        self.batch_size = self._initial_batch()
+        self.set_vision_attention(vision_attention)
+        self.batch_size = self._initial_batch(max_batch)
         # A page takes up to a minute on a CPU: checking between layers makes Cancel take effect in ~2 s.
         self.cancel: threading.Event | None = None
         for module in model.modules():
@@ -68,7 +83,8 @@ class PageEmbedder:
     @classmethod
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
              visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
-             name: str | None = None, cpu_int8: bool = False) -> "PageEmbedder":
+             name: str | None = None, cpu_int8: bool = False, vision_attention: str = AUTO,
+             max_batch: int = 16) -> "PageEmbedder":
         """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
         ColQwen2.5). Never touches the network."""
         folder = Path(folder)
@@ -83,7 +99,7 @@ class PageEmbedder:
         weights = _weights_folder(folder, base_folder)
         try:
             model = ColQwen2_5.from_pretrained(str(weights), dtype=dtype, local_files_only=True,
-                                               device_map=device).eval()
+                                               device_map=device, attn_implementation="sdpa").eval()
             if weights != folder:
                 model.load_adapter(str(folder))
             processor = ColQwen2_5_Processor.from_pretrained(str(folder), local_files_only=True)
@@ -92,13 +108,18 @@ class PageEmbedder:
         except Exception as exc:  # noqa: BLE001 -- damaged files fail in safetensors, torch, json, peft alike
             raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
         return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
-                   pool_factor=pool_factor)
+                   pool_factor=pool_factor, vision_attention=vision_attention, max_batch=max_batch)
 
-    def _initial_batch(self) -> int:
+    def set_vision_attention(self, mode: str) -> None:
+        """auto | padded | per_window (transformers' own, one call per window): vectors agree to cosine 0.9999."""
+        use_vision_attention(self.model, mode)
+        self.vision_attention = mode
+
+    def _initial_batch(self, max_batch: int) -> int:
         if not self.device.startswith("cuda"):
             return 1  # the CPU gains nothing from batching, and one page per step keeps progress and cancel prompt
         free, _total = self.torch.cuda.mem_get_info()
-        return max(1, min(16, int(free / 2**30 / 1.5)))  # ~1.5 GB of activations per 768-token page in bf16
+        return max(1, min(max_batch, int(free * 0.9 / (self.visual_tokens * ACTIVATION_BYTES_PER_TOKEN))))
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -113,18 +134,40 @@ class PageEmbedder:
             except Cancelled:
                 raise
             except Exception as exc:  # noqa: BLE001 -- torch raises OutOfMemoryError or RuntimeError by backend
-                if not _out_of_memory(exc) or self.batch_size == 1:
-                    raise
-                self.batch_size = max(1, self.batch_size // 2)
-                log.warning("page embedder out of memory; batch size now %d", self.batch_size)
-                self._free_cache()
+                self._shrink_batch_after(exc)
                 continue
             start += len(batch)
         return out
 
+    def prepare(self, images: list) -> PreparedPages:
+        """The CPU's share of embedding `images` (decoding, resizing, patching): safe on another thread."""
+        return PreparedPages(images, self.processor.process_images(images))
+
+    def embed_prepared(self, prepared: PreparedPages) -> list[PageVectors]:
+        """embed_pages for pages already through prepare(): the same vectors."""
+        if len(prepared.images) <= self.batch_size:
+            try:
+                return self._embed_inputs(prepared.inputs)
+            except Cancelled:
+                raise
+            except Exception as exc:  # noqa: BLE001 -- as in embed_pages
+                self._shrink_batch_after(exc)
+        return self.embed_pages(prepared.images)
+
+    def _shrink_batch_after(self, exc: Exception) -> None:
+        """Halve the batch after running out of GPU memory; any other failure, or one at one page, is raised."""
+        if not _out_of_memory(exc) or self.batch_size == 1:
+            raise exc
+        self.batch_size = max(1, self.batch_size // 2)
+        log.warning("page embedder out of memory; batch size now %d", self.batch_size)
+        self._free_cache()
+
     def _embed_batch(self, images: list) -> list[PageVectors]:
+        return self._embed_inputs(self.processor.process_images(images))
+
+    def _embed_inputs(self, inputs) -> list[PageVectors]:
         torch = self.torch
-        inputs = self.processor.process_images(images).to(self.device)
+        inputs = inputs.to(self.device)
         with torch.inference_mode():
             embeddings = self.model(**inputs).float().cpu()
         merge = self.processor.image_processor.merge_size

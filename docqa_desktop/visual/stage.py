@@ -12,8 +12,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
-from itertools import groupby
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from itertools import groupby, islice
 from typing import TYPE_CHECKING, Protocol
 
 from ..domain import Reported, StageSkipped, StageStatus
@@ -24,7 +25,7 @@ from ..progress import Cancelled, ProgressFn
 from ..settings import IndexSettings
 from ..store import catalog, enrichment, page_vectors
 from ..store.database import Database
-from ..vectors.page_embedder import PageEmbedder, PageVectors
+from ..vectors.page_embedder import PageEmbedder, PageVectors, PreparedPages
 from ..pdf.page_images import page_images
 from .search_index import EncodedPage
 
@@ -140,21 +141,20 @@ class _PageEmbedding:
             raise OSError("no file on disk refers to this document any more")
         stored = 0
         batch: list[page_vectors.StoredPage] = []
-        images = page_images(path, pages, self.embedder.visual_tokens)
-        while not cancel.is_set():
-            chunk = [item for _, item in zip(range(self.embedder.batch_size), images)]
-            if not chunk:
-                break
-            started = time.perf_counter()
-            try:
-                embedded = self.embedder.embed_pages([image for _, image in chunk])
-            except Cancelled:
-                break
-            batch += [stored_page(doc_id, page, vectors) for (page, _), vectors in zip(chunk, embedded)]
-            progress.pages_parsed(len(chunk), time.perf_counter() - started)
-            if len(batch) >= self.commit_pages:
-                stored += self._commit(batch)
-                batch = []
+        with _Prefetched(path, pages, self.embedder) as prefetched:
+            for numbers, prepared in prefetched:
+                if cancel.is_set():
+                    break
+                started = time.perf_counter()
+                try:
+                    embedded = self.embedder.embed_prepared(prepared)
+                except Cancelled:
+                    break
+                batch += [stored_page(doc_id, page, vectors) for page, vectors in zip(numbers, embedded)]
+                progress.pages_parsed(len(numbers), time.perf_counter() - started)
+                if len(batch) >= self.commit_pages:
+                    stored += self._commit(batch)
+                    batch = []
         return stored + self._commit(batch)  # a cancel keeps what was embedded
 
     def _commit(self, batch: list[page_vectors.StoredPage]) -> int:
@@ -162,6 +162,39 @@ class _PageEmbedding:
             with self.db.transaction() as cur:
                 page_vectors.save(self.db, cur, self.embedder.name, batch)
         return len(batch)
+
+
+class _Prefetched:
+    """A document's pages in batches, each rendered and through the processor on a worker thread while the model
+    embeds the one before: on a GPU that CPU work would otherwise leave it idle. The worker thread alone touches
+    the PDF, opening and closing it."""
+
+    def __init__(self, path: str, pages: list[int], embedder: PageEmbedder):
+        self._embedder = embedder
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="page-prefetch")
+        self._images = page_images(path, pages, embedder.visual_tokens)
+        self._next = self._pool.submit(self._load)
+
+    def _load(self) -> tuple[list[int], PreparedPages | None]:
+        chunk = list(islice(self._images, self._embedder.batch_size))
+        prepared = self._embedder.prepare([image for _, image in chunk]) if chunk else None
+        return [page for page, _ in chunk], prepared
+
+    def __iter__(self) -> Iterator[tuple[list[int], PreparedPages]]:
+        while True:
+            numbers, prepared = self._next.result()
+            if not numbers:
+                return
+            self._next = self._pool.submit(self._load)
+            yield numbers, prepared
+
+    def __enter__(self) -> "_Prefetched":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._next.cancel()  # a batch being prepared finishes first: the close below waits for it
+        self._pool.submit(self._images.close).result()
+        self._pool.shutdown()
 
 
 def _gpu_likely() -> bool:
