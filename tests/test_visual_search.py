@@ -108,22 +108,22 @@ def test_scope_new_documents_and_deleted_documents(home, paper, tiny_embedder_fo
 def test_a_crash_during_the_embedding_stage_resumes_with_the_missing_pages(home, paper,
                                                                            tiny_embedder_folder, monkeypatch):
     with visual_service(home, tiny_embedder_folder) as service:
-        real = PageEmbedder.embed_pages
+        real = PageEmbedder.embed_prepared  # what the stage calls, with pages prepared on its worker thread
         calls = []
 
-        def crashing(self, images):
-            calls.append(len(images))
+        def crashing(self, prepared):
+            calls.append(len(prepared.images))
             if len(calls) == 5:
                 raise RuntimeError("simulated crash of the embedding model")
-            return real(self, images)
+            return real(self, prepared)
 
-        monkeypatch.setattr(PageEmbedder, "embed_pages", crashing)
+        monkeypatch.setattr(PageEmbedder, "embed_prepared", crashing)
         with pytest.raises(RuntimeError, match="simulated crash"):
             service.library.index([str(paper)])
         kept = len(stored_rows(service))
         assert kept == 3  # the committed batch (commit every 3 pages) survived; the 4th page was not committed
 
-        monkeypatch.setattr(PageEmbedder, "embed_pages", real)
+        monkeypatch.setattr(PageEmbedder, "embed_prepared", real)
         report = service.library.index([str(paper)])
         assert report.unchanged == 1 and report.stages["page images"].done == 8 - kept
         assert [r[1] for r in stored_rows(service)] == list(range(1, 9))
@@ -227,3 +227,36 @@ def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home
         assert citation.quote == "" and 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
         assert (x1 - x0, y1 - y0) == pytest.approx((306, 198), abs=40)  # half the width, a quarter of the height
         assert cited_line(1, citation) == "[1] chart.pdf, page 1 (the highlighted region)"
+
+
+def test_batches_are_rendered_and_prepared_on_a_worker_thread_while_the_model_embeds(home, paper,
+                                                                                    tiny_embedder_folder, monkeypatch):
+    import threading
+
+    threads, sizes = set(), []
+    real_prepare, real_embed = PageEmbedder.prepare, PageEmbedder.embed_prepared
+
+    def prepare(self, images):
+        threads.add(threading.current_thread().name)
+        return real_prepare(self, images)
+
+    def embed(self, prepared):
+        sizes.append(len(prepared.images))
+        threads.add(("model", threading.current_thread().name))
+        return real_embed(self, prepared)
+
+    monkeypatch.setattr(PageEmbedder, "prepare", prepare)
+    monkeypatch.setattr(PageEmbedder, "embed_prepared", embed)
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.resources.visual.embedder().batch_size = 3  # as on a GPU
+        assert service.library.index([str(paper)]).stages["page images"].done == 8
+        assert sizes == [3, 3, 2]
+        [worker] = {t for t in threads if isinstance(t, str)}
+        [(_, model_thread)] = {t for t in threads if isinstance(t, tuple)}
+        assert worker.startswith("page-prefetch") and model_thread != worker
+        doc_id = stored_rows(service)[0][0]
+        [stored] = next(page_vectors.load(service.resources.db.cursor(), "tiny-colqwen",
+                                          [page_vectors.page_key(doc_id, 5)]))
+        image = next(page_images(str(paper / SMALL_PAPER), [5], 256))[1]
+        fresh = service.resources.visual.embedder().embed_pages([image])[0]
+        assert np.abs(stored.vectors() - fresh.vectors).max() < 0.01 and stored.grid == fresh.grid
