@@ -229,6 +229,17 @@ def _embed_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _attention_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    old, new, real = d["runs"]["per_window"], d["runs"]["padded"], d["real_3b_calls_per_batch"]
+    return [(f"vision attention on the CPU, tiny ColQwen2.5, {d['visual_tokens']} tokens: seconds per page and "
+             "attention calls per page, per window / one call per layer; cosine between their vectors",
+             f"{old['s_per_page']:g} / {new['s_per_page']:g} s, {old['sdpa_calls_per_page_forward']} / "
+             f"{new['sdpa_calls_per_page_forward']} calls; ≥ {d['cosine_min']}"),
+            (f"attention calls per forward of {real['pages']} pages, real ColQwen2.5-3B (from its config): "
+             "per window / one per layer", f"{real['per_window']:,} / {real['one_per_layer']}")]
+
+
 def _fuzz_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     r = data["summary"]
@@ -405,6 +416,8 @@ BENCHMARKS = [
               BENCH / "results/visual_bookkeeping-10000.json", _bookkeeping_headline),
     Benchmark("visual_embed", lambda a: [PYTHON, str(BENCH / "visual_embed.py"), "--size", "tiny"],
               BENCH / "results/visual_embed-tiny.json", _embed_headline),
+    Benchmark("page_embedder_attention", lambda a: [PYTHON, str(BENCH / "page_embedder_attention.py")],
+              BENCH / "results/page_embedder_attention.json", _attention_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),

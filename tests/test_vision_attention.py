@@ -94,3 +94,47 @@ def test_prepared_pages_embed_as_the_images_do_and_shrink_after_running_out_of_m
     pages = embedder.embed_prepared(prepared)
     assert sizes == [3, 1, 1, 1] and embedder.batch_size == 1
     assert all(np.allclose(a.vectors, b.vectors, atol=1e-5) for a, b in zip(pages, reference, strict=True))
+
+
+def reference_varlen_attn(q, k, v, cu_q, cu_k, max_q, max_k):
+    """torch's varlen_attn (a CUDA flash kernel) computed segment by segment: [tokens, heads, dim] in and out."""
+    import torch
+
+    bounds = cu_q.tolist()
+    assert cu_q.dtype == torch.int32 and cu_k is cu_q and max_q == max_k == max(np.diff(bounds))
+    parts = [torch.nn.functional.scaled_dot_product_attention(*(x[a:b].transpose(0, 1) for x in (q, k, v)))
+             for a, b in zip(bounds, bounds[1:])]
+    return torch.cat(parts, dim=1).transpose(0, 1)
+
+
+def test_the_varlen_kernel_is_handed_the_packed_windows_and_its_output_laid_back(tiny, monkeypatch):
+    """On CUDA, auto calls torch's varlen kernel: here a per-segment reference stands in for it (this CPU has no
+    flash kernel), so what is checked is everything around the kernel."""
+    import torch.nn.attention.varlen as varlen
+
+    from docqa_desktop.vectors import vision_attention
+
+    folder, images = tiny
+    embedder = PageEmbedder.load(folder, visual_tokens=300)
+    monkeypatch.setattr(vision_attention, "_varlen_usable", lambda query, scaling: True)
+    monkeypatch.setattr(varlen, "varlen_attn", reference_varlen_attn)
+    calls = counting_attention(monkeypatch)
+    (old, _), (new, _) = vectors_both_ways(embedder, images, "auto", calls)
+    for a, b in zip(old, new, strict=True):
+        assert np.allclose(a.vectors, b.vectors, atol=1e-4)
+    assert not vision_attention._varlen_broken
+
+
+def test_a_varlen_kernel_that_fails_leaves_the_padded_path_for_good(tiny, monkeypatch, caplog):
+    from docqa_desktop.vectors import vision_attention
+
+    folder, images = tiny
+    embedder = PageEmbedder.load(folder, visual_tokens=300)
+    monkeypatch.setattr(vision_attention, "_varlen_usable", lambda query, scaling: True)
+    monkeypatch.setattr(vision_attention, "_varlen_broken", False)
+    calls = counting_attention(monkeypatch)
+    (old, _), (new, new_calls) = vectors_both_ways(embedder, images, "auto", calls)  # the CPU has no flash kernel
+    assert vision_attention._varlen_broken and "pads its windows instead" in caplog.text
+    assert all(np.allclose(a.vectors, b.vectors, atol=1e-4) for a, b in zip(old, new, strict=True))
+    config = embedder.model.config
+    assert new_calls == config.vision_config.depth + config.text_config.num_hidden_layers

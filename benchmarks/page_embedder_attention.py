@@ -1,0 +1,119 @@
+"""The vision tower's attention, per window (transformers' SDPA path) against one call per layer
+(docqa_desktop/vectors/vision_attention.py): seconds per page and attention calls per forward on the tiny random
+ColQwen2.5 on this CPU, the cosine between their vectors, and the calls the real 3B tower makes for a batch of
+16 pages, counted from its config (the GPU's bottleneck: the CPU launching one kernel per window).
+
+    python benchmarks/page_embedder_attention.py --pages 4 --tokens 768
+
+Pages are real corpus pages rendered as the indexing stage renders them. Writes
+benchmarks/results/page_embedder_attention.json.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+import _common  # noqa: E402
+import tiny_colqwen  # noqa: E402
+from docqa_desktop.pdf.page_images import page_images  # noqa: E402
+from docqa_desktop.vectors.page_embedder import PageEmbedder  # noqa: E402
+from docqa_desktop.vectors.vision_attention import per_window_calls  # noqa: E402
+
+PDF = ROOT.parent / "shared" / "corpus" / "1912.01214.pdf"
+MODES = ("per_window", "padded")  # on a CPU "auto" is "padded": torch's varlen kernel is CUDA-only
+
+
+def counted_calls():
+    """Wrap torch's scaled_dot_product_attention; returns the list whose first item counts calls."""
+    import torch
+
+    calls = [0]
+    real = torch.nn.functional.scaled_dot_product_attention
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    torch.nn.functional.scaled_dot_product_attention = counted
+    return calls
+
+
+def time_modes(embedder: PageEmbedder, images, repeats: int, calls: list[int]) -> dict:
+    """Per mode: median seconds per page over `repeats` passes over `images` (the modes take turns, so that a
+    busy machine slows both alike), attention calls of a one-page forward, and that page's vectors."""
+    runs = {}
+    for mode in MODES:
+        embedder.set_vision_attention(mode)
+        embedder.embed_pages(images[:1])  # warm-up
+        calls[0] = 0
+        vectors = embedder.embed_pages(images[:1])[0]
+        runs[mode] = {"sdpa_calls_per_page_forward": calls[0], "vectors": vectors, "s_per_page_runs": []}
+    for _ in range(repeats):
+        for mode in MODES:
+            embedder.set_vision_attention(mode)
+            started = time.perf_counter()
+            embedder.embed_pages(images)
+            runs[mode]["s_per_page_runs"].append(round((time.perf_counter() - started) / len(images), 4))
+    for run in runs.values():
+        run["s_per_page"] = statistics.median(run["s_per_page_runs"])
+    return runs
+
+
+def real_tower_calls(grids: list[tuple[int, int]], batch: int = 16) -> dict:
+    """Calls per forward of `batch` pages for the real tower (tests/tiny_colqwen.py's "real" size, as in the
+    ColQwen2.5-v0.2 config: depth 32, full attention in 4 layers, 112-pixel windows, 14-pixel patches, 2x2 merge),
+    pages cycling through `grids`, plus the language model's 36 layers (one call each)."""
+    vision = tiny_colqwen.SIZES["real"]["vision"]
+    pages = [grids[i % len(grids)] for i in range(batch)]
+    old = per_window_calls(pages, window_size=112, patch_size=14, merge_size=2, depth=vision["depth"],
+                           full_layers=len(vision["fullatt_block_indexes"]))
+    text_layers = tiny_colqwen.SIZES["real"]["text"]["num_hidden_layers"]
+    return {"pages": batch, "per_window": old + text_layers, "one_per_layer": vision["depth"] + text_layers,
+            "one_per_layer_varlen_sdpa_calls": text_layers,  # on CUDA torch's varlen kernel is not an SDPA call
+            "windows_per_page": [per_window_calls([g], window_size=112, patch_size=14, merge_size=2, depth=1,
+                                                  full_layers=0) for g in grids]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=768)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+
+    import numpy as np
+    import torch
+
+    model, processor = tiny_colqwen.build("tiny")
+    embedder = PageEmbedder(model, processor, name="tiny", device="cpu", visual_tokens=args.tokens)
+    images = [image for _, image in page_images(str(PDF), range(1, args.pages + 1), args.tokens)]
+    calls = counted_calls()
+    with torch.inference_mode():
+        runs = time_modes(embedder, images, args.repeats, calls)
+    old, new = (runs[mode].pop("vectors") for mode in MODES)
+    unit = [v.vectors / np.linalg.norm(v.vectors, axis=1, keepdims=True) for v in (old, new)]
+    grids = [tuple(int(x) for x in processor.process_images([image])["image_grid_thw"][0, 1:]) for image in images]
+    data = {
+        "date": time.strftime("%Y-%m-%d %H:%M"), "environment": _common.environment(), "pdf": PDF.name,
+        "visual_tokens": args.tokens, "pages": args.pages, "threads": torch.get_num_threads(), "runs": runs,
+        "speedup": round(runs["per_window"]["s_per_page"] / runs["padded"]["s_per_page"], 2),
+        "cosine_min": round(float((unit[0] * unit[1]).sum(1).min()), 6),
+        "same_vector_count": len(old.vectors) == len(new.vectors),
+        "patch_grids": grids,
+        "real_3b_calls_per_batch": real_tower_calls(grids),
+    }
+    path = _common.write_json(data, args.out, "page_embedder_attention.json")
+    print(f"per window {runs['per_window']['s_per_page']} s/page, {runs['per_window']['sdpa_calls_per_page_forward']}"
+          f" calls; one per layer {runs['padded']['s_per_page']} s/page, {runs['padded']['sdpa_calls_per_page_forward']}"
+          f" calls; cosine >= {data['cosine_min']}; real 3B, 16 pages: {data['real_3b_calls_per_batch']} -> {path}")
+
+
+if __name__ == "__main__":
+    main()
