@@ -45,8 +45,8 @@ def counted_calls():
 
 
 def time_modes(embedder: PageEmbedder, images, repeats: int, calls: list[int]) -> dict:
-    """Per mode: median seconds per page over `repeats` passes over `images` (the modes take turns, so that a
-    busy machine slows both alike), attention calls of a one-page forward, and that page's vectors."""
+    """Per mode: the best and median seconds per page over `repeats` passes over `images` (the modes take turns,
+    so that a busy machine slows both alike), attention calls of a one-page forward, and that page's vectors."""
     runs = {}
     for mode in MODES:
         embedder.set_vision_attention(mode)
@@ -60,8 +60,9 @@ def time_modes(embedder: PageEmbedder, images, repeats: int, calls: list[int]) -
             started = time.perf_counter()
             embedder.embed_pages(images)
             runs[mode]["s_per_page_runs"].append(round((time.perf_counter() - started) / len(images), 4))
-    for run in runs.values():
-        run["s_per_page"] = statistics.median(run["s_per_page_runs"])
+    for run in runs.values():  # the best pass is the steadiest figure on a shared machine; the median beside it
+        run["s_per_page"] = min(run["s_per_page_runs"])
+        run["s_per_page_median"] = statistics.median(run["s_per_page_runs"])
     return runs
 
 
@@ -84,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=768)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--out")
     args = parser.parse_args()
 
@@ -103,16 +104,18 @@ def main() -> None:
     data = {
         "date": time.strftime("%Y-%m-%d %H:%M"), "environment": _common.environment(), "pdf": PDF.name,
         "visual_tokens": args.tokens, "pages": args.pages, "threads": torch.get_num_threads(), "runs": runs,
-        "speedup": round(runs["per_window"]["s_per_page"] / runs["padded"]["s_per_page"], 2),
+        "speedup": round(runs["per_window"]["s_per_page"] / runs["padded"]["s_per_page"], 3),
         "cosine_min": round(float((unit[0] * unit[1]).sum(1).min()), 6),
         "same_vector_count": len(old.vectors) == len(new.vectors),
         "patch_grids": grids,
         "real_3b_calls_per_batch": real_tower_calls(grids),
     }
     path = _common.write_json(data, args.out, "page_embedder_attention.json")
-    print(f"per window {runs['per_window']['s_per_page']} s/page, {runs['per_window']['sdpa_calls_per_page_forward']}"
-          f" calls; one per layer {runs['padded']['s_per_page']} s/page, {runs['padded']['sdpa_calls_per_page_forward']}"
-          f" calls; cosine >= {data['cosine_min']}; real 3B, 16 pages: {data['real_3b_calls_per_batch']} -> {path}")
+    per_window, padded = runs["per_window"], runs["padded"]
+    print(f"per window {per_window['s_per_page']} s/page, {per_window['sdpa_calls_per_page_forward']} calls; one per "
+          f"layer {padded['s_per_page']} s/page, {padded['sdpa_calls_per_page_forward']} calls; cosine >= "
+          f"{data['cosine_min']}; "
+          f"real 3B, 16 pages: {data['real_3b_calls_per_batch']} -> {path}")
 
 
 if __name__ == "__main__":

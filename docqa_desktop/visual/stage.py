@@ -30,6 +30,8 @@ from ..pdf.page_images import page_images
 from .search_index import EncodedPage
 
 if TYPE_CHECKING:
+    from PIL.Image import Image
+
     from .provider import VisualModels
 
 log = logging.getLogger(__name__)
@@ -141,7 +143,8 @@ class _PageEmbedding:
             raise OSError("no file on disk refers to this document any more")
         stored = 0
         batch: list[page_vectors.StoredPage] = []
-        with _Prefetched(path, pages, self.embedder) as prefetched:
+        images = page_images(path, pages, self.embedder.visual_tokens)  # runs on the worker thread, lazily
+        with PrefetchedBatches(images, self.embedder) as prefetched:
             for numbers, prepared in prefetched:
                 if cancel.is_set():
                     break
@@ -164,15 +167,16 @@ class _PageEmbedding:
         return len(batch)
 
 
-class _Prefetched:
-    """A document's pages in batches, each rendered and through the processor on a worker thread while the model
-    embeds the one before: on a GPU that CPU work would otherwise leave it idle. The worker thread alone touches
-    the PDF, opening and closing it."""
+class PrefetchedBatches:
+    """(page numbers, prepared pages) in batches of the embedder's batch size, each batch's images drawn from
+    `images` ((page, PIL image) pairs, e.g. page_images, which renders as it is iterated) and put through the
+    processor on a worker thread while the model embeds the batch before: on a GPU that CPU work would otherwise
+    leave it idle. The worker thread alone iterates `images`, so it alone opens and closes the PDF."""
 
-    def __init__(self, path: str, pages: list[int], embedder: PageEmbedder):
+    def __init__(self, images: Iterator[tuple[int, Image]], embedder: PageEmbedder):
         self._embedder = embedder
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="page-prefetch")
-        self._images = page_images(path, pages, embedder.visual_tokens)
+        self._images = iter(images)
         self._next = self._pool.submit(self._load)
 
     def _load(self) -> tuple[list[int], PreparedPages | None]:
@@ -188,12 +192,14 @@ class _Prefetched:
             self._next = self._pool.submit(self._load)
             yield numbers, prepared
 
-    def __enter__(self) -> "_Prefetched":
+    def __enter__(self) -> "PrefetchedBatches":
         return self
 
     def __exit__(self, *_exc) -> None:
         self._next.cancel()  # a batch being prepared finishes first: the close below waits for it
-        self._pool.submit(self._images.close).result()
+        close = getattr(self._images, "close", None)  # a generator's: page_images closes its PDF
+        if close is not None:
+            self._pool.submit(close).result()
         self._pool.shutdown()
 
 
