@@ -15,6 +15,7 @@ Only the vision tower's config changes; the language model keeps SDPA.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 
@@ -68,8 +69,18 @@ def _varlen_usable(query, scaling) -> bool:
     import torch
 
     head_dim = query.shape[-1]
-    return (query.is_cuda and query.dtype in (torch.float16, torch.bfloat16) and hasattr(torch.nn.attention, "varlen")
+    return (query.is_cuda and query.dtype in (torch.float16, torch.bfloat16) and _has_varlen()
             and (scaling is None or abs(scaling - head_dim ** -0.5) < 1e-9))  # the kernel's default scale
+
+
+@functools.cache
+def _has_varlen() -> bool:
+    """Whether this torch has torch.nn.attention.varlen (2.9 and later): a submodule, absent until imported."""
+    try:
+        from torch.nn.attention.varlen import varlen_attn  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _varlen(query, key, value, cu_seqlens, max_seqlen):
