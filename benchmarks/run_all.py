@@ -231,7 +231,7 @@ def _embed_headline(path: Path) -> list[tuple[str, str]]:
 
 def _attention_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
-    old, new, real = d["runs"]["per_window"], d["runs"]["padded"], d["real_3b_calls_per_batch"]
+    old, new, real = d["runs"]["per_window"], d["runs"]["auto"], d["real_3b_calls_per_batch"]
     return [(f"vision attention on the CPU, tiny ColQwen2.5, {d['visual_tokens']} tokens: seconds per page (best pass) and "
              "attention calls per page, per window / one call per layer; cosine between their vectors",
              f"{old['s_per_page']:g} / {new['s_per_page']:g} s, {old['sdpa_calls_per_page_forward']} / "

@@ -111,7 +111,7 @@ class PageEmbedder:
                    pool_factor=pool_factor, vision_attention=vision_attention, max_batch=max_batch)
 
     def set_vision_attention(self, mode: str) -> None:
-        """auto | padded | per_window (transformers' own, one call per window): vectors agree to cosine 0.9999."""
+        """auto | padded | per_window (transformers' own, one call per window): vectors agree to a cosine of 0.999."""
         use_vision_attention(self.model, mode)
         self.vision_attention = mode
 

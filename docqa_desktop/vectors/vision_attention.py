@@ -155,7 +155,6 @@ def _layout(cu_seqlens, device) -> _Layout:
     return layout
 
 
-
 def per_window_calls(grids: list[tuple[int, int]], *, window_size: int, patch_size: int, merge_size: int,
                      depth: int, full_layers: int) -> int:
     """Attention calls transformers' per-window path makes in the tower for images of `grids` (patch rows,
