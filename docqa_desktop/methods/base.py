@@ -24,7 +24,7 @@ from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
-from ..progress import Cancelled, Progress, ProgressFn, check_cancel
+from ..progress import Cancelled, Progress, ProgressFn, check_cancel, counted
 from ..retrieval.page_retriever import VisualUnavailable
 from ..retrieval.page_source import PageGone, PageSource
 from ..store.artifacts import ArtifactStore
@@ -125,9 +125,14 @@ class MethodContext:
     def check_cancel(self) -> None:
         check_cancel(self.cancel)
 
-    def step(self, phase: str, done: int = 0, total: int = 0) -> None:
-        """Tell the user what the method is doing now."""
-        self.progress(Progress("ask", phase, done, total, "steps" if total else "", self.question))
+    def step(self, phase: str) -> None:
+        """Tell the user what the method is doing now: a step of one model call or none."""
+        self.progress(Progress("ask", phase, item=self.question))
+
+    def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
+        """Each of `items`, telling the user before each one what is being done, which of how many and, once a
+        few are timed, the time left (progress.counted): a step of several model calls loops over this."""
+        return counted(items, self.progress, "ask", phase, unit, self.question)
 
     # -- models ------------------------------------------------------------------------------------
 
@@ -246,15 +251,17 @@ class MethodContext:
 
     def described_markdown(self, ref: PageRef, pictures: list[PageElement] | None = None) -> str:
         """The page's Markdown with each of `pictures` (default: all its pictures) described after its
-        placeholder (describe()); every description is noted in the trace."""
+        placeholder (describe()); every description is noted in the trace. A vision model's descriptions are
+        announced with counts (one model call each, unless kept from an earlier question)."""
         descriptions = {}
-        for element in self.elements(ref, {"picture"}) if pictures is None else pictures:
-            if element.kind == "picture":
-                description = self.describe(ref, element)
-                descriptions[element.seq] = description.text
-                self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
-                                         f"{description.source}"
-                                         + (f" ({description.model})" if description.model else ""))
+        chosen = [e for e in (self.elements(ref, {"picture"}) if pictures is None else pictures) if e.kind == "picture"]
+        if self.vision_model is not None:
+            chosen = self.counted(f"describing the pictures of {ref.doc} p.{ref.page}", chosen, "pictures")
+        for element in chosen:
+            description = self.describe(ref, element)
+            descriptions[element.seq] = description.text
+            self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
+                                     f"{description.source}" + (f" ({description.model})" if description.model else ""))
         return self.markdown(ref, descriptions)
 
     def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
@@ -320,6 +327,10 @@ class PrepareContext:
     def embed(self, texts: list[str]) -> np.ndarray:
         """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
         return self.search.embed(texts)
+
+    def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
+        """Each of `items`, with progress before each one (MethodContext.counted, for `docqa prepare`)."""
+        return counted(items, self.progress, "prepare", phase, unit)
 
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
              pages: list[PageRef] = ()) -> Completion:

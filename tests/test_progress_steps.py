@@ -1,0 +1,117 @@
+"""Progress that names the real work: a long step says what it is doing, which item of how many, and — once a
+few items are timed — the time left; SimpleDoc's page summaries on a real indexed PDF with a scripted model whose
+calls move a scripted clock (no wall-clock timing)."""
+from __future__ import annotations
+
+import pytest
+
+from scripted_model import FixedRuntimes, ScriptedModel, reasoning
+from docqa_desktop import progress as progress_module
+from docqa_desktop.progress import Progress, counted, describe
+
+SUMMARY_SECONDS = 30.0  # what each scripted page summary "takes" on the scripted clock
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class TimedSummaries(ScriptedModel):
+    """A scripted model whose page summaries each take SUMMARY_SECONDS on `clock`; it notes how many summaries it
+    had written when each progress message came."""
+
+    def __init__(self, reason, clock: Clock):
+        super().__init__(reason)
+        self.clock = clock
+
+    def chat(self, messages, options, cancel=None):
+        completion = super().chat(messages, options, cancel)
+        if self.prompts[-1][0] == "summary":
+            self.clock.t += SUMMARY_SECONDS
+        return completion
+
+    def summaries_written(self) -> int:
+        return sum(kind == "summary" for kind, _ in self.prompts)
+
+
+def test_simpledoc_says_it_is_writing_page_summaries_with_counts_and_the_time_left(paper_service, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(progress_module, "now", clock)
+    model = TimedSummaries([reasoning("answer", "English is the pivot language.", [{"page": 1, "quote": "pivot"}])],
+                           clock)
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
+    seen: list[tuple[Progress, int]] = []  # each message with the summaries written when it came
+
+    answer = paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc",
+                                       overrides={"k": 5, "iterations": 1},
+                                       progress=lambda p: seen.append((p, model.summaries_written())))
+
+    assert answer.status.value == "answered"
+    written = model.summaries_written()
+    assert written == 5  # every candidate page was summarised, one model call each
+    summaries = [(p, before) for p, before in seen if p.phase == "writing page summaries"]
+    # one message before each summary, while it is written: "writing page summaries 3/5"
+    assert [(p.done, p.total, before) for p, before in summaries] == [(i, written, i) for i in range(written)]
+    lines = [describe(p) for p, _ in summaries]
+    assert lines[:2] == ["writing page summaries 1/5", "writing page summaries 2/5"]  # the first two: not timed yet
+    # from the third on, the time left at the rate of the summaries after the first (SUMMARY_SECONDS each)
+    assert lines[2:] == ["writing page summaries 3/5 · ~90 s left", "writing page summaries 4/5 · ~60 s left",
+                         "writing page summaries 5/5 · ~30 s left"]
+    phases = [p.phase for p, _ in seen]
+    # the step before says what was retrieved; the one after names the model call that reads the summaries
+    after = phases[phases.index("writing page summaries") + written]
+    assert phases[0] == "retrieving pages" and after == "choosing pages from 5 summaries"
+    assert not any("retrieving" in p.phase for p, before in seen if 0 < before < written)
+
+    # asked again, the summaries are kept: no message about writing them
+    again, model2 = [], TimedSummaries([reasoning("not_answerable")], clock)
+    paper_service.resources.use_runtimes(FixedRuntimes(model2))
+    paper_service.answers.ask("Which languages are used as pivot?", method="simpledoc",
+                              overrides={"k": 5, "iterations": 1}, progress=again.append)
+    assert model2.summaries_written() == 0 and not any(p.phase == "writing page summaries" for p in again)
+
+
+def test_docqa_prepare_announces_each_page_summary_with_the_time_left(paper_service, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(progress_module, "now", clock)
+    paper_service.resources.use_runtimes(FixedRuntimes(TimedSummaries([], clock)))
+    seen: list[Progress] = []
+    report = paper_service.answers.prepare("simpledoc", progress=seen.append)
+    assert report.done == 8 and [p.done for p in seen] == list(range(8))  # the paper's pages
+    assert {p.task for p in seen} == {"prepare"}
+    assert describe(seen[0]) == "writing page summaries 1/8"
+    assert describe(seen[-1]) == "writing page summaries 8/8 · ~30 s left"
+
+
+def test_the_time_left_leaves_out_the_first_item_which_loads_the_model():
+    clock = Clock()
+    durations = iter([100.0, 10.0, 10.0, 10.0, 10.0])  # the first item also loads the model
+    seen: list[Progress] = []
+    for _ in counted(range(5), seen.append, "ask", "reading candidates", "candidates", clock=clock):
+        clock.t += next(durations)
+    assert [p.eta_seconds for p in seen] == [None, None, 30.0, 20.0, 10.0]  # 10 s an item, not (100 + 10) / 2
+    assert [describe(p) for p in seen][2] == "reading candidates 3/5 · ~30 s left"
+    assert [p.done for p in seen] == [0, 1, 2, 3, 4] and {p.total for p in seen} == {5}
+
+
+def test_a_phase_may_name_each_item_and_a_single_item_shows_no_count():
+    seen: list[Progress] = []
+    list(counted(["p.1–4", "p.5–8"], seen.append, "ask", lambda pages: f"navigating pages {pages}", "batches"))
+    assert [describe(p) for p in seen] == ["navigating pages p.1–4 1/2", "navigating pages p.5–8 2/2"]
+    seen.clear()
+    list(counted(["all"], seen.append, "ask", "navigating pages", "batches"))
+    assert [describe(p) for p in seen] == ["navigating pages"]
+
+
+def test_the_ask_panel_shows_the_step_with_its_counts_and_time_left(qtbot):
+    from docqa_desktop.methods import METHODS
+    from docqa_desktop.ui.ask_panel import AskPanel
+
+    panel = AskPanel(list(METHODS.values()), "simpledoc")
+    qtbot.addWidget(panel)
+    panel.show_step(Progress("ask", "writing page summaries", 2, 10, "pages", eta_seconds=240.0))
+    assert panel.steps.text() == "Writing page summaries 3/10 · ~4 min left…"
