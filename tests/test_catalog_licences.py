@@ -67,7 +67,7 @@ def test_licences_are_named_from_the_model_cards_in_plain_words():
     words = {entry.name: entry.licence_words for entry in CATALOG.entries}
     assert words["qwen2.5-vl-3b-instruct"] == words["qwen2.5-3b-instruct"] == "research only"  # Qwen Research
     assert words["qwen2.5-vl-7b-instruct"] == words["qwen2.5-1.5b-instruct"] == "free for commercial use"  # Apache
-    assert words["gemma-3-4b-it"] == words["llama-3.2-3b-instruct"] == "commercial use allowed, with conditions"
+    assert words["gemma-3-4b-it"] == words["llama-3.2-3b-instruct"] == "commercial use with conditions"
     for entry in CATALOG.entries:
         assert entry.commercial_use in LICENCE_WORDS, entry.name
         assert entry.licence_note or entry.commercial_use != "conditions", entry.name  # the conditions are said

@@ -13,6 +13,7 @@ from docqa_desktop.llm.hardware import Gpu, Hardware  # noqa: E402
 from docqa_desktop.llm.manager import ModelManager  # noqa: E402
 from docqa_desktop.llm.runtime import ModelRuntimes  # noqa: E402
 from docqa_desktop.service import Resources, Service  # noqa: E402
+from docqa_desktop.ui.first_run import COLUMNS as PANEL_COLUMNS  # noqa: E402
 from docqa_desktop.ui.first_run import FirstRunPanel  # noqa: E402
 from docqa_desktop.ui.models_dialog import COLUMNS, ModelsDialog  # noqa: E402
 from docqa_desktop.ui.tasks import TaskRunner  # noqa: E402
@@ -22,7 +23,9 @@ TIERS = {
     "8 CPU cores": Hardware(8, 32),
     "GPU 12 GB": Hardware(8, 32, (Gpu("RTX 4070", 12, 11, "nvidia"),), True),
 }
-COMMERCIAL = ("free for commercial use", "commercial use allowed, with conditions")
+COMMERCIAL = ("free for commercial use", "commercial use with conditions")
+PANEL = {name: i for i, name in enumerate(PANEL_COLUMNS)}  # "": the recommended marker
+DIALOG = {name: i for i, name in enumerate(COLUMNS)}
 
 
 @pytest.fixture(params=list(TIERS))
@@ -47,14 +50,15 @@ def test_first_run_panel_recommends_a_model_a_firm_may_use_with_licences_in_plai
     qtbot.waitUntil(lambda: panel.table.rowCount() > 0, timeout=30_000)
     choice = tier_service.models.recommendation()
     assert f"Recommended here: {choice.name} " in panel.hardware.text()
-    first = panel.table.item(0, 0).text()
-    assert first.startswith(f"{choice.name} (") and _cells(panel.table, 5)[0].startswith("★ Recommended")
-    licences = _cells(panel.table, 3)
+    first = panel.table.item(0, PANEL["Model"]).text()
+    assert first.startswith(f"{choice.name} (") and _cells(panel.table, PANEL[""])[0] == "★ Recommended"
+    assert choice.why in panel.table.item(0, PANEL["Model"]).toolTip()
+    licences = _cells(panel.table, PANEL["Licence"])
     assert licences[0].startswith(COMMERCIAL)  # the recommended model's licence allows commercial use
-    names = [text.split(" (")[0] for text in _cells(panel.table, 0)]
+    names = [text.split(" (")[0] for text in _cells(panel.table, PANEL["Model"])]
     assert licences[names.index("qwen2.5-vl-3b-instruct")] == "research only (Qwen Research License)"
     assert licences[names.index("qwen2.5-vl-7b-instruct")] == "free for commercial use (Apache-2.0)"
-    assert sum(text.startswith("★") for text in _cells(panel.table, 5)) == 1
+    assert sum(text.startswith("★") for text in _cells(panel.table, PANEL[""])) == 1
     panel.skip_button.click()
     tasks.shutdown()
 
@@ -67,15 +71,16 @@ def test_models_dialog_marks_the_same_model_shows_time_and_plain_licences_and_cl
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(lambda: dialog.table.rowCount() > 0 and panel.table.rowCount() > 0, timeout=30_000)
-    column = {name: i for i, name in enumerate(COLUMNS)}
+    column = DIALOG
     names = _cells(dialog.table, column["Name"])
-    marked = [names[i] for i, text in enumerate(_cells(dialog.table, len(COLUMNS) - 1)) if text]
-    recommended = panel.table.item(0, 0).text().split(" (")[0]
+    marked = [names[i] for i, text in enumerate(_cells(dialog.table, column[""])) if text]
+    recommended = panel.table.item(0, PANEL["Model"]).text().split(" (")[0]
     assert marked == [recommended] == [tier_service.models.recommendation().name]  # one choice, in both places
     assert dialog.selected_name() == recommended  # what Download fetches unless another row is chosen
     row = names.index(recommended)
     # the time per question is the first-run panel's own figure for the model
-    assert dialog.table.item(row, column["About per question"]).text() == panel.table.item(0, 4).text()
+    assert dialog.table.item(row, column["About per question"]).text() == \
+        panel.table.item(0, PANEL["About per question"]).text()
     assert dialog.table.item(row, column["About per question"]).text().startswith("~")
     assert dialog.table.item(names.index("colqwen2.5-v0.2"), column["About per question"]).text() == "–"  # no answers
     licences = dict(zip(names, _cells(dialog.table, column["Licence"])))

@@ -14,7 +14,7 @@ ROLES = ("vision", "text", "page-embedder", "text-embedder")
 # What a model's licence lets a firm do, in the words every front end shows (the catalog's `commercial_use`)
 LICENCE_WORDS = {
     "free": "free for commercial use",
-    "conditions": "commercial use allowed, with conditions",
+    "conditions": "commercial use with conditions",
     "research": "research only",
 }
 UNKNOWN_LICENCE = "licence unknown: check the model's card"

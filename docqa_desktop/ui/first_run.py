@@ -10,7 +10,7 @@ from ..service import Recommendation, Service
 from .models_dialog import model_table, model_tooltip, per_question_text, recommended_text, size_text, start_pull
 from .tasks import Task, TaskRunner
 
-COLUMNS = ["Model", "Download", "Memory", "Licence", "About per question", ""]
+COLUMNS = ["Model", "", "Download", "Memory", "About per question", "Licence"]
 INTRO = ("DocQA Desktop answers from your PDFs on this machine; nothing leaves it. Right now it quotes the sentence "
          "that answers a question, with its page. A language model writes answers that combine pages and read "
          "tables, charts and scans — download one now, or later from Tools → Models.")
@@ -22,7 +22,7 @@ class FirstRunPanel(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Welcome to DocQA Desktop")
-        self.resize(820, 420)
+        self.resize(1000, 460)
         self.service, self.tasks = service, tasks
         self.rows: list[Recommendation] = []
         self.download_task: Task | None = None
@@ -69,9 +69,9 @@ class FirstRunPanel(QDialog):
         self.table.setRowCount(len(self.rows))
         for i, row in enumerate(self.rows):
             m = row.model
-            cells = [f"{m.name} ({m.variant})", size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–",
-                     m.licence_text, per_question_text(row),
-                     recommended_text(row) or ("" if m.state == "not installed" else m.state)]
+            cells = [f"{m.name} ({m.variant})", recommended_text(row) or ("" if m.state == "not installed" else m.state),
+                     size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row),
+                     m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(model_tooltip(row))

@@ -21,8 +21,8 @@ from ..progress import about
 from ..service import Recommendation, Service
 from .tasks import Task, TaskRunner
 
-COLUMNS = ["Role", "Name", "State", "Variant", "Size", "Memory", "About per question", "Licence", ""]
-NAME_COLUMN = 1
+COLUMNS = ["Role", "Name", "", "State", "Variant", "Size", "Memory", "About per question", "Licence"]
+NAME_COLUMN, MARKER_COLUMN = 1, 2
 
 
 def size_text(mb: float) -> str:
@@ -79,7 +79,7 @@ class ModelsDialog(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Models")
-        self.resize(860, 440)
+        self.resize(1180, 480)  # every column in view on a 1366-pixel screen
         self.service = service
         self.tasks = tasks
         self.pull_task: Task | None = None
@@ -132,9 +132,8 @@ class ModelsDialog(QDialog):
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             m = row.model
-            cells = [m.role, m.name, m.state, m.variant, size_text(m.size_mb),
-                     f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row), m.licence_text,
-                     recommended_text(row)]
+            cells = [m.role, m.name, recommended_text(row), m.state, m.variant, size_text(m.size_mb),
+                     f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row), m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(model_tooltip(row))
