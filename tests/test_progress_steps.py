@@ -115,3 +115,13 @@ def test_the_ask_panel_shows_the_step_with_its_counts_and_time_left(qtbot):
     qtbot.addWidget(panel)
     panel.show_step(Progress("ask", "writing page summaries", 2, 10, "pages", eta_seconds=240.0))
     assert panel.steps.text() == "Writing page summaries 3/10 · ~4 min left…"
+
+
+def test_the_pages_a_method_reads_are_named_by_document_when_there_are_several():
+    from docqa_desktop.answers import PageRef
+    from docqa_desktop.methods.base import pages_named
+
+    memo, report = (PageRef(1, "memo.pdf", "/l/memo.pdf", 1, "1"), PageRef(2, "report.pdf", "/l/report.pdf", 2, "2"))
+    report3 = PageRef(2, "report.pdf", "/l/report.pdf", 3, "3")
+    assert pages_named([report, report3]) == "pages 2, 3" and pages_named([memo]) == "page 1"
+    assert pages_named([memo, report, report3]) == "pages 1 of memo.pdf; 2, 3 of report.pdf"

@@ -52,7 +52,7 @@ IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 # PageGone, VisualUnavailable, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here
 # for the methods
 __all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
-           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label"]
+           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label", "pages_named"]
 
 
 @dataclass(frozen=True)
@@ -385,6 +385,17 @@ def traced(answer: Answer, step: str, runtime: Runtime, completion: Completion, 
                                 completion.usage.output_tokens, round(completion.usage.seconds, 3),
                                 [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000],
                                 completion.usage.cached_tokens))
+
+
+def pages_named(refs: list[PageRef]) -> str:
+    """Pages as a progress line names them: "pages 4, 7", or by document when there are several
+    ("pages 1 of memo.pdf; 2, 3 of report.pdf")."""
+    if not multi_document(refs):
+        return f"page{'s' if len(refs) != 1 else ''} " + ", ".join(str(ref.page) for ref in refs)
+    by_document: dict[str, list[str]] = {}
+    for ref in refs:
+        by_document.setdefault(ref.doc, []).append(str(ref.page))
+    return "pages " + "; ".join(f"{', '.join(pages)} of {doc}" for doc, pages in by_document.items())
 
 
 def page_label(number: int, ref: PageRef, with_document: bool) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
-from ..base import PROMPT_RESERVE_TOKENS, MethodContext
+from ..base import PROMPT_RESERVE_TOKENS, MethodContext, pages_named
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
@@ -87,7 +87,7 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
     # the pages' pictures are described first (a vision model's call each, announced with counts)
     _, page_text, images = ctx.page_block(pages, model, max(100, budget - model.count_tokens(node_block)),
                                           settings.page_tokens, ctx.question, text_of=ctx.described_markdown)
-    ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
+    ctx.step(f"reading {pages_named(pages)}")
     context = CONTEXT.format(pages=page_text, summaries=SUMMARIES.format(nodes=node_block) if node_block else "")
     if images:
         context += "\n" + PAGE_IMAGES_NOTE

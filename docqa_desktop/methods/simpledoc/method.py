@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ...answers import PageRef
 from ...llm import Message, Options
-from ..base import MethodContext
+from ..base import MethodContext, pages_named
 from ..conversation import memory_lines, thread_query
 from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
@@ -63,7 +63,7 @@ def run(ctx: MethodContext) -> None:
         answer.note_stage("read", pages)
         read += pages
         unread = [r for r in candidates if r not in read]
-        ctx.step(f"{_round(iteration, settings)}reading pages " + ", ".join(f"{p.page}" for p in pages))
+        ctx.step(f"{_round(iteration, settings)}reading {pages_named(pages)}")
         reply = _reason(ctx, pages, memory, query)
         answer.pages_used.extend(p for p in pages if p not in answer.pages_used)
         if reply["response"] == "answer":
