@@ -21,8 +21,8 @@ from ..progress import about
 from ..service import Recommendation, Service
 from .tasks import Task, TaskRunner
 
-COLUMNS = ["Role", "Name", "", "State", "Variant", "Size", "Memory", "About per question", "Licence"]
-NAME_COLUMN, MARKER_COLUMN = 1, 2
+COLUMNS = ["Role", "Name", "State", "", "Variant", "Size", "Memory", "About per question", "Licence"]  # "": ★
+NAME_COLUMN = 1
 
 
 def size_text(mb: float) -> str:
@@ -132,7 +132,7 @@ class ModelsDialog(QDialog):
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             m = row.model
-            cells = [m.role, m.name, recommended_text(row), m.state, m.variant, size_text(m.size_mb),
+            cells = [m.role, m.name, m.state, recommended_text(row), m.variant, size_text(m.size_mb),
                      f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row), m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
