@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from scripted_model import FixedRuntimes, ScriptedModel, reasoning
+from scripted_model import DocLensScript, FixedRuntimes, ScriptedModel, navigation, reasoning, sample
 from docqa_desktop import progress as progress_module
+from docqa_desktop.llm import Message, Options
 from docqa_desktop.progress import Progress, counted, describe
 
 SUMMARY_SECONDS = 30.0  # what each scripted page summary "takes" on the scripted clock
@@ -125,3 +126,53 @@ def test_the_pages_a_method_reads_are_named_by_document_when_there_are_several()
     report3 = PageRef(2, "report.pdf", "/l/report.pdf", 3, "3")
     assert pages_named([report, report3]) == "pages 2, 3" and pages_named([memo]) == "page 1"
     assert pages_named([memo, report, report3]) == "pages 1 of memo.pdf; 2, 3 of report.pdf"
+
+
+class CountedSamples(DocLensScript):
+    """DocLens's scripted runtime as a backend samples: each sample takes SUMMARY_SECONDS on `clock` and is reported
+    to Options.on_sample as it is finished, with the messages shown so far noted at that moment."""
+
+    def __init__(self, clock: Clock, seen: list, **replies):
+        super().__init__(**replies)
+        self.clock, self.seen_progress, self.at_sample = clock, seen, []
+
+    def sample(self, messages, options, n=1, cancel=None):
+        out = []
+        for done in range(1, n + 1):
+            out += super().sample(messages, options, 1, cancel)
+            self.clock.t += SUMMARY_SECONDS
+            if options.on_sample is not None:  # a call of several samples
+                self.at_sample.append(self.seen_progress[-1])  # the line shown while it was written
+                options.on_sample(done)
+        return out
+
+
+def test_a_call_of_several_samples_counts_them_on_the_steps_line(paper_service, monkeypatch):
+    """DocLens answers from its pages 4 times over one prompt: the line says which sample is being written and,
+    once two are timed, the time left — after what the step said."""
+    clock, seen = Clock(), []
+    monkeypatch.setattr(progress_module, "now", clock)
+    model = CountedSamples(clock, seen, navigate=[navigation(1)], answers=[sample()] * 4,
+                           adjudicate=[{"reasoning": "All agree.", "answer": "English"}])
+    paper_service.resources.use_runtimes(FixedRuntimes(model))
+    answer = paper_service.answers.ask("Which languages are used as pivot?", method="doclens", progress=seen.append,
+                                       overrides={"navigator_samples": 1, "answer_samples": 4})
+    assert answer.short_answer == "English"
+    lines = [describe(p) for p in seen]
+    start = lines.index("answering from 1 page (4 samples)")
+    assert lines[start + 1:start + 5] == [
+        "answering from 1 page (4 samples): sample 1/4", "answering from 1 page (4 samples): sample 2/4",
+        "answering from 1 page (4 samples): sample 3/4 · ~60 s left",
+        "answering from 1 page (4 samples): sample 4/4 · ~30 s left"]
+    assert lines[start + 5] == "adjudicating between the sampled answers"
+    # each sample was written while the line announced it
+    assert [describe(p) for p in model.at_sample] == lines[start + 1:start + 5]
+    assert [c.step for c in answer.calls].count("answer sample [sample 4/4]") == 1
+
+
+@pytest.mark.model
+def test_the_local_backend_reports_each_sample_as_it_is_finished(smollm2):
+    finished: list[int] = []
+    completions = smollm2.sample([Message("user", "Say a colour.")],
+                                 Options(max_tokens=4, temperature=0.8, on_sample=finished.append), 3)
+    assert len(completions) == 3 and finished == [1, 2, 3]

@@ -24,7 +24,7 @@ from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
-from ..progress import Cancelled, Progress, ProgressFn, check_cancel, counted
+from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, counted, describe
 from ..retrieval.page_retriever import VisualUnavailable
 from ..retrieval.page_source import PageGone, PageSource
 from ..store.artifacts import ArtifactStore
@@ -116,6 +116,15 @@ class MethodContext:
     conversation: list[Turn] = field(default_factory=list)  # the thread's earlier questions and answers
     replies: list[ModelReply] = field(default_factory=list)  # every parsed reply, for the proof's repair round
     concluded: Concluded | None = None  # the model's final answer, checked after the method (methods/proof)
+    shown: Progress | None = None  # the last progress the user was shown (a call of several samples adds to it)
+
+    def __post_init__(self) -> None:
+        self._report = self.progress  # the counts of samples go straight here: they add to what `shown` says
+
+        def show(progress: Progress) -> None:
+            self.shown = progress
+            self._report(progress)
+        self.progress = show
 
     @property
     def reader(self) -> Runtime:
@@ -126,7 +135,8 @@ class MethodContext:
         check_cancel(self.cancel)
 
     def step(self, phase: str) -> None:
-        """Tell the user what the method is doing now: a step of one model call or none."""
+        """Tell the user what the method is doing now: a step of one model call or none (a call of several
+        samples adds their count: sample())."""
         self.progress(Progress("ask", phase, item=self.question))
 
     def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
@@ -164,10 +174,14 @@ class MethodContext:
 
     def sample(self, step: str, runtime: Runtime, messages: list[Message], options: Options, n: int,
                pages: list[PageRef] = ()) -> list[Completion]:
-        """n completions of one prompt (its KV cache reused by every sample); each is its own trace entry."""
+        """n completions of one prompt (its KV cache reused by every sample); each is its own trace entry. The
+        current step's line counts the samples as the backend finishes them, with the time left."""
         self.check_cancel()
-        completions = runtime.sample(messages, options, n, cancel=self.cancel) if n > 1 else [
-            runtime.chat(messages, options, cancel=self.cancel)]
+        if n == 1:
+            completions = [runtime.chat(messages, options, cancel=self.cancel)]
+        else:  # counted on the step's line; a reply keeps the options it was asked with (a repair asks again)
+            counting = dataclasses.replace(options, on_sample=self._sample_counter(n))
+            completions = runtime.sample(messages, counting, n, cancel=self.cancel)
         for i, completion in enumerate(completions, 1):
             traced(self.answer, step if n == 1 else f"{step} [sample {i}/{n}]", runtime, completion, pages)
             if isinstance(completion.parsed, dict) and "short_answer" in completion.parsed:  # could conclude
@@ -175,6 +189,21 @@ class MethodContext:
         if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
         return completions
+
+    def _sample_counter(self, n: int) -> Callable[[int], None]:
+        """Tells the user, as each of n samples is finished, which one is being written and the time left, after
+        what the step said ("answering from 4 pages (5 samples): sample 2/5 · ~3 min left")."""
+        eta = Eta()
+        step = dataclasses.replace(self.shown, eta_seconds=None) if self.shown else None
+        phase = f"{describe(step)}: sample" if step else "sample"
+
+        def finished(done: int) -> None:
+            eta.item_done()
+            if done < n:
+                self._report(Progress("ask", phase, done, n, "samples", self.question, round(eta.rate, 4),
+                                      eta.seconds_left(n - done)))
+        self._report(Progress("ask", phase, 0, n, "samples", self.question))
+        return finished
 
     def reply_origin(self, reply: Any) -> ModelReply | None:
         """The call that returned `reply` (the very object), if a model call did."""
