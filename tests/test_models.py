@@ -14,6 +14,7 @@ from docqa_desktop.cli import main
 from docqa_desktop.llm import ModelError
 from docqa_desktop.llm import download
 from docqa_desktop.llm.catalog import ROLES, Catalog, CatalogEntry, RemoteFile, Variant, load_catalog
+from docqa_desktop.llm.catalog_choice import recommend
 from docqa_desktop.llm.hardware import Gpu, Hardware, detect
 from docqa_desktop.llm.manager import ModelManager
 from docqa_desktop.llm.runtime import ModelRuntimes
@@ -229,9 +230,10 @@ def test_hardware_detection_and_recommendations():
     assert here.cpu_cores >= 1 and here.ram_gb > 0
     assert here.default_threads() == max(1, here.cpu_cores - 1)
     gpu = Gpu("RTX", 24, 20, "nvidia")
-    assert Hardware(8, 32, (gpu,), True).recommendation()[0] == "qwen2.5-vl-7b-instruct"
-    assert Hardware(8, 32, (gpu,), False).recommendation()[0] == "qwen2.5-vl-3b-instruct"  # CPU-only build
-    assert Hardware(2, 4, (), False).recommendation()[0] == "smollm2-135m-instruct"
+    catalog = load_catalog()
+    assert recommend(catalog, Hardware(8, 32, (gpu,), True)).name == "qwen2.5-vl-7b-instruct"
+    assert recommend(catalog, Hardware(8, 32, (gpu,), False)).name == "qwen2.5-7b-instruct"  # CPU-only build
+    assert recommend(catalog, Hardware(2, 2, (), False)).name == "smollm2-135m-instruct"
 
 
 def test_models_list_cli_shows_builtin_ready_and_the_catalog(tmp_path, capsys):
