@@ -45,16 +45,18 @@ def _list(service: Service, args) -> int:
     hardware = service.models.hardware
     recommended, variant, why = hardware.recommendation()
     roles = service.models.roles()
+    runs_on = service.models.runs_on(service.library.onnx_device())
     if args.json:
         print(json.dumps({
             "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
                          "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload,
-                         "onnx_providers": service.library.onnx_providers()},
+                         "onnx_providers": service.library.onnx_providers(), "runs_on": runs_on},
             "recommended": {"name": recommended, "variant": variant, "reason": why},
             "roles": roles,
             "models": [vars(r) for r in rows]}, indent=2))
         return 0
-    print(f"{hardware.describe()}   layout and OCR: {service.library.onnx_device()}")
+    print(hardware.describe())
+    print("Runs on: " + "   ".join(f"{part}: {where}" for part, where in runs_on.items()))
     print(f"Recommended here: {recommended} {variant} ({why})\n")
     print(f"{'ROLE':14}{'NAME':26}{'STATE':15}{'VARIANT':9}{'SIZE':>9}{'MEMORY':>8}  LICENCE")
     for r in rows:
