@@ -40,7 +40,7 @@ build_llama() {
     args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=${cap:-90} -DLLAMA_BUILD_EXAMPLES=off -DLLAMA_BUILD_TESTS=off"
     extra=$(HINTS_ENV=$WORK/cuda_hints.env PYTHON=$PY bash "$G/cuda_hints.sh" 2> "$WORK/cuda_hints.txt")
     echo "$args $extra" > "$WORK/cmake_args.txt"
-    CMAKE_ARGS="$args $extra" CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
+    CMAKE_ARGS="$args $extra" CMAKE_BUILD_PARALLEL_LEVEL=$JOBS MAKEFLAGS="-j$JOBS" \
         timeout -k 10 "$(limit 400)" nice -n 19 "$PY" -m pip install -v --no-index --no-build-isolation --no-deps \
         --no-cache-dir --target "$LLAMA_TARGET" "$PACK/llama_cpp_python-0.3.36.tar.gz" > "$WORK/llama_build.log" 2>&1
     rc=$?
