@@ -49,7 +49,7 @@ extra=""
 .venv/bin/python -m pip install --quiet -e ".${extra}"
 if [ "$mode" = gpu ]; then
     tail -n +3 <<< "$gpu_plan" | run_plan  # onnxruntime-gpu over the CPU onnxruntime the app pulled in
-    .venv/bin/docqa models list | head -2  # the GPU found, and where each part now runs
+    .venv/bin/docqa models list | sed -n 1,2p  # the GPU found, and where each part now runs
 fi
 # The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): say which are
 # missing, with the one apt-get / dnf command that installs them. The command line works without them.
