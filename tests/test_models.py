@@ -246,6 +246,21 @@ def test_models_list_cli_shows_builtin_ready_and_the_catalog(tmp_path, capsys):
     listing = json.loads(capsys.readouterr().out)
     assert listing["roles"] == {"text": "smollm2-135m-instruct", "vision": None}
     assert listing["hardware"]["cpu_cores"] >= 1
+    runs_on = listing["hardware"]["runs_on"]
+    assert set(runs_on) == {"llama.cpp", "page embedder", "layout and OCR", "chunk embeddings"}
+    assert runs_on["layout and OCR"].startswith("CPU")  # no CUDA provider in the CPU onnxruntime of this machine
+    assert "Runs on: llama.cpp: " in out and "chunk embeddings: CPU" in out
+
+
+def test_the_page_embedder_device_is_read_from_the_torch_build(monkeypatch):
+    from docqa_desktop.vectors import torch_runtime
+
+    for installed, gpu, expected in [("2.13.0+cpu", True, "CPU (torch 2.13.0+cpu is a CPU build"),
+                                     ("2.13.0+cu130", False, "CPU (no NVIDIA GPU)"),
+                                     ("2.13.0+cu130", True, "CUDA (torch 2.13.0+cu130)"),
+                                     ("2.13.0", True, "CUDA (torch 2.13.0)")]:  # the package index's CUDA build
+        monkeypatch.setattr(torch_runtime, "version", lambda _name, v=installed: v)
+        assert torch_runtime.torch_device(gpu).startswith(expected)
 
 
 def test_models_cli_import_and_errors(tmp_path, capsys, tiny_vlm_files):

@@ -46,17 +46,19 @@ def _list(service: Service, args) -> int:
     hardware = service.models.hardware
     choice = service.models.recommendation()
     roles = service.models.roles()
+    runs_on = service.models.runs_on(service.library.onnx_device())
     if args.json:
         print(json.dumps({
             "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
                          "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload,
-                         "onnx_providers": service.library.onnx_providers()},
+                         "onnx_providers": service.library.onnx_providers(), "runs_on": runs_on},
             "recommended": {"name": choice.name, "variant": choice.variant, "reason": choice.why},
             "roles": roles,
             "models": [{**vars(r.model), "seconds_per_question": r.seconds_per_question,
                         "recommended": r.recommended} for r in rows]}, indent=2))
         return 0
-    print(f"{hardware.describe()}   layout and OCR: {service.library.onnx_device()}")
+    print(hardware.describe())
+    print("Runs on: " + "   ".join(f"{part}: {where}" for part, where in runs_on.items()))
     print(f"Recommended here (*): {choice.name} {choice.variant} ({choice.why})\n")
     print(f"  {'ROLE':14}{'NAME':24}{'STATE':14}{'VARIANT':8}{'SIZE':>8}{'MEMORY':>8}{'PER Q.':>9}  LICENCE")
     for r in rows:

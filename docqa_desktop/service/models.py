@@ -13,6 +13,7 @@ from ..llm.hardware import Hardware
 from ..llm.manager import ModelStatus, VerifyResult
 from ..llm.registry import InstalledModel
 from ..llm.runtime import Runtime
+from ..vectors.torch_runtime import torch_device
 from ..methods import METHODS, MethodSpec, method_spec
 from ..settings import Settings
 from ..settings import save as save_settings
@@ -162,6 +163,16 @@ class Models:
                                 else hw.seconds_per_question(status.size_mb, status.memory_gb))
             rows.append(Recommendation(status, seconds, choice.why if status.name == choice.name else ""))
         return rows
+
+    def runs_on(self, onnx_device: str) -> dict[str, str]:
+        """Where each model family runs here: llama.cpp, the page embedder (torch), layout and OCR (onnxruntime,
+        `onnx_device` from the library), the chunk embeddings (torch's CPU kernels in the index workers)."""
+        hw = self.hardware
+        llama = ("GPU offload" if hw.uses_gpu else "CPU (no GPU)" if hw.llama_gpu_offload
+                 else "CPU (CPU-only build: `bash packaging/setup.sh gpu`)")
+        return {"llama.cpp": llama,
+                "page embedder": torch_device(any(g.vendor == "nvidia" for g in hw.gpus)),
+                "layout and OCR": onnx_device, "chunk embeddings": "CPU"}
 
     def recommended(self) -> list[Recommendation]:
         """The language models this machine can download, the one recommended for it first, each with what it
