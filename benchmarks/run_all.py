@@ -232,12 +232,52 @@ def _embed_headline(path: Path) -> list[tuple[str, str]]:
 def _attention_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
     old, new, real = d["runs"]["per_window"], d["runs"]["auto"], d["real_3b_calls_per_batch"]
-    return [(f"vision attention on the CPU, tiny ColQwen2.5, {d['visual_tokens']} tokens: seconds per page (best pass) and "
-             "attention calls per page, per window / one call per layer; cosine between their vectors",
+    return [(f"vision attention on the CPU, tiny ColQwen2.5, {d['visual_tokens']} tokens: seconds per page (best "
+             "pass) and attention calls per page, per window / one call per layer; cosine between their vectors",
              f"{old['s_per_page']:g} / {new['s_per_page']:g} s, {old['sdpa_calls_per_page_forward']} / "
              f"{new['sdpa_calls_per_page_forward']} calls; ≥ {d['cosine_min']}"),
             (f"attention calls per forward of {real['pages']} pages, real ColQwen2.5-3B (from its config): "
              "per window / one per layer", f"{real['per_window']:,} / {real['one_per_layer']}")]
+
+
+def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
+    """benchmarks/gpu_check's JSON, committed from a lent GPU machine; before any ran, a note saying so."""
+    d = _json(path)
+    if not d.get("card") or d.get("small"):
+        return [("GPU check (benchmarks/gpu_check)", d.get("note", "no GPU was lent: not run on a GPU yet"))]
+    card, rows = d["card"], []
+    for tokens, r in sorted(d["page_embedder"]["by_visual_tokens"].items(), key=lambda kv: int(kv[0])):
+        rows.append((f"{card}: page embedder (ColQwen2.5-3B size, bf16) at {tokens} visual tokens: pages/s, batch, "
+                     "peak GiB", f"{r['pages_per_s']:.1f}, {r['batch_size_final']}, {r.get('peak_gpu_allocated_gib')}"))
+    rows.append((f"{card}: query embedding p50 ms", f"{d['page_embedder']['query_p50_ms']}"))
+    if d.get("visual_stage"):
+        rows.append((f"{card}: visual stage (the indexer's loop, pre-rendered pages): pages/s",
+                     f"{d['visual_stage']['pages_per_s']:.1f}"))
+    chunks = d["chunk_embeddings"].get("runs") or {}
+    gpu = max((r["chunks_per_s"] for k, r in chunks.items() if r and k.startswith("cuda")), default=None)
+    cpu = (chunks.get("cpu_batch32") or {}).get("chunks_per_s")
+    rows.append((f"{card}: MiniLM chunk embeddings per s, CUDA / the CPU cores", f"{gpu} / {cpu}"))
+    llama, tps = d["llama"], d["tokens_per_s"]
+    build = llama["build"]
+    rows.append((f"{card}: llama.cpp CUDA build s; layers offloaded",
+                 f"{build['seconds']} ({'ok' if build['ok'] else 'failed'}); {llama.get('offloaded_layers')}"))
+    kind = (llama.get("measured_file") or {}).get("type", "?")
+    rows.append((f"{card}: Qwen2.5-7B-size {kind}, full offload: prompt / generation tokens/s",
+                 f"{tps['prompt']} / {tps['generation']}"))
+    per = llama.get("seconds_per_question") or {}
+    if per:
+        rows.append((f"{card}: seconds per question at the 1.5B records' token counts (7B {kind})",
+                     ", ".join(f"{name} {m['seconds_per_question']:g}" for name, m in per.items())))
+    return rows
+
+
+def _gpu_check_command(args) -> list[str]:
+    """Only where there is a GPU: elsewhere the committed result (from a lent GPU machine) stays."""
+    return ["bash", "-c", "command -v nvidia-smi > /dev/null || { echo 'gpu_check: no GPU here; "
+            "benchmarks/results/gpu_check.json kept'; exit 0; }; "
+            f"{PYTHON} benchmarks/gpu_check/prepare.py .gpu-pack && OUT=benchmarks/out/gpu_check "
+            "bash benchmarks/gpu_check/run.sh .gpu-pack && cp benchmarks/out/gpu_check/gpu_check.json "
+            "benchmarks/results/gpu_check.json"]
 
 
 def _fuzz_headline(path: Path) -> list[tuple[str, str]]:
@@ -418,6 +458,7 @@ BENCHMARKS = [
               BENCH / "results/visual_embed-tiny.json", _embed_headline),
     Benchmark("page_embedder_attention", lambda a: [PYTHON, str(BENCH / "page_embedder_attention.py")],
               BENCH / "results/page_embedder_attention.json", _attention_headline),
+    Benchmark("gpu_check", _gpu_check_command, BENCH / "results/gpu_check.json", _gpu_check_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),

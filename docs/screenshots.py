@@ -1,9 +1,10 @@
 """Screenshots of the desktop app's main states, for the README, taken from the real app under Xvfb.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python docs/screenshots.py
+    xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python docs/screenshots.py
 
-Opens the main window on a fresh temporary home with the built-in models, adds resources/samples,
-captures the window while it indexes, asks a question with the default method (quoted answers, while only
+On the most common laptop screen (1366 x 768: the window takes the size it takes there), opens the main window on
+a fresh temporary home with the built-in models, captures the first-run panel (this machine's recommended model,
+each model's licence), adds resources/samples, captures the window while it indexes, asks a question with the default method (quoted answers, while only
 the built-in models are installed), asks it again with M3DocRAG forced on the built-in 135M model (an unverified
 draft: what a new user gets from a model method), opens the Models dialog, and repeats the quoted answer in the
 dark colour scheme. Writes docs/screenshot-*.png.
@@ -57,6 +58,7 @@ def main() -> int:
     from docqa_desktop.service import Service
     from docqa_desktop.settings import Settings
     from docqa_desktop.ui.app import apply_theme, make_app
+    from docqa_desktop.ui.library_panel import STATUS
     from docqa_desktop.ui.main_window import MainWindow
 
     app = make_app([])
@@ -69,14 +71,16 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp, Service(Settings.load(Path(tmp) / "home")) as service:
         window = MainWindow(service)
-        window.resize(1500, 900)
         window.show()
-        shot(window, "first-run")
+        panel = window.open_first_run()
+        wait_until(app, lambda: "Recommended here" in panel.hardware.text(), 60, "the recommendation")
+        shot(panel, "first-run")  # the hardware and the models are read on a worker thread
+        panel.close()
 
         window.add_paths([str(ROOT / "resources" / "samples")])
         tree = window.library.tree
         wait_until(app, lambda: window.status_text.text().startswith("Indexing ") and tree.topLevelItemCount() > 0
-                   and any("indexing" in tree.topLevelItem(0).child(i).text(2)
+                   and any("indexing" in tree.topLevelItem(0).child(i).text(STATUS)
                            for i in range(tree.topLevelItem(0).childCount())), 120, "a document being indexed")
         shot(window, "indexing", pause=0.05)  # the samples index in seconds
         wait_until(app, lambda: "Library up to date" in window.status_text.text(), 600, "the library")

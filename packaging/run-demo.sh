@@ -2,10 +2,15 @@
 # The main job on built-in defaults: set up, index a folder of PDFs (the bundled samples by
 # default), search it, show the language models, and answer a question with citations on the
 # built-in model, then open the desktop app on it when there is a display.
-#   bash packaging/run-demo.sh [FOLDER] [QUESTION]
+#   bash packaging/run-demo.sh [--gpu] [FOLDER] [QUESTION]     (--gpu: set up with the CUDA builds, setup.sh gpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/setup.sh
+if [ "${1:-}" = --gpu ]; then
+    shift
+    bash packaging/setup.sh gpu
+else
+    bash packaging/setup.sh
+fi
 folder=${1:-resources/samples}
 query=${2:-"When does the last ferry to Gull Island leave?"}
 export DOCQA_HOME=${DOCQA_HOME:-"$PWD/.docqa-demo"}

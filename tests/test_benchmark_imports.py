@@ -26,7 +26,8 @@ def test_the_benchmarks_import_docqa_desktop():
     assert sum(bool(package_imports(p)) for p in BENCHMARKS.glob("*.py")) >= 10  # the folder was found
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.py")))
+@pytest.mark.parametrize("script", sorted(str(p.relative_to(BENCHMARKS))
+                                           for p in [*BENCHMARKS.glob("*.py"), *BENCHMARKS.glob("gpu_check/*.py")]))
 def test_every_name_a_benchmark_imports_from_the_package_exists(script):
     for line, module, name in package_imports(BENCHMARKS / script):
         imported = importlib.import_module(module)

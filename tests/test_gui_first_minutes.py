@@ -126,14 +126,14 @@ def test_the_first_run_panel_offers_models_and_downloads_one(qtbot, home, tmp_pa
         assert "CPU cores" in panel.hardware.text() and "llama.cpp GPU support" in panel.hardware.text()
         names = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
         assert not any(name.startswith("smollm2") for name in names)  # the built-in one needs no offer
-        recommended_here, _, _ = service.models.hardware.recommendation()
+        recommended_here = service.models.recommendation().name
         assert f"Recommended here: {recommended_here}" in panel.hardware.text()
-        if not service.resources.models.is_builtin(recommended_here):  # machines under 8 GB: the built-in one, no row
+        if not service.resources.models.is_builtin(recommended_here):  # machines with little RAM: the built-in one
             assert panel.table.item(0, 0).text().startswith(recommended_here)
-            assert "Recommended" in panel.table.item(0, 5).text()  # this machine's recommendation comes first
+            assert "Recommended" in panel.table.item(0, 1).text()  # this machine's recommendation comes first
         assert all(panel.table.item(i, 4).text().startswith("~") for i in range(len(names)))  # time per question
-        recommended = names[0].split(" (")[0]
-        assert panel.table.item(0, 3).text() == load_catalog().get(recommended).licence  # e.g. Qwen Research
+        recommended = load_catalog().get(names[0].split(" (")[0])
+        assert panel.table.item(0, 5).text() == f"{recommended.licence_words} ({recommended.licence})"
         panel.table.selectRow(names.index("tiny-vl (Q4_K_M)"))
         panel.download_button.click()
         qtbot.waitUntil(lambda: "Installed tiny-vl" in panel.message.text(), timeout=60_000)

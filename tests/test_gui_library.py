@@ -52,7 +52,7 @@ def test_the_columns_show_what_the_documents_are(panel):
     # the title is longer than its column: elided on screen, whole on hover
     rect = panel.tree.visualItemRect(survey)
     assert panel.tree.fontMetrics().horizontalAdvance(LONG_TITLE) > panel.tree.columnWidth(TITLE) > 0 < rect.height()
-    assert panel.tree.textElideMode() == Qt.TextElideMode.ElideRight and survey.toolTip(TITLE) == LONG_TITLE
+    assert panel.tree.textElideMode() == Qt.TextElideMode.ElideRight and survey.toolTip(TITLE).splitlines()[0] == LONG_TITLE
     assert survey.toolTip(FILE) == f"{ROOT}/2312.10997v5.pdf"
     # no title found: the file name stands in, in italics, and the tooltip says why; nothing else is made up
     scan = rows["scan-0042.pdf"]
@@ -109,3 +109,27 @@ def test_stages_that_do_not_run_say_off_and_why(panel):
                      "Summaries: not needed by the current method (Quoted answer) — 10 / 79 pages done"]
     assert "pending" not in panel.stages.text().split("Layout")[1].split("\n", 1)[1]  # off stages owe nothing
     assert "docqa models pull colqwen2.5-v0.2" in panel.stages.toolTip()
+
+
+def test_a_narrow_panel_keeps_the_status_in_view_and_the_header_menu_brings_back_any_column(panel, qtbot):
+    from docqa_desktop.ui.library_panel import NARROW_HIDES
+    panel.resize(300, 400)  # a laptop's library panel
+    qtbot.waitUntil(lambda: panel.tree.isColumnHidden(AUTHORS) and panel.tree.isColumnHidden(FILE))
+    header = panel.tree.header()
+    shown = [c for c in range(len(COLUMNS)) if not panel.tree.isColumnHidden(c)]
+    assert shown == [TITLE, YEAR, PAGES, STATUS]
+    assert header.sectionViewportPosition(STATUS) + header.sectionSize(STATUS) <= panel.tree.viewport().width()
+    title = panel.tree.topLevelItem(0).child(0)
+    assert "Yunfan Gao" in title.toolTip(TITLE) and "2312.10997v5.pdf" in title.toolTip(TITLE)  # what is hidden
+
+    menu = panel._column_menu(header.rect().center())
+    [file_action] = [a for a in menu.actions() if a.text() == "File"]
+    assert not file_action.isChecked()
+    file_action.trigger()  # the user wants the file names, narrow panel or not
+    menu.close()
+    assert not panel.tree.isColumnHidden(FILE)
+    panel.resize(310, 400)
+    qtbot.wait(50)
+    assert not panel.tree.isColumnHidden(FILE) and panel.tree.isColumnHidden(AUTHORS)
+    panel.resize(max(NARROW_HIDES.values()) + 10, 400)  # wide enough for every column again
+    qtbot.waitUntil(lambda: not panel.tree.isColumnHidden(AUTHORS))

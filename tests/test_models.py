@@ -14,6 +14,7 @@ from docqa_desktop.cli import main
 from docqa_desktop.llm import ModelError
 from docqa_desktop.llm import download
 from docqa_desktop.llm.catalog import ROLES, Catalog, CatalogEntry, RemoteFile, Variant, load_catalog
+from docqa_desktop.llm.catalog_choice import recommend
 from docqa_desktop.llm.hardware import Gpu, Hardware, detect
 from docqa_desktop.llm.manager import ModelManager
 from docqa_desktop.llm.runtime import ModelRuntimes
@@ -229,9 +230,10 @@ def test_hardware_detection_and_recommendations():
     assert here.cpu_cores >= 1 and here.ram_gb > 0
     assert here.default_threads() == max(1, here.cpu_cores - 1)
     gpu = Gpu("RTX", 24, 20, "nvidia")
-    assert Hardware(8, 32, (gpu,), True).recommendation()[0] == "qwen2.5-vl-7b-instruct"
-    assert Hardware(8, 32, (gpu,), False).recommendation()[0] == "qwen2.5-vl-3b-instruct"  # CPU-only build
-    assert Hardware(2, 4, (), False).recommendation()[0] == "smollm2-135m-instruct"
+    catalog = load_catalog()
+    assert recommend(catalog, Hardware(8, 32, (gpu,), True)).name == "qwen2.5-vl-7b-instruct"
+    assert recommend(catalog, Hardware(8, 32, (gpu,), False)).name == "qwen2.5-7b-instruct"  # CPU-only build
+    assert recommend(catalog, Hardware(2, 2, (), False)).name == "smollm2-135m-instruct"
 
 
 def test_models_list_cli_shows_builtin_ready_and_the_catalog(tmp_path, capsys):
@@ -244,6 +246,21 @@ def test_models_list_cli_shows_builtin_ready_and_the_catalog(tmp_path, capsys):
     listing = json.loads(capsys.readouterr().out)
     assert listing["roles"] == {"text": "smollm2-135m-instruct", "vision": None}
     assert listing["hardware"]["cpu_cores"] >= 1
+    runs_on = listing["hardware"]["runs_on"]
+    assert set(runs_on) == {"llama.cpp", "page embedder", "layout and OCR", "chunk embeddings"}
+    assert runs_on["layout and OCR"].startswith("CPU")  # no CUDA provider in the CPU onnxruntime of this machine
+    assert "Runs on: llama.cpp: " in out and "chunk embeddings: CPU" in out
+
+
+def test_the_page_embedder_device_is_read_from_the_torch_build(monkeypatch):
+    from docqa_desktop.vectors import torch_runtime
+
+    for installed, gpu, expected in [("2.13.0+cpu", True, "CPU (torch 2.13.0+cpu is a CPU build"),
+                                     ("2.13.0+cu130", False, "CPU (no NVIDIA GPU)"),
+                                     ("2.13.0+cu130", True, "CUDA (torch 2.13.0+cu130)"),
+                                     ("2.13.0", True, "CUDA (torch 2.13.0)")]:  # the package index's CUDA build
+        monkeypatch.setattr(torch_runtime, "version", lambda _name, v=installed: v)
+        assert torch_runtime.torch_device(gpu).startswith(expected)
 
 
 def test_models_cli_import_and_errors(tmp_path, capsys, tiny_vlm_files):

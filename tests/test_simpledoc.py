@@ -155,7 +155,7 @@ def test_summaries_ahead_of_questions_are_resumable(paper_service):
 
     stopped = paper_service.answers.prepare("simpledoc", progress=progress, cancel=cancel)
     assert (stopped.done, stopped.cancelled, stopped.what) == (3, True, "page summaries")
-    assert seen[0] == ("prepare", 1, 8)  # the paper's pages
+    assert seen[0] == ("prepare", 0, 8)  # the paper's pages, announced before the first is written
     assert paper_service.answers.prepare("simpledoc").done == 8 - 3  # picks up where it stopped
     assert paper_service.answers.prepare("simpledoc").done == 0
     assert paper_service.answers.prepare("m3docrag").what == ""  # nothing to prepare

@@ -5,9 +5,9 @@ import argparse
 import json
 import sys
 import textwrap
-import time
 
 from ..answers import Answer
+from ..progress import describe
 from ..service import METHOD_NAMES, QUOTED, Service, cited_line, computed_line, method_setting_defaults, shown_text
 from .common import add_doc_option, cancel_on_sigint, positive
 
@@ -51,7 +51,7 @@ def ask(service: Service, args) -> int:
     method = args.method or service.answers.default_method
     overrides = service.answers.method_overrides(method, args.settings + ([f"k={args.k}"] if args.k else []))
     cancel = cancel_on_sigint()
-    progress = None if args.json else (lambda p: print(f"… {p.phase}", file=sys.stderr))
+    progress = None if args.json else (lambda p: print(f"… {describe(p)}", file=sys.stderr))
     printer = None if args.json else StreamPrinter()
     shortfall = service.models.shortfall(method)
     if shortfall:
@@ -132,12 +132,9 @@ def methods(service: Service, args) -> int:
 
 def prepare(service: Service, args) -> int:
     cancel = cancel_on_sigint()
-    started = time.monotonic()
 
     def progress(p) -> None:
-        rate = p.done / max(1e-6, time.monotonic() - started)
-        print(f"\r{p.phase} {p.done}/{p.total} {p.unit}, {rate * 60:.1f}/min, ETA {(p.total - p.done) / rate:.0f}s   ",
-              end="", file=sys.stderr, flush=True)
+        print(f"\r{describe(p)}   ", end="", file=sys.stderr, flush=True)
 
     report = service.answers.prepare(args.method, args.doc, progress, cancel)
     if not report.what:

@@ -5,6 +5,7 @@ import json
 import sys
 import time
 
+from ..progress import about
 from ..service import NO_VISION_MODEL, Service
 from .common import cancel_on_sigint
 
@@ -41,26 +42,32 @@ def run(service: Service, args) -> int:
 
 
 def _list(service: Service, args) -> int:
-    rows = service.models.statuses()
+    rows = service.models.overview()
     hardware = service.models.hardware
-    recommended, variant, why = hardware.recommendation()
+    choice = service.models.recommendation()
     roles = service.models.roles()
+    runs_on = service.models.runs_on(service.library.onnx_device())
     if args.json:
         print(json.dumps({
             "hardware": {"cpu_cores": hardware.cpu_cores, "ram_gb": round(hardware.ram_gb, 1),
                          "gpus": [vars(g) for g in hardware.gpus], "llama_gpu_offload": hardware.llama_gpu_offload,
-                         "onnx_providers": service.library.onnx_providers()},
-            "recommended": {"name": recommended, "variant": variant, "reason": why},
+                         "onnx_providers": service.library.onnx_providers(), "runs_on": runs_on},
+            "recommended": {"name": choice.name, "variant": choice.variant, "reason": choice.why},
             "roles": roles,
-            "models": [vars(r) for r in rows]}, indent=2))
+            "models": [{**vars(r.model), "seconds_per_question": r.seconds_per_question,
+                        "recommended": r.recommended} for r in rows]}, indent=2))
         return 0
-    print(f"{hardware.describe()}   layout and OCR: {service.library.onnx_device()}")
-    print(f"Recommended here: {recommended} {variant} ({why})\n")
-    print(f"{'ROLE':14}{'NAME':26}{'STATE':15}{'VARIANT':9}{'SIZE':>9}{'MEMORY':>8}  LICENCE")
+    print(hardware.describe())
+    print("Runs on: " + "   ".join(f"{part}: {where}" for part, where in runs_on.items()))
+    print(f"Recommended here (*): {choice.name} {choice.variant} ({choice.why})\n")
+    print(f"  {'ROLE':14}{'NAME':24}{'STATE':14}{'VARIANT':8}{'SIZE':>8}{'MEMORY':>8}{'PER Q.':>9}  LICENCE")
     for r in rows:
-        size = f"{r.size_mb / 1024:.1f} GB" if r.size_mb >= 1024 else f"{r.size_mb:.0f} MB"
-        memory = f"{r.memory_gb:.1f} GB" if r.memory_gb else "-"
-        print(f"{r.role:14}{r.name:26}{r.state:15}{r.variant:9}{size:>9}{memory:>8}  {r.licence}")
+        m = r.model
+        size = f"{m.size_mb / 1024:.1f} GB" if m.size_mb >= 1024 else f"{m.size_mb:.0f} MB"
+        memory = f"{m.memory_gb:.1f} GB" if m.memory_gb else "-"
+        per_question = about(r.seconds_per_question) if r.seconds_per_question is not None else "-"
+        print(f"{'*' if r.recommended else ' '} {m.role:14}{m.name:24}{m.state:14}{m.variant:8}{size:>8}{memory:>8}"
+              f"{per_question:>9}  {m.licence_text}")
     print()
     llm = service.settings.llm
     chosen = {"text": llm.text_model, "vision": llm.vision_model}

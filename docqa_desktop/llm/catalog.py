@@ -11,6 +11,15 @@ from .types import ModelError
 CATALOG_FILE = Path(__file__).resolve().parents[2] / "models" / "catalog.toml"
 ROLES = ("vision", "text", "page-embedder", "text-embedder")
 
+# What a model's licence lets a firm do, in the words every front end shows (the catalog's `commercial_use`)
+LICENCE_WORDS = {
+    "free": "free for commercial use",
+    "conditions": "commercial use with conditions",
+    "research": "research only",
+}
+UNKNOWN_LICENCE = "licence unknown: check the model's card"
+COMMERCIAL = ("free", "conditions")  # the uses a firm can accept
+
 
 @dataclass(frozen=True)
 class RemoteFile:
@@ -43,6 +52,21 @@ class CatalogEntry:
     snapshot: bool = False
     patterns: tuple[str, ...] = ()
     notes: str = ""
+    commercial_use: str = ""  # a key of LICENCE_WORDS; "" when not known
+    licence_note: str = ""  # the conditions, for commercial_use = "conditions"
+    parameters: float = 0.0  # billions: how capable it is
+    architecture: str = ""  # llama.cpp's name (GGUF general.architecture); "" for models llama.cpp does not run
+    projector_type: str = ""  # a vision model's encoder, as llama.cpp's mtmd names it (clip.projector_type)
+
+    @property
+    def licence_words(self) -> str:
+        """What the licence allows, in plain words ("free for commercial use", "research only", …)."""
+        return LICENCE_WORDS.get(self.commercial_use, UNKNOWN_LICENCE)
+
+    @property
+    def commercial(self) -> bool:
+        """Whether a firm may use it commercially (with or without conditions)."""
+        return self.commercial_use in COMMERCIAL
 
     def variant(self, name: str | None = None) -> Variant:
         name = name or self.default_variant
@@ -98,7 +122,10 @@ def _entry(raw: dict) -> CatalogEntry:
         raise KeyError(f"a known role (one of {', '.join(ROLES)})")
     variants = {name: Variant(name, **values) for name, values in raw["variants"].items()}
     projector = RemoteFile(**raw["projector"]) if "projector" in raw else None
-    simple = {key: raw[key] for key in ("repo", "base_repo", "builtin", "snapshot", "notes") if key in raw}
+    if raw.get("commercial_use", "") not in ("", *LICENCE_WORDS):
+        raise KeyError(f"a known commercial_use (one of {', '.join(LICENCE_WORDS)})")
+    simple = {key: raw[key] for key in ("repo", "base_repo", "builtin", "snapshot", "notes", "commercial_use",
+                                        "licence_note", "parameters", "architecture", "projector_type") if key in raw}
     return CatalogEntry(name=raw["name"], role=raw["role"], title=raw["title"], licence=raw["licence"],
                         default_variant=raw["default_variant"], variants=variants, projector=projector,
                         patterns=tuple(raw.get("patterns", ())), **simple)

@@ -43,17 +43,6 @@ class Hardware:
         # and on a busy 2-core machine one thread generates ~4x faster than two.
         return max(1, self.cpu_cores - 1)
 
-    def recommendation(self) -> tuple[str, str, str]:
-        """(catalog model, variant, why) for this machine."""
-        if self.uses_gpu and self.gpu_memory_gb >= 10:
-            return "qwen2.5-vl-7b-instruct", "Q4_K_M", f"GPU with {self.gpu_memory_gb:.0f} GB"
-        if self.uses_gpu and self.gpu_memory_gb >= 5:
-            return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"GPU with {self.gpu_memory_gb:.0f} GB"
-        if self.ram_gb >= 8:
-            why = "no usable GPU" if not self.uses_gpu else f"GPU memory {self.gpu_memory_gb:.0f} GB is small"
-            return "qwen2.5-vl-3b-instruct", "Q4_K_M", f"{why}; runs on the CPU ({self.ram_gb:.0f} GB RAM), slowly"
-        return "smollm2-135m-instruct", "Q4_1", f"only {self.ram_gb:.0f} GB RAM: the built-in model"
-
     def seconds_per_question(self, weights_mb: float, memory_gb: float = 0.0) -> float:
         """A rough expectation of SimpleDoc's time per question with a model of this size (and the memory it
         needs to run), for choosing one: on the GPU when it fits there, else on the CPU cores."""

@@ -181,6 +181,8 @@ class LocalBackend(Backend):
                 now = time.perf_counter()
                 results.append((out, observer, now - last_end))
                 last_end = now
+                if options.on_sample is not None:
+                    options.on_sample(len(results))
             return out if results else _EMPTY_COMPLETION
 
         llm.create_completion = sample_all

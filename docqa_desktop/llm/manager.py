@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import download
-from .catalog import Catalog, CatalogEntry, load_catalog
+from .catalog import UNKNOWN_LICENCE, Catalog, CatalogEntry, load_catalog
 from .gguf_file import ModelSize, check_pair, read_header
 from .registry import InstalledModel, Registry
 from .types import ModelError
@@ -29,6 +29,13 @@ class ModelStatus:
     licence: str
     path: str = ""
     detail: str = ""  # why a model is broken, or catalog notes
+    licence_words: str = UNKNOWN_LICENCE  # what the licence allows, in plain words (catalog.LICENCE_WORDS)
+    licence_note: str = ""  # its conditions, when it allows commercial use with conditions
+
+    @property
+    def licence_text(self) -> str:
+        """What every front end shows: "free for commercial use (Apache-2.0)"."""
+        return f"{self.licence_words} ({self.licence})" if self.licence else self.licence_words
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,8 @@ class ModelManager:
         variant = entry.variant(model.variant if model and model.variant in entry.variants else None)
         size = variant.size_mb + (entry.projector.size_mb if entry.projector else 0)
         common = dict(name=entry.name, role=entry.role, title=entry.title, variant=variant.name, size_mb=size,
-                      memory_gb=variant.memory_gb, licence=entry.licence, detail=entry.notes)
+                      memory_gb=variant.memory_gb, licence=entry.licence, detail=entry.notes,
+                      licence_words=entry.licence_words, licence_note=entry.licence_note)
         builtin = entry.builtin_path()
         if builtin is not None:
             return ModelStatus(state="built in", path=str(builtin), **common)

@@ -63,6 +63,8 @@ class RemoteBackend(Backend):
                 break
             seed = base + i if (options.seed is not None or n > 1) else None
             completions.append(self._call(messages, options, seed, cancel))
+            if options.on_sample is not None:
+                options.on_sample(len(completions))
         if options.schema is not None:
             parse_samples(completions, options.schema)
         return completions or [Completion("", "cancelled", Usage())]

@@ -24,6 +24,8 @@ class Options:
     repeat_penalty: float = 1.0  # > 1 discourages loops in free text; keep 1.0 for JSON (it repeats quotes)
     # called with the whole text generated so far as it grows (streaming; one-sample calls only)
     on_text: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    # called with the number of samples finished, after each one (a call of several samples takes minutes on a CPU)
+    on_sample: Callable[[int], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
-from ..progress import Cancelled, Progress, ProgressFn, check_cancel
+from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, counted, describe
 from ..retrieval.page_retriever import VisualUnavailable
 from ..retrieval.page_source import PageGone, PageSource
 from ..store.artifacts import ArtifactStore
@@ -52,7 +52,7 @@ IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 # PageGone, VisualUnavailable, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here
 # for the methods
 __all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
-           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label"]
+           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label", "pages_named"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,15 @@ class MethodContext:
     conversation: list[Turn] = field(default_factory=list)  # the thread's earlier questions and answers
     replies: list[ModelReply] = field(default_factory=list)  # every parsed reply, for the proof's repair round
     concluded: Concluded | None = None  # the model's final answer, checked after the method (methods/proof)
+    shown: Progress | None = None  # the last progress the user was shown (a call of several samples adds to it)
+
+    def __post_init__(self) -> None:
+        self._report = self.progress  # the counts of samples go straight here: they add to what `shown` says
+
+        def show(progress: Progress) -> None:
+            self.shown = progress
+            self._report(progress)
+        self.progress = show
 
     @property
     def reader(self) -> Runtime:
@@ -125,9 +134,15 @@ class MethodContext:
     def check_cancel(self) -> None:
         check_cancel(self.cancel)
 
-    def step(self, phase: str, done: int = 0, total: int = 0) -> None:
-        """Tell the user what the method is doing now."""
-        self.progress(Progress("ask", phase, done, total, "steps" if total else "", self.question))
+    def step(self, phase: str) -> None:
+        """Tell the user what the method is doing now: a step of one model call or none (a call of several
+        samples adds their count: sample())."""
+        self.progress(Progress("ask", phase, item=self.question))
+
+    def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
+        """Each of `items`, telling the user before each one what is being done, which of how many and, once a
+        few are timed, the time left (progress.counted): a step of several model calls loops over this."""
+        return counted(items, self.progress, "ask", phase, unit, self.question)
 
     # -- models ------------------------------------------------------------------------------------
 
@@ -159,10 +174,14 @@ class MethodContext:
 
     def sample(self, step: str, runtime: Runtime, messages: list[Message], options: Options, n: int,
                pages: list[PageRef] = ()) -> list[Completion]:
-        """n completions of one prompt (its KV cache reused by every sample); each is its own trace entry."""
+        """n completions of one prompt (its KV cache reused by every sample); each is its own trace entry. The
+        current step's line counts the samples as the backend finishes them, with the time left."""
         self.check_cancel()
-        completions = runtime.sample(messages, options, n, cancel=self.cancel) if n > 1 else [
-            runtime.chat(messages, options, cancel=self.cancel)]
+        if n == 1:
+            completions = [runtime.chat(messages, options, cancel=self.cancel)]
+        else:  # counted on the step's line; a reply keeps the options it was asked with (a repair asks again)
+            counting = dataclasses.replace(options, on_sample=self._sample_counter(n))
+            completions = runtime.sample(messages, counting, n, cancel=self.cancel)
         for i, completion in enumerate(completions, 1):
             traced(self.answer, step if n == 1 else f"{step} [sample {i}/{n}]", runtime, completion, pages)
             if isinstance(completion.parsed, dict) and "short_answer" in completion.parsed:  # could conclude
@@ -170,6 +189,21 @@ class MethodContext:
         if len(completions) < n or any(c.finish_reason == "cancelled" for c in completions):
             raise Cancelled()
         return completions
+
+    def _sample_counter(self, n: int) -> Callable[[int], None]:
+        """Tells the user, as each of n samples is finished, which one is being written and the time left, after
+        what the step said ("answering from 4 pages (5 samples): sample 2/5 · ~3 min left")."""
+        eta = Eta()
+        step = dataclasses.replace(self.shown, eta_seconds=None) if self.shown else None
+        phase = f"{describe(step)}: sample" if step else "sample"
+
+        def finished(done: int) -> None:
+            eta.item_done()
+            if done < n:
+                self._report(Progress("ask", phase, done, n, "samples", self.question, round(eta.rate, 4),
+                                      eta.seconds_left(n - done)))
+        self._report(Progress("ask", phase, 0, n, "samples", self.question))
+        return finished
 
     def reply_origin(self, reply: Any) -> ModelReply | None:
         """The call that returned `reply` (the very object), if a model call did."""
@@ -246,15 +280,17 @@ class MethodContext:
 
     def described_markdown(self, ref: PageRef, pictures: list[PageElement] | None = None) -> str:
         """The page's Markdown with each of `pictures` (default: all its pictures) described after its
-        placeholder (describe()); every description is noted in the trace."""
+        placeholder (describe()); every description is noted in the trace. A vision model's descriptions are
+        announced with counts (one model call each, unless kept from an earlier question)."""
         descriptions = {}
-        for element in self.elements(ref, {"picture"}) if pictures is None else pictures:
-            if element.kind == "picture":
-                description = self.describe(ref, element)
-                descriptions[element.seq] = description.text
-                self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
-                                         f"{description.source}"
-                                         + (f" ({description.model})" if description.model else ""))
+        chosen = [e for e in (self.elements(ref, {"picture"}) if pictures is None else pictures) if e.kind == "picture"]
+        if self.vision_model is not None:
+            chosen = self.counted(f"describing the pictures of {ref.doc} p.{ref.page}", chosen, "pictures")
+        for element in chosen:
+            description = self.describe(ref, element)
+            descriptions[element.seq] = description.text
+            self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
+                                     f"{description.source}" + (f" ({description.model})" if description.model else ""))
         return self.markdown(ref, descriptions)
 
     def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
@@ -321,6 +357,10 @@ class PrepareContext:
         """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
         return self.search.embed(texts)
 
+    def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
+        """Each of `items`, with progress before each one (MethodContext.counted, for `docqa prepare`)."""
+        return counted(items, self.progress, "prepare", phase, unit)
+
     def call(self, step: str, runtime: Runtime, messages: list[Message], options: Options,
              pages: list[PageRef] = ()) -> Completion:
         check_cancel(self.cancel)
@@ -374,6 +414,17 @@ def traced(answer: Answer, step: str, runtime: Runtime, completion: Completion, 
                                 completion.usage.output_tokens, round(completion.usage.seconds, 3),
                                 [f"{p.doc} p.{p.page}" for p in pages], completion.text[:2000],
                                 completion.usage.cached_tokens))
+
+
+def pages_named(refs: list[PageRef]) -> str:
+    """Pages as a progress line names them: "pages 4, 7", or by document when there are several
+    ("pages 1 of memo.pdf; 2, 3 of report.pdf")."""
+    if not multi_document(refs):
+        return f"page{'s' if len(refs) != 1 else ''} " + ", ".join(str(ref.page) for ref in refs)
+    by_document: dict[str, list[str]] = {}
+    for ref in refs:
+        by_document.setdefault(ref.doc, []).append(str(ref.page))
+    return "pages " + "; ".join(f"{', '.join(pages)} of {doc}" for doc, pages in by_document.items())
 
 
 def page_label(number: int, ref: PageRef, with_document: bool) -> str:

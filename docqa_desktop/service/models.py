@@ -7,12 +7,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..llm import hardware
+from ..llm.catalog_choice import ANSWERING_ROLES, Choice, estimate, recommend
 from ..llm.gguf_file import ModelSize, size_text
 from ..llm.hardware import Hardware
 from ..llm.manager import ModelStatus, VerifyResult
 from ..llm.registry import InstalledModel
 from ..llm.runtime import Runtime
+from ..vectors.torch_runtime import torch_device
 from ..methods import METHODS, MethodSpec, method_spec
 from ..settings import Settings
 from ..settings import save as save_settings
@@ -21,9 +22,14 @@ from .resources import Resources
 
 @dataclasses.dataclass(frozen=True)
 class Recommendation:
+    """A model as the first-run panel, the Models dialog and `docqa models list` offer it on this machine."""
     model: ModelStatus
-    seconds_per_question: int  # a rough expectation on this machine (Hardware.seconds_per_question)
+    seconds_per_question: int | None  # a rough expectation here (catalog_choice.estimate); None: not a language model
     why: str  # why it is the one recommended here; "" for the others
+
+    @property
+    def recommended(self) -> bool:
+        return bool(self.why)
 
 
 class Models:
@@ -95,7 +101,7 @@ class Models:
         others = any(m.role in ("text", "vision") and m.state == "installed" for m in manager.statuses())
         has = (f"only the built-in {label}model is installed" if size.builtin and not others
                else f"the text model {self.roles()['text']} is a {label}model")
-        recommended = hardware.detect().recommendation()[0]
+        recommended = self.recommendation().name
         add = ("`docqa models list` shows larger ones" if manager.is_builtin(recommended)
                else f"`docqa models pull {recommended}` adds one")
         return f"{has} — {add}"
@@ -117,11 +123,13 @@ class Models:
 
     def upgrade_hint(self) -> str:
         """What installing the model recommended for this machine adds, for the status line under a quoted answer."""
-        name, variant, why = hardware.detect().recommendation()
-        if self._resources.models.is_builtin(name):
-            return f"Quoted from the pages: no language model wrote this ({why})."
-        return (f"Quoted from the pages: no language model wrote this. `docqa models pull {name}` ({variant}) "
-                f"adds written answers that combine pages and read tables, charts and scans.")
+        choice = self.recommendation()
+        if self._resources.models.is_builtin(choice.name):
+            return f"Quoted from the pages: no language model wrote this ({choice.why})."
+        reads = "read tables, charts and scans" if self._resources.models.catalog.get(choice.name).role == "vision" \
+            else "read tables"
+        return (f"Quoted from the pages: no language model wrote this. `docqa models pull {choice.name}` "
+                f"({choice.variant}) adds written answers that combine pages and {reads}.")
 
     def first_run_needed(self) -> bool:
         """True until the first-run panel is finished or skipped, while only the built-in models are installed."""
@@ -135,15 +143,43 @@ class Models:
         """This machine as the models see it: cores, memory, GPUs, what llama.cpp offloads."""
         return self._resources.runtimes.hardware
 
+    def recommendation(self) -> Choice:
+        """The model to download on this machine: the most capable one whose licence allows commercial use and
+        that answers in a few minutes here (llm/catalog_choice.py), or the built-in one. The one choice every
+        front end shows."""
+        return recommend(self._resources.models.catalog, self.hardware)
+
+    def overview(self) -> list[Recommendation]:
+        """Every model (statuses()) as offered here: the language models with about how long a question takes on
+        this machine, the recommended one marked with why."""
+        hw, choice = self.hardware, self.recommendation()
+        catalog = self._resources.models.catalog
+        rows = []
+        for status in self.statuses():
+            entry = catalog.find(status.name)
+            seconds = None
+            if status.role in ANSWERING_ROLES:
+                seconds = round(estimate(entry, hw, status.variant) if entry is not None
+                                else hw.seconds_per_question(status.size_mb, status.memory_gb))
+            rows.append(Recommendation(status, seconds, choice.why if status.name == choice.name else ""))
+        return rows
+
+    def runs_on(self, onnx_device: str) -> dict[str, str]:
+        """Where each model family runs here: llama.cpp, the page embedder (torch), layout and OCR (onnxruntime,
+        `onnx_device` from the library), the chunk embeddings (torch's CPU kernels in the index workers)."""
+        hw = self.hardware
+        llama = ("GPU offload" if hw.uses_gpu else "CPU (no GPU)" if hw.llama_gpu_offload
+                 else "CPU (CPU-only build: `bash packaging/setup.sh gpu`)")
+        return {"llama.cpp": llama,
+                "page embedder": torch_device(any(g.vendor == "nvidia" for g in hw.gpus)),
+                "layout and OCR": onnx_device, "chunk embeddings": "CPU"}
+
     def recommended(self) -> list[Recommendation]:
         """The language models this machine can download, the one recommended for it first, each with what it
         costs here (size, memory, licence, about how long a question takes)."""
-        hw = self.hardware
-        recommended, _, why = hw.recommendation()
-        rows = [r for r in self.statuses() if r.role in ("vision", "text") and r.state != "built in"]
-        rows.sort(key=lambda r: (r.name != recommended, r.memory_gb > hw.ram_gb, r.size_mb))
-        return [Recommendation(r, round(hw.seconds_per_question(r.size_mb, r.memory_gb)),
-                               why if r.name == recommended else "") for r in rows]
+        ram = self.hardware.ram_gb
+        rows = [r for r in self.overview() if r.model.role in ANSWERING_ROLES and r.model.state != "built in"]
+        return sorted(rows, key=lambda r: (not r.recommended, r.model.memory_gb > ram, r.seconds_per_question))
 
     # -- model files --------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..progress import Progress
+from ..progress import Progress, describe
 from ..service import MethodSpec
 
 WHOLE_LIBRARY = "Whole library"
@@ -138,5 +138,5 @@ class AskPanel(QWidget):
         self.about.setText(about)
 
     def show_step(self, progress: Progress) -> None:
-        message = progress.phase
+        message = describe(progress)  # what the method is doing, with counts and the time left
         self.steps.setText(message[:1].upper() + message[1:] + "…")

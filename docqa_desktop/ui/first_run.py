@@ -7,17 +7,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidgetItem, QVBoxLayout
 
 from ..service import Recommendation, Service
-from .models_dialog import model_table, size_text, start_pull
+from .models_dialog import model_table, model_tooltip, per_question_text, recommended_text, size_text, start_pull
 from .tasks import Task, TaskRunner
 
-COLUMNS = ["Model", "Download", "Memory", "Licence", "About per question", ""]
+COLUMNS = ["Model", "", "Download", "Memory", "About per question", "Licence"]
 INTRO = ("DocQA Desktop answers from your PDFs on this machine; nothing leaves it. Right now it quotes the sentence "
          "that answers a question, with its page. A language model writes answers that combine pages and read "
          "tables, charts and scans — download one now, or later from Tools → Models.")
-
-
-def _duration(seconds: int) -> str:
-    return f"~{seconds} s" if seconds < 120 else f"~{round(seconds / 60)} min"
 
 
 class FirstRunPanel(QDialog):
@@ -26,7 +22,7 @@ class FirstRunPanel(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Welcome to DocQA Desktop")
-        self.resize(820, 420)
+        self.resize(1000, 460)
         self.service, self.tasks = service, tasks
         self.rows: list[Recommendation] = []
         self.download_task: Task | None = None
@@ -64,21 +60,21 @@ class FirstRunPanel(QDialog):
         self.tasks.start("recommended models", self._read, self._show, on_failed=self.message.setText)
 
     def _read(self, progress, cancel):
-        hardware = self.service.models.hardware
-        return hardware.describe(), hardware.recommendation(), self.service.models.recommended()
+        models = self.service.models
+        return models.hardware.describe(), models.recommendation(), models.recommended()
 
     def _show(self, result) -> None:
-        hardware, (recommended, variant, why), self.rows = result
-        self.hardware.setText(f"{hardware}\nRecommended here: {recommended} {variant} ({why}).")
+        hardware, choice, self.rows = result
+        self.hardware.setText(f"{hardware}\nRecommended here: {choice.name} {choice.variant} ({choice.why}).")
         self.table.setRowCount(len(self.rows))
         for i, row in enumerate(self.rows):
             m = row.model
-            cells = [f"{m.name} ({m.variant})", size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–",
-                     m.licence, _duration(row.seconds_per_question),
-                     f"Recommended: {row.why}" if row.why else ("" if m.state == "not installed" else m.state)]
+            cells = [f"{m.name} ({m.variant})", recommended_text(row) or ("" if m.state == "not installed" else m.state),
+                     size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row),
+                     m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(m.detail)
+                item.setToolTip(model_tooltip(row))
                 self.table.setItem(i, j, item)
         if self.rows:
             self.table.selectRow(0)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QStackedWidget,
     QTreeWidget,
@@ -23,6 +24,9 @@ from ..domain import FileEntry, FileStatus, StageStatus
 
 COLUMNS = ("Title", "Authors", "Year", "Pages", "File", "Status")
 TITLE, AUTHORS, YEAR, PAGES, FILE, STATUS = range(len(COLUMNS))
+# Columns a narrow panel leaves out (below this many pixels wide) unless the user picked them in the header's menu:
+# at a laptop's 1,366 px the panel is ~300 px, and the status must stay in view without scrolling sideways
+NARROW_HIDES = {AUTHORS: 520, FILE: 420}
 SORT_KEY = Qt.ItemDataRole.UserRole + 1  # what a column sorts by: numbers as numbers, blanks last
 NO_TITLE = "No title in the PDF's metadata or on its first page: listed by its file name"
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
@@ -72,6 +76,7 @@ def document_row(entry: FileEntry) -> QTreeWidgetItem:
     for column, (text, key) in enumerate(zip(texts, keys)):
         item.setData(column, SORT_KEY, _sort_key(key))
         item.setToolTip(column, text)  # the whole text of an elided cell
+    item.setToolTip(TITLE, "\n".join(t for t in (texts[TITLE], info.authors, entry.name) if t))  # hidden columns too
     for column in (YEAR, PAGES):
         item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     item.setData(0, Qt.ItemDataRole.UserRole, entry.path)
@@ -117,6 +122,9 @@ class LibraryPanel(QWidget):
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         for column, width in ((AUTHORS, 120), (YEAR, 48), (PAGES, 48), (FILE, 120), (STATUS, 80)):
             header.resizeSection(column, width)
+        self.chosen_columns: dict[int, bool] = {}  # shown or hidden by the user, whatever the panel's width
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
         self.tree.itemActivated.connect(self._activated)
         self.add_button = QPushButton("Add folder…")
         self.add_button.setToolTip("Add a folder of PDFs to the library (Ctrl+O); you can also drop folders here")
@@ -197,6 +205,28 @@ class LibraryPanel(QWidget):
     def _activated(self, item: QTreeWidgetItem) -> None:
         if item.childCount() == 0 and item.parent() is not None:
             self.document_activated.emit(item.data(0, Qt.ItemDataRole.UserRole))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        for column, min_width in NARROW_HIDES.items():
+            self.tree.setColumnHidden(column, not self.chosen_columns.get(column, self.width() >= min_width))
+
+    def _column_menu(self, position) -> QMenu:
+        """The header's menu: show or hide any column but the title."""
+        menu = QMenu(self)
+        for column, name in enumerate(COLUMNS[1:], start=1):
+            action = QAction(name, menu, checkable=True, checked=not self.tree.isColumnHidden(column))
+            action.toggled.connect(lambda shown, c=column: self.choose_column(c, shown))
+            menu.addAction(action)
+        menu.popup(self.tree.header().mapToGlobal(position))
+        return menu
+
+    def choose_column(self, column: int, shown: bool) -> None:
+        self.chosen_columns[column] = shown
+        self.tree.setColumnHidden(column, not shown)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from .. import settings as settings_file
 from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
-from ..progress import Progress
+from ..progress import Progress, describe
 from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
@@ -36,8 +36,8 @@ from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
 
 FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
-                  "them well (it stays in the method list). A recommended vision model (Models…) writes answers "
-                  "that combine pages and reads page images — charts, tables and scans.")
+                  "them well (it stays in the method list). A recommended model (Models…) writes answers "
+                  "that combine pages; a vision model also reads page images — charts, tables and scans.")
 INDEXING_STOPPED = "Indexing stopped; what was indexed is kept. Re-index to resume watching."
 WINDOW_SIZE = (1400, 860)  # on a larger screen; a smaller one gets the window at most SCREEN_SHARE of it
 SCREEN_SHARE = 0.92  # leaves room for the window's frame and a taskbar
@@ -50,7 +50,7 @@ def progress_text(p: Progress, stages) -> str:
     """The status bar's line for an indexing snapshot; `stages`: service.library.stages, whose phases it names."""
     name = os.path.basename(p.item or "")
     if p.task == "prepare":
-        return f"Preparing {p.phase} — {p.done}/{p.total} {p.unit}"
+        return f"Preparing: {describe(p)}"
     if p.phase == "scanning":
         return f"Checking {name or 'the library'} for changes — {p.docs_done}/{p.docs_total} files"
     if p.phase == "finishing":
@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
         def shown(p) -> None:
             self.progress.setRange(0, max(1, p.total))
             self.progress.setValue(p.done)
-            self.status_text.setText(f"Preparing {p.phase} for {method} — {p.done}/{p.total} {p.unit}")
+            self.status_text.setText(f"Preparing for {method}: {describe(p)}")
 
         def finished(report) -> None:
             self._set_indexing(False, f"{report.method}: {report.done} {report.what} prepared"

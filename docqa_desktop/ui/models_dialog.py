@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -16,14 +17,34 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..service import Service
+from ..progress import about
+from ..service import Recommendation, Service
 from .tasks import Task, TaskRunner
 
-COLUMNS = ["Role", "Name", "State", "Variant", "Size", "Memory", "Licence"]
+COLUMNS = ["Role", "Name", "State", "", "Variant", "Size", "Memory", "About per question", "Licence"]  # "": ★
+NAME_COLUMN = 1
 
 
 def size_text(mb: float) -> str:
     return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
+def per_question_text(row: Recommendation) -> str:
+    """About how long a question takes here with the model; "–" for one that writes no answers (an embedder)."""
+    return about(row.seconds_per_question) if row.seconds_per_question is not None else "–"
+
+
+def recommended_text(row: Recommendation) -> str:
+    """The marker of the model recommended for this machine (service.models.recommendation; why: its tooltip)."""
+    return "★ Recommended" if row.recommended else ""
+
+
+def model_tooltip(row: Recommendation) -> str:
+    """The catalog's notes on a model, its licence's conditions when it has some, and why it is recommended."""
+    m = row.model
+    lines = (m.detail or m.path, m.licence_note and f"Licence: {m.licence_note}",
+             row.why and f"Recommended here: {row.why}")
+    return "\n".join(line for line in lines if line)
 
 
 def model_table(columns: list[str]) -> QTableWidget:
@@ -58,7 +79,7 @@ class ModelsDialog(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Models")
-        self.resize(860, 440)
+        self.resize(1180, 480)  # every column in view on a 1366-pixel screen
         self.service = service
         self.tasks = tasks
         self.pull_task: Task | None = None
@@ -80,10 +101,13 @@ class ModelsDialog(QDialog):
         self.import_button.clicked.connect(self.import_gguf)
         self.verify_button.clicked.connect(self.verify)
         self.remove_button.clicked.connect(self.remove)
+        self.close_buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.close_buttons.rejected.connect(self.reject)  # a download keeps running in the background
         buttons = QHBoxLayout()
         for b in (self.pull_button, self.cancel_button, self.import_button, self.verify_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.close_buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(self.roles)
         layout.addWidget(self.table, 1)
@@ -94,29 +118,35 @@ class ModelsDialog(QDialog):
 
     def refresh(self) -> None:
         def read(progress, cancel):
-            hardware = self.service.models.hardware
-            return self.service.models.statuses(), self.service.models.roles(), hardware.describe(), \
-                hardware.recommendation()
+            models = self.service.models
+            return models.overview(), models.roles(), models.hardware.describe(), models.recommendation()
 
         self.tasks.start("models", read, self._show, on_failed=self.message.setText)
 
     def _show(self, result) -> None:
-        rows, roles, hardware, (recommended, variant, why) = result
-        self.roles.setText(f"{hardware}\nRecommended here: {recommended} {variant} ({why}).\n"
+        rows, roles, hardware, choice = result
+        chosen = self.selected_name()
+        self.roles.setText(f"{hardware}\nRecommended here: {choice.name} {choice.variant} ({choice.why}).\n"
                            f"Text tasks → {roles['text'] or 'none'};  page images → "
                            f"{roles['vision'] or 'no vision model installed (answers use page text and OCR)'}")
         self.table.setRowCount(len(rows))
-        for i, r in enumerate(rows):
-            cells = [r.role, r.name, r.state, r.variant, size_text(r.size_mb),
-                     f"{r.memory_gb:.1f} GB" if r.memory_gb else "–", r.licence]
+        for i, row in enumerate(rows):
+            m = row.model
+            cells = [m.role, m.name, m.state, recommended_text(row), m.variant, size_text(m.size_mb),
+                     f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row), m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(r.detail or r.path)
+                item.setToolTip(model_tooltip(row))
                 self.table.setItem(i, j, item)
+        # the selection survives a refresh; the first time, the recommended model is the one Download fetches
+        names = [row.model.name for row in rows]
+        self.table.selectRow(names.index(chosen) if chosen in names else
+                             next((i for i, row in enumerate(rows) if row.recommended), 0))
 
     def selected_name(self) -> str | None:
         row = self.table.currentRow()
-        return self.table.item(row, 1).text() if row >= 0 and self.table.item(row, 1) else None
+        item = self.table.item(row, NAME_COLUMN) if row >= 0 else None
+        return item.text() if item else None
 
     def pull(self) -> None:
         name = self.selected_name()

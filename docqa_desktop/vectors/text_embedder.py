@@ -120,14 +120,16 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 
 class TorchMiniLMEmbedder(MiniLMEmbedder):
-    """The same model on torch's CPU kernels (its exact GELU, fused attention): for embedding many chunks in a
-    process that can afford torch's import. Threads follow torch's setting (the index workers run one each)."""
+    """The same model on torch's kernels (its exact GELU, fused attention): for embedding many chunks in a
+    process that can afford torch's import. Threads follow torch's setting (the index workers run one each).
+    `device` "cuda" runs it on the GPU (benchmarks/gpu_check measures it there); the indexer uses the CPU."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, device: str = "cpu", **kwargs):
         import torch
 
         super().__init__(*args, **kwargs)
-        self.t = {name: torch.from_numpy(array) for name, array in self.w.items()}
+        self.device = device
+        self.t = {name: torch.from_numpy(array).to(device) for name, array in self.w.items()}
 
     def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import torch
@@ -142,7 +144,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
             return F.layer_norm(x, x.shape[-1:], t[name + ".weight"], t[name + ".bias"], self.eps)
 
         with torch.inference_mode():
-            tokens, keep = torch.from_numpy(ids), torch.from_numpy(mask)
+            tokens, keep = torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
             x = (t["embeddings.word_embeddings.weight"][tokens]
                  + t["embeddings.position_embeddings.weight"][: tokens.shape[1]][None]
                  + t["embeddings.token_type_embeddings.weight"][0])
@@ -158,7 +160,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
                 x = norm(x + linear(F.gelu(linear(x, p + "intermediate.dense")), p + "output.dense"),
                          p + "output.LayerNorm")
             pooled = (x * keep[..., None]).sum(1) / keep.sum(1, keepdim=True).clamp(min=1e-9)
-            return F.normalize(pooled, dim=1).numpy()
+            return F.normalize(pooled, dim=1).cpu().numpy()
 
 
 @lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ install brings a matching CUDA torch + torchvision pair and never takes this pat
 from __future__ import annotations
 
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 _schemas = None  # keeps the op library alive for the life of the process
 
@@ -35,3 +36,18 @@ def import_torchvision() -> str:
         _schemas.define("qnms(Tensor qdets, Tensor scores, float iou_threshold) -> Tensor")
     import torchvision  # noqa: F401,F811
     return "shim"
+
+
+def torch_device(nvidia_gpu: bool) -> str:
+    """Where the page embedder will run, told without importing torch (~2 s): 'CUDA (torch X)' or 'CPU (why)'.
+    Read from the installed build's version: CUDA builds from PyTorch's index end in +cuXXX, the package index's
+    Linux build is a CUDA one, and CPU builds end in +cpu (what `setup.sh` installs; `setup.sh gpu` replaces it)."""
+    try:
+        installed = version("torch")
+    except PackageNotFoundError:
+        return "not installed (no torch)"
+    if installed.endswith("+cpu"):
+        return f"CPU (torch {installed} is a CPU build: `bash packaging/setup.sh gpu`)"
+    if not nvidia_gpu:
+        return "CPU (no NVIDIA GPU)"
+    return f"CUDA (torch {installed})"

@@ -121,11 +121,13 @@ def _sample_locations(ctx: MethodContext, shown: list[PageRef]) -> Counter:
     batches = pack_in_order(len(shown), fits, settings.batch_pages)
     votes: Counter = Counter()
     ignored = 0
-    for number, batch in enumerate(batches, 1):
+    def phase(batch: list[int]) -> str:
+        return f"navigating pages {shown[batch[0]].page}–{shown[batch[-1]].page}" if len(batches) > 1 \
+            else "navigating pages"
+
+    for number, batch in enumerate(ctx.counted(phase, batches, "batches"), 1):
         part = f"(part {number} of {len(batches)})" if len(batches) > 1 else ""
         refs = [shown[i] for i in batch]
-        ctx.step(f"navigating pages {refs[0].page}–{refs[-1].page}" if len(batches) > 1 else "navigating pages",
-                 number - 1, len(batches))
         images = tuple(ctx.pages.image(ref, ctx.image_side) for ref in refs) if with_images else ()
         schema = navigator_schema([ids[i] for i in batch])
         options = Options(max_tokens=min(reply_bound, 512), temperature=settings.navigator_temperature,

@@ -61,7 +61,7 @@ def run(ctx: MethodContext) -> None:
     extractor = Extractor(ctx)
     for number in range(1, settings.rounds + 1):
         answer.iterations = number
-        ctx.step(f"round {number}: thinking", number, settings.rounds)
+        ctx.step(f"round {number}: thinking")
         step = _think(ctx, trajectory, number)
         trajectory.append(step)
         if step.action == "Finish":
@@ -109,9 +109,9 @@ def _search(ctx: MethodContext, extractor: Extractor, step: Round, number: int, 
         step.observation = "No page matches the search."
         return
     extractions = []
-    for i, candidate in enumerate(sets, 1):
-        ctx.step(f"round {number}: reading candidate {i} of {len(sets)} ({_where(candidate.pages)})",
-                 number, settings.rounds)
+    reading = ctx.counted(lambda candidate: f"round {number}: reading candidate {_where(candidate.pages)}", sets,
+                          "candidate sets")
+    for i, candidate in enumerate(reading, 1):
         extractions.append(extractor.extract(candidate.pages, step.argument,
                                              f"extract {number} [candidate {i}/{len(sets)}]"))
     scored = score_sets([s.retrieval for s in sets], [_entropy(c) for c in extractions],

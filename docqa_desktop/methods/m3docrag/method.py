@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...llm import Options
-from ..base import MethodContext
+from ..base import MethodContext, pages_named
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import INSTRUCTIONS, PAGES, REQUEST, answer_schema
@@ -34,7 +34,7 @@ def run(ctx: MethodContext) -> None:
         record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
         return
     model = ctx.reader
-    ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
+    ctx.step(f"reading {pages_named(pages)}")
     options = Options(max_tokens=ctx.settings.answer_tokens, schema=answer_schema(list(range(1, len(pages) + 1))))
     page_list, page_text, images = ctx.page_block(
         pages, model, ctx.text_budget(model, options, len(pages) if model.info.vision else 0),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
-from ..base import PROMPT_RESERVE_TOKENS, MethodContext
+from ..base import PROMPT_RESERVE_TOKENS, MethodContext, pages_named
 from ..toolkit.final_answer import FinalAnswer, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
@@ -41,7 +41,6 @@ def run(ctx: MethodContext) -> None:
     if not candidates:
         record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
         return
-    ctx.step(f"re-ranking {len(candidates)} pages")
     ranked = rerank(ctx, candidates)
     selected = [page.ref for page in ranked[:settings.pages]]
     answer.notes.extend(f"rerank: {page.ref.doc} p.{page.ref.page} llm {page.llm:.1f}, retrieval "
@@ -85,9 +84,10 @@ def _answer(ctx: MethodContext, pages, nodes: list[TreeHit]) -> None:
     around = model.count_tokens(INSTRUCTIONS + request + CONTEXT + SUMMARIES) - PROMPT_RESERVE_TOKENS
     budget = ctx.text_budget(model, options, len(pages) if model.info.vision else 0) - max(0, around)
     node_block = trim_to_tokens(model, node_block, budget // 3)  # the pages come first
-    ctx.step("reading pages " + ", ".join(str(p.page) for p in pages))
+    # the pages' pictures are described first (a vision model's call each, announced with counts)
     _, page_text, images = ctx.page_block(pages, model, max(100, budget - model.count_tokens(node_block)),
                                           settings.page_tokens, ctx.question, text_of=ctx.described_markdown)
+    ctx.step(f"reading {pages_named(pages)}")
     context = CONTEXT.format(pages=page_text, summaries=SUMMARIES.format(nodes=node_block) if node_block else "")
     if images:
         context += "\n" + PAGE_IMAGES_NOTE

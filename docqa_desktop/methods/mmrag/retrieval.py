@@ -57,7 +57,7 @@ def rerank(ctx: MethodContext, candidates: list[tuple[PageRef, float]]) -> list[
     budget = ctx.text_model.info.context - rubric.reply_tokens_per_page * settings.rerank_batch_pages - 64
     verdicts = judge_pages(ctx.question, refs, ctx.pages.text_or_empty, ctx.text_model, ctx.call, budget,
                            settings.rerank_page_tokens, step="rerank", max_batch_pages=settings.rerank_batch_pages,
-                           rubric=rubric)
+                           rubric=rubric, steps=ctx.counted, phase=f"re-ranking {len(refs)} pages")
     weight = settings.llm_weight
     ranked = [RankedPage(ref, retrieval, verdict.score, weight * verdict.score + (1 - weight) * retrieval,
                          verdict.reason) for (ref, retrieval), verdict in zip(candidates, verdicts)]

@@ -21,7 +21,7 @@ import numpy as np
 from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
-from ...progress import Progress, check_cancel
+from ...progress import Eta, Progress, check_cancel
 from ..base import PrepareContext, SummaryTrees, TreeNode
 from .clustering import ClusterSettings, clusters_within, consecutive_runs
 from .settings import check_settings
@@ -47,6 +47,7 @@ class TreeBuilder:
         self.trees, self.runtime, self.embed, self.settings = trees, runtime, embed, settings
         self.call, self.progress, self.cancel = call, progress, cancel
         self.written = 0  # summaries written by this builder, over every document (what a cancel reports)
+        self.eta = Eta()  # every summary is alike: one model call over a cluster of at most cluster_tokens
         self.clustering = ClusterSettings(settings.reduction_dims, settings.cluster_threshold, settings.max_clusters)
         # a cluster's texts must fit one summarising prompt, whatever cluster_tokens says
         self.max_cluster_tokens = max(1, min(settings.cluster_tokens,
@@ -78,8 +79,10 @@ class TreeBuilder:
             for left, node in enumerate(unwritten, 1):
                 self._summarize(node, [texts[c] for c in node.children], name)
                 self.written += 1
+                self.eta.item_done()
                 self.progress(Progress("prepare", f"summary tree, layer {layer}", self.written,
-                                       self.written + len(unwritten) - left, "summaries", name))
+                                       self.written + len(unwritten) - left, "summaries", name,
+                                       round(self.eta.rate, 4), self.eta.seconds_left(len(unwritten) - left)))
             layers = layer
             below = self._layer(doc_id, layer)
         self.trees.finish(doc_id, self.model, layers)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ...answers import PageRef
 from ...llm import Message, Options
-from ..base import MethodContext
+from ..base import MethodContext, pages_named
 from ..conversation import memory_lines, thread_query
 from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
@@ -44,7 +44,7 @@ def run(ctx: MethodContext) -> None:
     unread: list[PageRef] = []  # earlier rounds' candidates it has not
     for iteration in range(1, settings.iterations + 1):
         answer.iterations = iteration
-        ctx.step(f"iteration {iteration}: retrieving pages", iteration, settings.iterations)
+        ctx.step(f"{_round(iteration, settings)}retrieving pages")
         retrieved = ctx.readable(ctx.retrieve(query, settings.k))
         if iteration == 1:
             answer.note_stage("retrieved", retrieved)  # the retriever's own top k for the question
@@ -54,7 +54,7 @@ def run(ctx: MethodContext) -> None:
         answer.note_stage("candidates", candidates)
         if not candidates:
             break
-        document_summary, picks = _select(ctx, query, candidates)
+        document_summary, picks = _select(ctx, query, candidates, _round(iteration, settings))
         answer.note_stage("selected", picks)
         memory.append(document_summary)  # M ← M ∪ s_doc
         pages = ctx.readable(reading_list(candidates, picks, settings))
@@ -63,8 +63,7 @@ def run(ctx: MethodContext) -> None:
         answer.note_stage("read", pages)
         read += pages
         unread = [r for r in candidates if r not in read]
-        ctx.step(f"iteration {iteration}: reading pages " + ", ".join(f"{p.page}" for p in pages),
-                 iteration, settings.iterations)
+        ctx.step(f"{_round(iteration, settings)}reading {pages_named(pages)}")
         reply = _reason(ctx, pages, memory, query)
         answer.pages_used.extend(p for p in pages if p not in answer.pages_used)
         if reply["response"] == "answer":
@@ -96,11 +95,18 @@ def reading_list(candidates: list[PageRef], picks: list[PageRef], settings) -> l
     return pages[:settings.max_pages]
 
 
-def _select(ctx: MethodContext, query: str, candidates: list[PageRef]) -> tuple[str, list[PageRef]]:
-    """The paper's page-retrieval step: an LLM reads the candidates' summaries, keeps and orders pages."""
+def _round(iteration: int, settings) -> str:
+    """The prefix of a round's steps: "round 2 of 3: " (nothing when the method runs one round)."""
+    return f"round {iteration} of {settings.iterations}: " if settings.iterations > 1 else ""
+
+
+def _select(ctx: MethodContext, query: str, candidates: list[PageRef], round_: str) -> tuple[str, list[PageRef]]:
+    """The paper's page-retrieval step: an LLM reads the candidates' summaries, keeps and orders pages. The
+    summaries missing are written first, a model call a page (the first question's longest wait)."""
     settings = ctx.settings
     summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.reader, settings, ctx.image_side)
-    summaries = summarizer.ensure(candidates, ctx.call)
+    summaries = summarizer.ensure(candidates, ctx.call, ctx.counted)
+    ctx.step(f"{round_}choosing pages from {len(candidates)} summaries")
     several = ctx.multi_document(candidates)
     listing = "\n".join(
         f"Page {i}{f' ({ref.doc}, page {ref.page})' if several else f' (page {ref.page})'}: "

@@ -25,6 +25,7 @@ from ...llm import Completion, Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.jsonout import parse_json
 from ...llm.runtime import Runtime
+from ...progress import StepsFn, uncounted
 from .batches import multi_document, pack_in_order, page_ids, page_name, shrink_to_fit
 
 REASON_CHARS = 120
@@ -104,7 +105,8 @@ def judge_schema(page_ids: list[int], rubric: Rubric = RELEVANT) -> dict:
 
 def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRef], str], runtime: Runtime,
                 call: CallFn, budget_tokens: int, per_page_tokens: int, step: str = "judge pages",
-                max_batch_pages: int | None = None, rubric: Rubric = RELEVANT) -> list[PageVerdict]:
+                max_batch_pages: int | None = None, rubric: Rubric = RELEVANT, steps: StepsFn = uncounted,
+                phase: str = "judging pages") -> list[PageVerdict]:
     """A verdict for every page of `pages`, in their order.
 
     Each page's text is trimmed to `per_page_tokens`; pages are then packed greedily in order into batches
@@ -115,7 +117,8 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     alone is trimmed further until it does. `max_batch_pages` (DocLens's K) also caps a batch's size.
     One `call` per batch; a page the model gives no verdict for counts as not relevant (score 0, "no
     verdict"); if it gives two, the first counts. `page_text` should return "" for a page that cannot be read.
-    `rubric` says what is asked (default: relevant or not; MMRAG-DocQA's re-ranker: a 0–1 score)."""
+    `rubric` says what is asked (default: relevant or not; MMRAG-DocQA's re-ranker: a 0–1 score). Each batch is
+    announced through `steps` (ctx.counted) as `phase`."""
     if not pages:
         return []
     ids = page_ids(pages)
@@ -140,7 +143,7 @@ def judge_pages(question: str, pages: list[PageRef], page_text: Callable[[PageRe
     batches = pack_in_order(len(pages), fits, max_batch_pages)
 
     verdicts: dict[int, PageVerdict] = {}
-    for batch in batches:
+    for batch in steps(phase, batches, "batches"):
         batch_ids = [ids[i] for i in batch]
         schema = judge_schema(batch_ids, rubric)
         options = Options(max_tokens=16 + rubric.reply_tokens_per_page * len(batch), temperature=0.0, schema=schema)

@@ -18,7 +18,7 @@ from ...domain import StageStatus
 from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
-from ...progress import Progress, check_cancel
+from ...progress import StepsFn, uncounted
 from ...retrieval.page_source import PageGone, PageSource
 from ...store.artifacts import ArtifactStore
 
@@ -44,6 +44,7 @@ PAGE_INDEX_IMAGE_NOTE = "The page image is attached; read it together with the e
 
 # the kind keeps the name it had when SimpleDoc alone wrote summaries: existing databases hold it
 PAGE_SUMMARY = "simpledoc.page-summary"
+WRITING = "writing page summaries"  # what the user is told while they are written
 
 
 class Summarizer:
@@ -61,12 +62,11 @@ class Summarizer:
         found = self.artifacts.get(PAGE_SUMMARY, [(*r.key(), 0) for r in refs], self.model)
         return {(d, p): text for (d, p, _), text in found.items()}
 
-    def ensure(self, refs: list[PageRef], call) -> dict[tuple[int, int], str]:
-        """{(doc_id, page): summary} for `refs`, writing the missing ones with `call` (ctx.call-like)."""
+    def ensure(self, refs: list[PageRef], call, steps: StepsFn = uncounted) -> dict[tuple[int, int], str]:
+        """{(doc_id, page): summary} for `refs`, writing the missing ones with `call` (ctx.call-like), each
+        announced through `steps` (ctx.counted): a model call a page, the longest wait of a first question."""
         known = self.stored(refs)
-        for ref in refs:
-            if ref.key() in known:
-                continue
+        for ref in steps(WRITING, [ref for ref in refs if ref.key() not in known], "pages"):
             try:
                 summary = self._summarize(ref, call)
             except PageGone:
@@ -96,10 +96,7 @@ def prepare_summaries(ctx: PrepareContext) -> int:
     summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.vision_model or ctx.text_model, ctx.settings,
                                 ctx.image_side)
     todo = ctx.pages.refs_for(ctx.artifacts.missing(PAGE_SUMMARY, ctx.doc_ids, summarizer.model))
-    for done, ref in enumerate(todo, 1):
-        check_cancel(ctx.cancel)
-        summarizer.ensure([ref], ctx.call)
-        ctx.progress(Progress("prepare", "page summaries", done, len(todo), "pages", ref.doc))
+    summarizer.ensure(todo, ctx.call, ctx.counted)  # ctx.call stops at a cancel, between two pages
     return len(todo)
 
 

@@ -1,0 +1,252 @@
+"""The page embedder and the visual stage on the GPU: the product's own PageEmbedder (vectors/page_embedder.py) at
+the real ColQwen2.5-v0.2 / Qwen2.5-VL-3B size with random bf16 weights (speed and memory do not depend on them).
+
+    python3 benchmarks/gpu_check/embed_check.py PACK OUT.json            # GPU machine
+    SMALL=1 python3 benchmarks/gpu_check/embed_check.py PACK OUT.json    # any CPU: tiny sizes, 4 pages
+
+The pack's colqwen25/ holds config + processor + tokenizer; the weights are drawn at random, saved and loaded back
+through PageEmbedder.load (the app's load path). Then: pages/s, peak memory and batch size at 768 / 256 / 1024
+visual tokens, query p50, and the visual stage's embedding loop (visual/stage.py) over the carried pages as the
+indexer runs it, into a real library database, with only the PDF rendering swapped for reading the pages
+that prepare.py rendered with the product's page_images().
+"""
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from _part import SMALL, Record, use_checkout
+
+PACK, OUT = Path(sys.argv[1]), Path(sys.argv[2])
+R = Record(OUT, "embed")
+DEADLINE = time.monotonic() + float(os.environ.get("EMBED_SOFT_LIMIT_S", "200"))  # no new budget starts after this
+BUDGETS = [768, 256, 1024]  # the app's default first
+TINY = dict(text=dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2), vision=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2,
+                                                          out_hidden_size=64, fullatt_block_indexes=[1]))
+QUERY_TEMPLATES = ["What was the total {x} in fiscal year {y} according to the table?",
+                   "Which figure shows the {x} by year?", "How did {x} change between {y} and the previous year?",
+                   "Where does the report compare {x} across regions in {y}?", "List the main causes of {x}."]
+QUERY_WORDS = ["revenue", "net income", "operating margin", "headcount", "battery life", "election results",
+               "retrieval accuracy", "tuition fees", "e-commerce growth", "warranty terms", "latency"]
+
+
+def queries(n: int) -> list[str]:
+    return [QUERY_TEMPLATES[i % len(QUERY_TEMPLATES)].format(x=QUERY_WORDS[(i * 7) % len(QUERY_WORDS)], y=2015 + i % 10)
+            for i in range(n)]
+
+
+def imports():
+    R.data["pymupdf"] = use_checkout()
+    from docqa_desktop.vectors.torch_runtime import import_torchvision
+
+    R.data["torchvision_import"] = import_torchvision()
+    import torch
+    import transformers
+    from docqa_desktop.vectors import page_embedder
+
+    R.data["versions"] = {"python": sys.version.split()[0], "torch": torch.__version__, "cuda": torch.version.cuda,
+                          "transformers": transformers.__version__, "embedder_file": page_embedder.__file__}
+    R.data["device_name"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    return page_embedder
+
+
+def checkpoint_folder() -> Path:
+    """The carried folder, tokenizer.json un-gzipped, in a temporary copy."""
+    folder = Path(tempfile.mkdtemp(prefix="colqwen25-")) / "colqwen25-random"
+    shutil.copytree(PACK / "colqwen25", folder)
+    gz = folder / "tokenizer.json.gz"
+    if gz.exists():
+        (folder / "tokenizer.json").write_bytes(gzip.decompress(gz.read_bytes()))
+        gz.unlink()
+    return folder
+
+
+def save_random_model(folder: Path, device: str) -> None:
+    import torch
+    from colpali_engine.models import ColQwen2_5
+    from transformers.models.qwen2_5_vl import Qwen2_5_VLConfig
+
+    config = Qwen2_5_VLConfig.from_pretrained(str(folder))
+    if SMALL:  # the same structure at tests/tiny_colqwen.py's tiny size
+        for key, value in TINY["text"].items():
+            setattr(config.text_config, key, value)
+        for key, value in TINY["vision"].items():
+            setattr(config.vision_config, key, value)
+        config.text_config.layer_types = config.text_config.layer_types[:2]
+        config.text_config.rope_parameters = {"rope_type": "default", "rope_theta": 1e6, "mrope_section": [2, 3, 3]}
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = ColQwen2_5._from_config(config, dtype=torch.bfloat16 if device == "cuda" else torch.float32)
+    with torch.no_grad():  # random init zeroes the padding row and the projection bias: 0/0 = NaN (tiny_colqwen.py)
+        model.language_model.embed_tokens.weight.normal_(0, 0.02)
+        model.custom_text_proj.bias.normal_(0, 0.02)
+    R.data["parameters"] = sum(p.numel() for p in model.parameters())
+    model.save_pretrained(str(folder))
+    del model
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    return True
+
+
+def load_images():
+    from PIL import Image
+
+    manifest = json.loads((PACK / "pages" / "pages.json").read_text())
+    images = []
+    for p in manifest["pages"]:
+        with Image.open(PACK / "pages" / p["file"]) as im:
+            images.append(im.convert("RGB"))
+    return manifest, images
+
+
+def resized(images, rendered_budget: int, budget: int):
+    """Pages at another budget: page_images' zoom scales with sqrt(budget), so scale the renders by as much."""
+    from PIL import Image
+
+    if budget == rendered_budget:
+        return images
+    f = (budget / rendered_budget) ** 0.5
+    return [im.resize((max(1, round(im.width * f)), max(1, round(im.height * f))), Image.Resampling.LANCZOS)
+            for im in images]
+
+
+def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
+    import numpy as np
+    import torch
+
+    cuda = embedder.device.startswith("cuda")
+    row: dict = {"visual_tokens": budget, "batch_size_initial": embedder.batch_size}
+    R.data["runs"][str(budget)] = row
+    started = time.monotonic()
+    embedder.embed_pages(images[:embedder.batch_size])  # warm-up: first-call allocations, kernel selection
+    row["warmup_batch_s"] = round(time.monotonic() - started, 2)
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    started = time.monotonic()
+    pages = embedder.embed_pages(images)
+    if cuda:
+        torch.cuda.synchronize()
+    took = time.monotonic() - started
+    row.update({"pages": len(images), "seconds": round(took, 3), "pages_per_s": round(len(images) / took, 2),
+                "batch_size_final": embedder.batch_size,
+                "grid_tokens_per_page_mean": round(float(np.mean([p.grid[0] * p.grid[1] for p in pages])), 1),
+                "nan_pages": int(sum(bool(np.isnan(p.vectors).any()) for p in pages))})
+    if cuda:
+        row["peak_gpu_allocated_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+    R.log(f"{budget} tokens:", row)
+    if n_queries:
+        texts = queries(n_queries + 5)
+        for text in texts[:5]:
+            embedder.embed_query(text)
+        times = []
+        for text in texts[5:]:
+            started = time.perf_counter()
+            embedder.embed_query(text)
+            times.append((time.perf_counter() - started) * 1000)
+        row["query_p50_ms"] = round(statistics.median(times), 2)
+        row["queries"] = len(times)
+    return row
+
+
+def measure_stage(embedder, manifest) -> dict:
+    """visual/stage.py's embedding loop over the carried pages: a document at a time, committing every few pages
+    into a real library database. Only the renderer is swapped: `page_images` reads (and decodes) the image that
+    prepare.py rendered with the product's page_images() for that page."""
+    from PIL import Image
+
+    from docqa_desktop.domain import FileStatus
+    from docqa_desktop.store import catalog
+    from docqa_desktop.store.database import Database
+    from docqa_desktop.visual import stage
+
+    files = {(p["pdf"], p["page"]): PACK / "pages" / p["file"] for p in manifest["pages"]}
+    budget = manifest["budget"]
+
+    def rendered(path, pages, visual_tokens):
+        for number in pages:
+            with Image.open(files[(Path(path).name, number)]) as im:
+                image = im.convert("RGB")
+            yield number, resized([image], budget, visual_tokens)[0]
+
+    stage.page_images = rendered
+    home = Path(tempfile.mkdtemp(prefix="gpu-check-library-"))
+    db = Database(home / "library.duckdb")
+    pdfs = sorted({pdf for pdf, _ in files})
+    with db.transaction() as cur:
+        for doc_id, pdf in enumerate(pdfs, 1):
+            catalog.set_file(cur, str(PACK / "pdfs" / pdf), library_id=None, doc_id=doc_id, size=0, mtime=0.0,
+                             status=FileStatus.INDEXED)
+    todo = sorted((pdfs.index(pdf) + 1, page) for pdf, page in files)
+    embedder.visual_tokens = budget
+    first = next(rendered(PACK / "pdfs" / pdfs[0], [min(p for f, p in files if f == pdfs[0])], budget))[1]
+    stage.stored_page(1, 1, embedder.embed_pages([first])[0])  # numba compiles the page encoding on first use
+    errors: dict[str, str] = {}
+    started = time.monotonic()
+    stored = stage._PageEmbedding(db, embedder, commit_pages=8).run(todo, lambda _progress: None,
+                                                                      threading.Event(), errors)
+    took = time.monotonic() - started
+    db.close()
+    shutil.rmtree(home, ignore_errors=True)
+    row = {"visual_tokens": budget, "pages": len(todo), "documents": len(pdfs), "stored": stored,
+           "seconds": round(took, 3), "pages_per_s": round(len(todo) / took, 2), "errors": errors,
+           "batch_size": embedder.batch_size}
+    R.log("visual stage:", row)
+    return row
+
+
+def main() -> None:
+    module = R.step("imports", imports)
+    if module is None:
+        return
+    import torch
+
+    device = "cuda" if torch.cuda.is_available() and not SMALL else "cpu"
+    R.data["device"] = device
+    folder = checkpoint_folder()
+    manifest, images = load_images()
+    if SMALL:
+        images = images[:4]
+    R.data["runs"] = {}
+    if not R.step("random_weights", save_random_model, folder, device):
+        return
+    started = time.monotonic()
+    embedder = R.step("PageEmbedder.load", module.PageEmbedder.load, folder, device=device,
+                      visual_tokens=BUDGETS[0], name="colqwen2.5-random")
+    if embedder is None:
+        return
+    R.data["load_s"] = round(time.monotonic() - started, 2)
+    if device == "cuda":
+        R.data["weights_gib_on_gpu"] = round(torch.cuda.memory_allocated() / 2**30, 2)
+        R.data["gpu_total_gib"] = round(torch.cuda.mem_get_info()[1] / 2**30, 1)
+    for i, budget in enumerate(BUDGETS):
+        if i and time.monotonic() > DEADLINE:
+            R.data["skipped_budgets"] = BUDGETS[i:]
+            break
+        if i:  # a fresh embedder per budget: its batch size is chosen for that budget, as the app would
+            embedder = module.PageEmbedder(embedder.model, embedder.processor, name=embedder.name,
+                                           device=device, visual_tokens=budget)
+        R.step(f"budget_{budget}", measure_budget, embedder,
+               resized(images, manifest["budget"], budget), budget, (5 if SMALL else 200) if i == 0 else 0)
+        if i == 0:
+            R.data["stage"] = R.step("visual_stage", measure_stage, embedder, manifest)
+    shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        R.save()
+        R.log("done; errors:", len(R.data["errors"]))

@@ -1,0 +1,102 @@
+"""llama.cpp on the GPU: a random-weight GGUF of the Qwen2.5-7B text architecture, every layer offloaded.
+
+    python3 llama_check.py gguf F16.gguf                 # write the F16 file (the gguf package; no llama.cpp needed)
+    python3 llama_check.py bench PACK F16.gguf OUT.json  # quantize to Q4_K_M, then prompt / generation tokens/s
+                                                         # and the seconds a question takes per method
+SMALL=1: the tiny size of the same architecture, on the installed llama_cpp.
+
+Q4_K_M goes through llama.cpp's own quantize API in a child process with a time limit (QUANTIZE_TIMEOUT_S); if it
+does not finish, the F16 file is measured instead and the JSON says so. The prompt is ~4,000 random token ids
+(llama.cpp's speed does not depend on which), generation is held to its full length by banning the end token.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import qwen_gguf
+from _part import SMALL, Record
+
+PROMPT_TOKENS = 600 if SMALL else 4000
+GENERATED = 16 if SMALL else 128
+
+
+def write_gguf(path: str) -> None:
+    started = time.monotonic()
+    qwen_gguf.write(Path(path), **(qwen_gguf.TINY if SMALL else qwen_gguf.QWEN25_7B))
+    print(json.dumps({"gguf_write_s": round(time.monotonic() - started, 1), "bytes": Path(path).stat().st_size}))
+
+
+def quantize(source: Path, target: Path, timeout: float) -> str:
+    """Q4_K_M through llama_model_quantize, in a child so that a time limit can stop it."""
+    code = ("import sys, llama_cpp\n"
+            "p = llama_cpp.llama_model_quantize_default_params()\n"
+            "p.nthread = int(sys.argv[3]); p.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M\n"
+            "sys.exit(llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), p))\n")
+    result = subprocess.run([sys.executable, "-c", code, str(source), str(target), str(os.cpu_count() or 4)],
+                            capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"quantize exited {result.returncode}: {result.stderr[-1500:]}")
+    return "Q4_K_M"
+
+
+def speed(model: Path) -> dict:
+    import numpy as np
+    import llama_cpp
+
+    started = time.monotonic()
+    llm = llama_cpp.Llama(model_path=str(model), n_gpu_layers=-1, n_ctx=PROMPT_TOKENS + GENERATED + 64,
+                          n_batch=512, seed=0, verbose=True)  # llama.cpp's log (offload lines) goes to stderr
+    load_s = time.monotonic() - started
+    rng = np.random.default_rng(0)
+    prompt = [int(t) for t in rng.integers(300, llm.n_vocab(), PROMPT_TOKENS)]
+    ban = {llm.token_eos(): -100.0}
+    llm.create_completion(prompt[:64], max_tokens=4, temperature=0.0, logit_bias=ban)  # warm-up
+    llm.reset()
+    started = time.monotonic()
+    llm.create_completion(prompt, max_tokens=1, temperature=0.0, logit_bias=ban)
+    prompt_s = time.monotonic() - started
+    started = time.monotonic()  # the same prompt again: its KV cache is reused, so this is generation alone
+    out = llm.create_completion(prompt, max_tokens=GENERATED, temperature=0.0, logit_bias=ban)
+    generate_s = time.monotonic() - started
+    produced = out["usage"]["completion_tokens"]
+    return {"load_s": round(load_s, 2), "prompt_tokens": PROMPT_TOKENS, "prompt_s": round(prompt_s, 3),
+            "prompt_tokens_per_s": round(PROMPT_TOKENS / prompt_s, 1), "generated_tokens": produced,
+            "generate_s": round(generate_s, 3), "generation_tokens_per_s": round(produced / generate_s, 1),
+            "supports_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload())}
+
+
+def per_method(methods: dict, prompt_rate: float, generation_rate: float) -> dict:
+    """Seconds a question would take for each method at its recorded token counts (benchmarks/eval-dev-1.5b),
+    at these rates: prompt tokens not taken from the cache over the prompt rate, plus output over generation."""
+    return {name: {**m, "seconds_per_question": round((m["prompt_tokens"] - m["cached_tokens"]) / prompt_rate
+                                                      + m["output_tokens"] / generation_rate, 1)}
+            for name, m in methods.items()}
+
+
+def bench(pack: str, f16: str, out: str) -> None:
+    R = Record(Path(out), "llama")
+    source = Path(f16)
+    R.data["f16_bytes"] = source.stat().st_size if source.exists() else None
+    target = source.with_name("model-Q4_K_M.gguf")
+    timeout = float(os.environ.get("QUANTIZE_TIMEOUT_S", "150"))
+    R.data["quantized"] = R.step("quantize", quantize, source, target, timeout)
+    model = target if R.data["quantized"] else source
+    R.data["measured_file"] = {"type": R.data["quantized"] or "F16", "bytes": model.stat().st_size}
+    rates = R.data["speed"] = R.step("speed", speed, model)
+    methods = Path(pack) / "methods.json"
+    if rates and methods.exists():
+        R.data["methods"] = R.step("per_method", per_method, json.loads(methods.read_text())["methods"],
+                                   rates["prompt_tokens_per_s"], rates["generation_tokens_per_s"])
+    R.save()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gguf":
+        write_gguf(sys.argv[2])
+    else:
+        bench(*sys.argv[2:5])
