@@ -35,6 +35,9 @@ def test_small_check_runs_every_part_and_writes_one_json(tmp_path):
     assert runs["768"]["query_p50_ms"] > 0
     assert result["visual_stage"]["stored"] == result["visual_stage"]["pages"] == 4  # written to the library
     assert result["page_embedder"]["pymupdf"] == "stub"
+    attention = result["vision_attention"]  # per window against one call per layer: the same vectors
+    assert attention["cosine_min"] >= 0.999 and attention["same_vector_counts"] and not attention["varlen_kernel"]
+    assert attention["auto"]["sdpa_calls_per_forward"] == 2 + 2 < attention["per_window"]["sdpa_calls_per_forward"]
     chunks = result["chunk_embeddings"]["runs"]["cpu_batch32"]
     assert chunks["shape"] == [16, 384] and chunks["chunks_per_s"] > 0
     llama = result["llama"]

@@ -160,6 +160,52 @@ def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
     return row
 
 
+def measure_attention(embedder, images) -> dict:
+    """The vision tower per window (transformers' SDPA path, one call per window) against the product's one call
+    per layer (index.visual_attention = "auto": torch's varlen kernel on CUDA): seconds per page over the same
+    pages, attention (SDPA) calls per forward, the cosine between the vectors, and whether varlen ran."""
+    import numpy as np
+    import torch
+
+    from docqa_desktop.vectors import vision_attention
+
+    cuda = embedder.device.startswith("cuda")
+    calls, real_sdpa = [0], torch.nn.functional.scaled_dot_product_attention
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real_sdpa(*args, **kwargs)
+
+    row: dict = {"pages": len(images), "batch_size": embedder.batch_size}
+    vectors = {}
+    torch.nn.functional.scaled_dot_product_attention = counted
+    try:
+        for mode in ("per_window", "auto"):
+            embedder.set_vision_attention(mode)
+            embedder.embed_pages(images[:embedder.batch_size])  # warm-up
+            calls[0] = 0
+            if cuda:
+                torch.cuda.synchronize()
+            started = time.monotonic()
+            vectors[mode] = embedder.embed_pages(images)
+            if cuda:
+                torch.cuda.synchronize()
+            took = time.monotonic() - started
+            row[mode] = {"pages_per_s": round(len(images) / took, 2), "sdpa_calls_per_forward":
+                         round(calls[0] / -(-len(images) // embedder.batch_size))}
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = real_sdpa
+        embedder.set_vision_attention("auto")
+    unit = lambda v: v / np.linalg.norm(v, axis=1, keepdims=True)  # noqa: E731
+    row["cosine_min"] = round(min(float((unit(a.vectors) * unit(b.vectors)).sum(1).min())
+                                  for a, b in zip(vectors["per_window"], vectors["auto"])), 6)
+    row["same_vector_counts"] = all(len(a.vectors) == len(b.vectors)
+                                    for a, b in zip(vectors["per_window"], vectors["auto"]))
+    row["varlen_kernel"] = (cuda and vision_attention._has_varlen() and not vision_attention._varlen_broken)
+    R.log("vision attention:", row)
+    return row
+
+
 def measure_stage(embedder, manifest) -> dict:
     """visual/stage.py's embedding loop over the carried pages: a document at a time, committing every few pages
     into a real library database. Only the renderer is swapped: `page_images` reads (and decodes) the image that
@@ -241,6 +287,8 @@ def main() -> None:
                resized(images, manifest["budget"], budget), budget, (5 if SMALL else 200) if i == 0 else 0)
         if i == 0:
             R.data["stage"] = R.step("visual_stage", measure_stage, embedder, manifest)
+            R.data["vision_attention"] = R.step("vision_attention", measure_attention, embedder,
+                                                images[:4 if SMALL else 16])
     shutil.rmtree(folder.parent, ignore_errors=True)
 
 

@@ -67,6 +67,7 @@ def main() -> None:
                           "by_visual_tokens": runs, "skipped_budgets": embed.get("skipped_budgets"),
                           "query_p50_ms": (runs.get("768") or {}).get("query_p50_ms")},
         "visual_stage": embed.get("stage"),
+        "vision_attention": embed.get("vision_attention"),
         "chunk_embeddings": {"device": textp.get("device"), "runs": textp.get("runs")},
         "llama": {"build": build(), "gguf": text("gguf.txt").strip().splitlines()[-1:],
                   "measured_file": llama.get("measured_file"), "speed": speed,
