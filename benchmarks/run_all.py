@@ -253,6 +253,12 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
     if d.get("visual_stage"):
         rows.append((f"{card}: visual stage (the indexer's loop, pre-rendered pages): pages/s",
                      f"{d['visual_stage']['pages_per_s']:.1f}"))
+    attention = d.get("vision_attention")
+    if attention:
+        rows.append((f"{card}: vision tower per window / one call per layer ({attention['pages']} pages): pages/s, "
+                     "attention calls per forward; cosine", f"{attention['per_window']['pages_per_s']} / "
+                     f"{attention['auto']['pages_per_s']}, {attention['per_window']['sdpa_calls_per_forward']:,} / "
+                     f"{attention['auto']['sdpa_calls_per_forward']}; ≥ {attention['cosine_min']}"))
     chunks = d["chunk_embeddings"].get("runs") or {}
     gpu = max((r["chunks_per_s"] for k, r in chunks.items() if r and k.startswith("cuda")), default=None)
     cpu = (chunks.get("cpu_batch32") or {}).get("chunks_per_s")
