@@ -70,6 +70,16 @@ def speed(model: Path) -> dict:
             "supports_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload())}
 
 
+def speed_in_child(model: Path) -> dict:
+    """speed() in a child process: a file llama.cpp cannot load may kill the process (the quantized 7B segfaulted
+    while loading on the H200, 2026-11-26), and the F16 file should still be measured."""
+    result = subprocess.run([sys.executable, __file__, "speed", str(model)], capture_output=True, text=True)
+    sys.stderr.write(result.stderr)  # llama.cpp's log: the offload lines
+    if result.returncode != 0:
+        raise RuntimeError(f"speed on {model.name} exited {result.returncode}: {result.stderr[-1500:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def per_method(methods: dict, prompt_rate: float, generation_rate: float) -> dict:
     """Seconds a question would take for each method at its recorded token counts (benchmarks/eval-dev-1.5b),
     at these rates: prompt tokens not taken from the cache over the prompt rate, plus output over generation."""
@@ -86,8 +96,13 @@ def bench(pack: str, f16: str, out: str) -> None:
     timeout = float(os.environ.get("QUANTIZE_TIMEOUT_S", "150"))
     R.data["quantized"] = R.step("quantize", quantize, source, target, timeout)
     model = target if R.data["quantized"] else source
-    R.data["measured_file"] = {"type": R.data["quantized"] or "F16", "bytes": model.stat().st_size}
-    rates = R.data["speed"] = R.step("speed", speed, model)
+    rates = R.step("speed", speed_in_child, model)
+    if rates is None and model != source and source.exists():
+        model = source
+        rates = R.step("speed_f16", speed_in_child, model)
+    R.data["speed"] = rates
+    R.data["measured_file"] = {"type": "F16" if model == source else R.data["quantized"],
+                               "bytes": model.stat().st_size}
     methods = Path(pack) / "methods.json"
     if rates and methods.exists():
         R.data["methods"] = R.step("per_method", per_method, json.loads(methods.read_text())["methods"],
@@ -98,5 +113,7 @@ def bench(pack: str, f16: str, out: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "gguf":
         write_gguf(sys.argv[2])
+    elif sys.argv[1] == "speed":
+        print(json.dumps(speed(Path(sys.argv[2]))))
     else:
         bench(*sys.argv[2:5])

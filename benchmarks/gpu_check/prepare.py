@@ -30,9 +30,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LIMIT_MB = 40
-# what the product imports on the measured paths and the GPU image lacks; its torch, transformers, peft, numba,
+# what the product imports on the measured paths and the GPU image lacks (diskcache: llama_cpp's import); its torch, transformers, peft, numba,
 # pyarrow, tokenizers, safetensors, pillow, numpy and onnx packages are used as they are
-WHEELS = ["colpali-engine==0.3.18", "duckdb==1.4.4", "duckdb-ext-fts==1.4.4.20260205", "gguf==0.19.0",
+WHEELS = ["colpali-engine==0.3.18", "diskcache==5.6.3", "duckdb==1.4.4", "duckdb-ext-fts==1.4.4.20260205", "gguf==0.19.0",
           "platformdirs==4.14.7"]
 PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
              "manylinux1_x86_64"]
