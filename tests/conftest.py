@@ -487,3 +487,15 @@ def llama_server(smollm2_path, tmp_path_factory):
     process.terminate()
     process.wait(timeout=30)
     log.close()
+
+
+def as_shown(text: str) -> str:
+    """What Qt shows for a tooltip or an auto-format label: anything that looks like HTML is rendered."""
+    from PySide6.QtGui import QTextDocument, Qt  # QtGui's Qt has mightBeRichText
+
+    document = QTextDocument()
+    if Qt.mightBeRichText(text):
+        document.setHtml(text)
+    else:
+        document.setPlainText(text)
+    return document.toPlainText()

@@ -43,7 +43,7 @@ def test_status_json_shape(indexed):
     assert sorted(d["name"] for d in docs) == sorted([SMALL_PAPER, "ferry-memo-scanned.pdf",
                                                       "harbour-solar-report.pdf"])
     for d in docs:
-        assert set(d) == {"name", "path", "pages", "status", "error"}
+        assert set(d) == {"name", "path", "pages", "status", "error", "title", "authors", "year"}
         assert d["status"] == "indexed" and d["error"] is None and d["pages"] >= 1
         assert d["path"] == str(folder / d["name"])
     stages = {s["stage"]: s for s in status["stages"]}

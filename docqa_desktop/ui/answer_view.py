@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from ..answers import Answer
 from ..service import WARNING_COLOUR, proof_html, shown_text
+from .elided import plain_tooltip
 
 
 def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
@@ -62,12 +63,6 @@ def _chips(answer: Answer, prefix: str) -> str:
         f'<p style="margin:4px 0"><a href="cite:{prefix}{n}" style="text-decoration:none">'
         f'<b>&nbsp;[{n}]&nbsp;</b></a> {html.escape(c.source)} — <i>“{html.escape(c.quote)}”</i></p>'
         for n, c in enumerate(answer.citations, 1))
-
-
-def plain_tooltip(text: str) -> str:
-    """A tooltip that shows `text` as it is: Qt renders any tooltip that looks like HTML as HTML, so
-    model output such as "<img src=…>" is escaped inside a paragraph that keeps its line breaks."""
-    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
 
 
 def framed(png: bytes, size: QSize) -> QPixmap:

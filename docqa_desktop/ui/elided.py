@@ -2,11 +2,19 @@
 text is in its tooltip. Plain text only (file names and model output are shown as they are)."""
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 MIN_WIDTH = 80  # what a long text asks of its window: the rest is elided
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows `text` as it is: Qt renders any tooltip that looks like HTML as HTML, so
+    model output such as "<img src=…>" is escaped inside a paragraph that keeps its line breaks."""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
 
 
 class ElidedLabel(QWidget):
@@ -22,7 +30,7 @@ class ElidedLabel(QWidget):
 
     def set_text(self, name: str, rest: str = "") -> None:
         self._name, self._rest = name, rest
-        self.setToolTip(self.text() if self.elided() != self.text() else "")
+        self.setToolTip(plain_tooltip(self.text()) if self.elided() != self.text() else "")
         self.update()
 
     setText = set_text  # a drop-in for QLabel.setText
@@ -49,7 +57,7 @@ class ElidedLabel(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self.setToolTip(self.text() if self.elided() != self.text() else "")
+        self.setToolTip(plain_tooltip(self.text()) if self.elided() != self.text() else "")
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)

@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..answers import Answer
-from .answer_view import plain_tooltip
+from .elided import plain_tooltip
 
 
 class HistoryPanel(QListWidget):
