@@ -170,7 +170,7 @@ def test_asking_m3docrag_on_the_built_in_model_warns_then_labels_the_answer_unve
     out, err = capsys.readouterr()
     # the SmolLM2 draft (greedy: "238. The answer is 238.") claims a value; below the floor it is no answer
     assert code == 0, err
-    assert err.index(f"docqa: warning: m3docrag {BUILT_IN_ONLY}") < err.index("… reading pages")  # before answering
+    assert err.index(f"docqa: warning: m3docrag {BUILT_IN_ONLY}") < err.index("… reading page")  # before answering
     assert "Its answer will be labelled unverified." in err
     assert "\nUnverified draft · m3docrag · smollm2-135m-instruct · " in out and UNVERIFIED_135M in out
     with Service(settings) as service:
