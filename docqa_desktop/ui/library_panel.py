@@ -160,8 +160,9 @@ class LibraryPanel(QWidget):
         self.tree.clear()
         for root, files in group_by_library(roots, entries).items():
             name = os.path.basename(root.rstrip(os.sep)) or root
-            folder = _Row([name, "", "", str(sum(f.pages or 0 for f in files)), "", f"{len(files)} files"])
-            for column, key in ((TITLE, name), (FILE, name), (PAGES, sum(f.pages or 0 for f in files))):
+            pages = sum(f.pages or 0 for f in files)
+            folder = _Row([name, "", "", str(pages), "", f"{len(files)} files"])
+            for column, key in ((TITLE, name), (FILE, name), (PAGES, pages)):
                 folder.setData(column, SORT_KEY, _sort_key(key))
             folder.setData(0, Qt.ItemDataRole.UserRole, root)
             folder.setToolTip(TITLE, root)
