@@ -17,7 +17,7 @@ from conftest import REPORT_15 as SECOND, SMALL_PAPER, corpus_pdf, make_settings
 from docqa_desktop.cli import main
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
-from docqa_desktop.store import page_vectors
+from docqa_desktop.store import catalog, page_vectors
 from docqa_desktop.visual import stage
 from docqa_desktop.vectors.page_embedder import EmbedderError, PageEmbedder
 from docqa_desktop.pdf.page_images import page_images
@@ -260,3 +260,48 @@ def test_batches_are_rendered_and_prepared_on_a_worker_thread_while_the_model_em
         image = next(page_images(str(paper / SMALL_PAPER), [5], 256))[1]
         fresh = service.resources.visual.embedder().embed_pages([image])[0]
         assert np.abs(stored.vectors() - fresh.vectors).max() < 0.01 and stored.grid == fresh.grid
+
+
+def test_batches_run_across_documents_and_a_document_that_fails_midway_is_reported(home, tmp_path,
+                                                                                   tiny_embedder_folder,
+                                                                                   monkeypatch):
+    """A library of short documents fills the batch as one long document does; a document whose rendering fails
+    after its first page keeps that page, is named in the errors, and the next document goes on."""
+    folder = tmp_path / "short"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        doc = pymupdf.open()
+        for n in (1, 2):
+            doc.new_page().insert_text((72, 72), f"document {name}, page {n}: quarterly revenue by region")
+        doc.save(folder / f"{name}.pdf")
+    real_images = stage.page_images
+
+    def failing_midway(path, pages, visual_tokens):
+        for i, item in enumerate(real_images(path, pages, visual_tokens)):
+            if path.endswith("b.pdf") and i == 1:
+                raise OSError("the file was truncated while being read")
+            yield item
+
+    monkeypatch.setattr(stage, "page_images", failing_midway)
+    sizes, seen = [], []
+    real_embed = PageEmbedder.embed_prepared
+
+    def embed(self, prepared):
+        sizes.append(len(prepared.images))
+        return real_embed(self, prepared)
+
+    monkeypatch.setattr(PageEmbedder, "embed_prepared", embed)
+    with visual_service(home, tiny_embedder_folder) as service:
+        service.resources.visual.embedder().batch_size = 3
+        report = service.library.index([str(folder)], lambda p: seen.append(p) if p.phase == "visual" else None)
+        assert sizes == [3, 2]  # was [2, 2]: a batch per document, and b.pdf's first page lost with it
+        assert report.stages["page images"].done == 5
+        assert [key for key in report.errors if "page images not embedded" in report.errors[key]] == \
+            [str(folder / "b.pdf")]
+        assert "truncated" in report.errors[str(folder / "b.pdf")]
+        paths = catalog.doc_paths(service.resources.db.cursor())
+        assert sorted((paths[doc].rsplit("/", 1)[-1], page) for doc, page, *_ in stored_rows(service)) == \
+            [("a.pdf", 1), ("a.pdf", 2), ("b.pdf", 1), ("c.pdf", 1), ("c.pdf", 2)]  # b's first page is kept
+        last = seen[-1]
+        assert (last.done, last.total, last.docs_done, last.docs_total) == (5, 5, 3, 3)
+        assert {p.item.rsplit("/", 1)[-1] for p in seen if p.item} == {"a.pdf", "b.pdf", "c.pdf"}

@@ -14,7 +14,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from itertools import groupby, islice
+from contextlib import closing
+from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING, Protocol
 
 from ..domain import Reported, StageSkipped, StageStatus
@@ -110,8 +112,45 @@ def stored_page(doc_id: int, page: int, embedded: PageVectors) -> page_vectors.S
                                    embedded.patch_rows)
 
 
+@dataclass(frozen=True)
+class _PendingPage:
+    doc_id: int
+    page: int
+    image: Image
+
+
+@dataclass(frozen=True)
+class _Unreadable:
+    """A document whose remaining pages cannot be rendered any more (vanished or damaged since text indexing:
+    the watcher will see to it)."""
+    doc_id: int
+    path: str | None
+    pages_left: int
+    reason: str
+
+
+def _pending_images(todo: list[tuple[int, int]], paths: dict[int, str], visual_tokens: int
+                    ) -> Iterator[_PendingPage | _Unreadable]:
+    """Every pending page's image, document after document, rendered as it is iterated; a document that fails
+    ends with an _Unreadable in its place and the stream goes on with the next."""
+    for doc_id, group in groupby(todo, key=lambda item: item[0]):
+        pages = [page for _, page in group]
+        path, rendered = paths.get(doc_id), 0
+        try:
+            if path is None:
+                raise OSError("no file on disk refers to this document any more")
+            with closing(page_images(path, pages, visual_tokens)) as images:  # closes the PDF, even on a cancel
+                for number, image in images:
+                    rendered += 1
+                    yield _PendingPage(doc_id, number, image)
+        except (PdfError, OSError) as exc:
+            yield _Unreadable(doc_id, path, len(pages) - rendered, f"page images not embedded: {exc}")
+
+
 class _PageEmbedding:
-    """One run's embedding of `todo` pages, a document at a time, committing every few pages."""
+    """One run's embedding of `todo` pages, committing every few pages. Batches run across documents: a library
+    of short documents fills the GPU's batch as well as one long one (the H200 check's 64 pages from 20 documents
+    went through in batches of ~3 pages when each document was batched on its own)."""
 
     def __init__(self, db: Database, embedder: PageEmbedder, commit_pages: int = 8):
         self.db, self.embedder, self.commit_pages = db, embedder, max(1, commit_pages)
@@ -119,46 +158,28 @@ class _PageEmbedding:
     def run(self, todo: list[tuple[int, int]], emit: ProgressFn, cancel: threading.Event,
             errors: dict[str, str]) -> int:
         paths = catalog.doc_paths(self.db.cursor())
-        docs = {doc for doc, _ in todo}
-        progress = ProgressTracker(len(docs), len(todo), emit, phase=PageImages.phase, unit="page images",
-                                   rate_by_work=True)
-        done = 0
-        for doc_id, group in groupby(todo, key=lambda item: item[0]):
-            if cancel.is_set():
-                break
-            pages = [page for _, page in group]
-            path = paths.get(doc_id)
-            progress.start_document(path)
-            try:
-                done += self._embed_document(doc_id, path, pages, progress, cancel)
-            except (PdfError, OSError) as exc:  # vanished or damaged since text indexing: the watcher will see
-                errors[path or str(doc_id)] = f"page images not embedded: {exc}"
-                progress.skip(len(pages))
-            progress.finish_document()
-        return done
-
-    def _embed_document(self, doc_id: int, path: str | None, pages: list[int], progress: ProgressTracker,
-                        cancel: threading.Event) -> int:
-        if path is None:
-            raise OSError("no file on disk refers to this document any more")
+        progress = _DocumentProgress(paths, ProgressTracker(
+            len({doc for doc, _ in todo}), len(todo), emit, phase=PageImages.phase, unit="page images",
+            rate_by_work=True))
         stored = 0
-        batch: list[page_vectors.StoredPage] = []
-        images = page_images(path, pages, self.embedder.visual_tokens)  # runs on the worker thread, lazily
+        waiting: list[page_vectors.StoredPage] = []
+        images = _pending_images(todo, paths, self.embedder.visual_tokens)  # iterated on the worker thread
         with PrefetchedBatches(images, self.embedder) as prefetched:
-            for numbers, prepared in prefetched:
+            for batch in prefetched:
                 if cancel.is_set():
                     break
                 started = time.perf_counter()
                 try:
-                    embedded = self.embedder.embed_prepared(prepared)
+                    embedded = self.embedder.embed_prepared(batch.prepared) if batch.pages else []
                 except Cancelled:
                     break
-                batch += [stored_page(doc_id, page, vectors) for page, vectors in zip(numbers, embedded)]
-                progress.pages_parsed(len(numbers), time.perf_counter() - started)
-                if len(batch) >= self.commit_pages:
-                    stored += self._commit(batch)
-                    batch = []
-        return stored + self._commit(batch)  # a cancel keeps what was embedded
+                waiting += [stored_page(p.doc_id, p.page, vectors) for p, vectors in zip(batch.pages, embedded)]
+                progress.batch_done(batch, time.perf_counter() - started, errors)
+                if len(waiting) >= self.commit_pages:
+                    stored += self._commit(waiting)
+                    waiting = []
+        progress.finish()
+        return stored + self._commit(waiting)  # a cancel keeps what was embedded
 
     def _commit(self, batch: list[page_vectors.StoredPage]) -> int:
         if batch:
@@ -167,37 +188,83 @@ class _PageEmbedding:
         return len(batch)
 
 
-class PrefetchedBatches:
-    """(page numbers, prepared pages) in batches of the embedder's batch size, each batch's images drawn from
-    `images` ((page, PIL image) pairs, e.g. page_images, which renders as it is iterated) and put through the
-    processor on a worker thread while the model embeds the batch before: on a GPU that CPU work would otherwise
-    leave it idle. The worker thread alone iterates `images`, so it alone opens and closes the PDF."""
+class _DocumentProgress:
+    """The tracker's documents as batches that span several of them go by: a document starts with its first
+    page or failure in the stream and is finished when the next one starts."""
 
-    def __init__(self, images: Iterator[tuple[int, Image]], embedder: PageEmbedder):
+    def __init__(self, paths: dict[int, str], tracker: ProgressTracker):
+        self.paths, self.tracker = paths, tracker
+        self.current: int | None = None
+
+    def batch_done(self, batch: "_Batch", seconds: float, errors: dict[str, str]) -> None:
+        share = seconds / max(1, len(batch.pages))  # the embedding's time, shared out by pages
+        for item in batch.items:
+            self._enter(item.doc_id)
+            if isinstance(item, _Unreadable):
+                errors[item.path or str(item.doc_id)] = item.reason
+                self.tracker.skip(item.pages_left)
+            else:
+                self.tracker.pages_parsed(1, share)
+
+    def _enter(self, doc_id: int) -> None:
+        if doc_id != self.current:
+            self.finish()
+            self.current = doc_id
+            self.tracker.start_document(self.paths.get(doc_id))
+
+    def finish(self) -> None:
+        if self.current is not None:
+            self.tracker.finish_document()
+            self.current = None
+
+
+@dataclass(frozen=True)
+class _Batch:
+    items: list[_PendingPage | _Unreadable]  # in stream order
+    prepared: PreparedPages | None  # the pages' images through the processor; None when there are none
+
+    @property
+    def pages(self) -> list[_PendingPage]:
+        return [item for item in self.items if isinstance(item, _PendingPage)]
+
+
+class PrefetchedBatches:
+    """Batches of up to the embedder's batch size of pages from `items` (_pending_images, which renders as it is
+    iterated), each put through the processor on a worker thread while the model embeds the batch before: on a
+    GPU that CPU work would otherwise leave it idle. The worker thread alone iterates `items`, so it alone opens
+    and closes the PDFs."""
+
+    def __init__(self, items: Iterator[_PendingPage | _Unreadable], embedder: PageEmbedder):
         self._embedder = embedder
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="page-prefetch")
-        self._images = iter(images)
+        self._items = iter(items)
         self._next = self._pool.submit(self._load)
 
-    def _load(self) -> tuple[list[int], PreparedPages | None]:
-        chunk = list(islice(self._images, self._embedder.batch_size))
-        prepared = self._embedder.prepare([image for _, image in chunk]) if chunk else None
-        return [page for page, _ in chunk], prepared
+    def _load(self) -> _Batch:
+        items: list[_PendingPage | _Unreadable] = []
+        pages = 0
+        for item in self._items:
+            items.append(item)
+            pages += isinstance(item, _PendingPage)
+            if pages >= self._embedder.batch_size:
+                break
+        images = [item.image for item in items if isinstance(item, _PendingPage)]
+        return _Batch(items, self._embedder.prepare(images) if images else None)
 
-    def __iter__(self) -> Iterator[tuple[list[int], PreparedPages]]:
+    def __iter__(self) -> Iterator[_Batch]:
         while True:
-            numbers, prepared = self._next.result()
-            if not numbers:
+            batch = self._next.result()
+            if not batch.items:
                 return
             self._next = self._pool.submit(self._load)
-            yield numbers, prepared
+            yield batch
 
     def __enter__(self) -> "PrefetchedBatches":
         return self
 
     def __exit__(self, *_exc) -> None:
         self._next.cancel()  # a batch being prepared finishes first: the close below waits for it
-        close = getattr(self._images, "close", None)  # a generator's: page_images closes its PDF
+        close = getattr(self._items, "close", None)  # a generator's: closes the PDF being rendered
         if close is not None:
             self._pool.submit(close).result()
         self._pool.shutdown()
