@@ -273,7 +273,8 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
     per = llama.get("seconds_per_question") or {}
     if per:
         rows.append((f"{card}: seconds per question at the 1.5B records' token counts (7B {kind})",
-                     ", ".join(f"{name} {m['seconds_per_question']:g}" for name, m in per.items())))
+                     ", ".join(f"{name} {m['seconds_per_question']:g}" for name, m in per.items()
+                               if isinstance(m, dict))))
     return rows
 
 

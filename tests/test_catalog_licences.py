@@ -123,3 +123,29 @@ def test_models_list_shows_each_licence_in_plain_words_and_marks_the_recommendat
     marked = [name for name, line in rows.items() if line.startswith("* ")]
     assert len(marked) == 1 and f"Recommended here (*): {marked[0]} " in out
     assert CATALOG.get(marked[0]).commercial
+
+
+def test_a_question_on_a_gpu_takes_simpledocs_recorded_tokens_at_the_rates_measured_on_the_h200():
+    """Not a ÷10 guess: the GPU figure is SimpleDoc's mean tokens per question (the 1.5B records) at the prompt and
+    generation rates the GPU check measured (benchmarks/results/gpu_check.json), scaled by parameters and bytes."""
+    import json
+
+    from docqa_desktop.llm import hardware as hw
+
+    check = json.loads((Path(__file__).parents[1] / "benchmarks/results/gpu_check.json").read_text())
+    rates = check["tokens_per_s"]
+    assert check["card"] == "NVIDIA H200" and rates["model"].startswith("random Qwen2.5-7B")
+    f16_7b_mb = 15.2e9 / 2**20
+    h200 = Hardware(16, 128, (Gpu("NVIDIA H200", 140, 139, "nvidia"),), True)
+    expected = hw.SIMPLEDOC_PROMPT_TOKENS / rates["prompt"] + hw.SIMPLEDOC_OUTPUT_TOKENS / rates["generation"]
+    assert h200.seconds_per_question(f16_7b_mb, 16, 7.6) == pytest.approx(expected, rel=0.01)
+    assert expected == pytest.approx(check["llama"]["seconds_per_question"]["simpledoc"]["seconds_per_question"],
+                                     abs=0.1)
+    workstation = Hardware(16, 64, (Gpu("NVIDIA GeForce RTX 4090", 24, 23, "nvidia"),), True)
+    assert workstation.seconds_per_question(f16_7b_mb, 16, 7.6) == pytest.approx(4 * expected, rel=0.01)
+    too_big = workstation.seconds_per_question(f16_7b_mb, 30, 7.6)  # does not fit the card: the CPU's figure
+    assert too_big == Hardware(16, 64).seconds_per_question(f16_7b_mb, 30, 7.6) > 20 * expected
+    # a quantized file of unknown parameters: its count is read from Q4_K_M's bits per weight
+    q4_7b_mb = 7.6e9 * 4.85 / 8 / 2**20
+    assert h200.seconds_per_question(q4_7b_mb, 6) == pytest.approx(h200.seconds_per_question(q4_7b_mb, 6, 7.6),
+                                                                   rel=0.01)

@@ -33,7 +33,7 @@ def estimate(entry: CatalogEntry, hardware: Hardware, variant: str | None = None
     it fits there)."""
     chosen = entry.variant(variant)
     size = chosen.size_mb + (entry.projector.size_mb if entry.projector else 0)
-    return hardware.seconds_per_question(size, chosen.memory_gb)
+    return hardware.seconds_per_question(size, chosen.memory_gb, entry.parameters)
 
 
 def recommend(catalog: Catalog, hardware: Hardware) -> Choice:

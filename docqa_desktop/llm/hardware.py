@@ -18,9 +18,23 @@ class Gpu:
 
 # SimpleDoc on the 1.5B Q4_K_M (1.1 GB of weights) took 170-260 s a question on 2 CPU cores (benchmarks/RESULTS.md):
 # about 200 s per GB of weights there. Generation is memory-bound, so time grows with the weights; more cores
-# divide it up to the memory bandwidth, and a GPU that holds the model runs it roughly ten times faster.
+# divide it up to the memory bandwidth.
 SECONDS_PER_GB_ON_TWO_CORES = 200.0
-GPU_SPEEDUP = 10.0
+
+# On a GPU that holds the model, a question is SimpleDoc's mean tokens (benchmarks/eval-dev-1.5b: 139 questions, a
+# 5.8-call mean) at the rates llama.cpp reached with every layer on an H200 (benchmarks/results/gpu_check.json): a
+# random 7.6 B-parameter Qwen2.5-7B in F16 (15.2 GB) read a 4,000-token prompt at 6,927 tokens/s and wrote 171
+# tokens/s. Reading a prompt is arithmetic, so it scales with parameters; writing reads every weight per token,
+# so it scales with their bytes.
+SIMPLEDOC_PROMPT_TOKENS, SIMPLEDOC_OUTPUT_TOKENS = 5047, 648
+H200_PROMPT_PARAMETER_TOKENS_PER_S = 6927 * 7.6e9
+H200_WEIGHT_BYTES_PER_S = 171 * 15.2e9
+Q4_K_M_BITS_PER_PARAMETER = 4.85  # the parameters of a file whose count is not known
+# Cards slower than the H200, by their memory bandwidth on the makers' sheets (not measured here): HBM data-centre
+# cards are about as quick; a workstation card (an RTX 4090's 1.0 TB/s against the H200's 4.8) about 4 times
+# slower, Apple silicon (0.1-0.8 TB/s) about 10 times.
+DATA_CENTRE_CARDS = ("H100", "H200", "H800", "GH200", "B100", "B200", "A100", "A800")
+SLOWER_THAN_H200 = {"data-centre": 1.0, "nvidia": 4.0, "apple": 10.0}
 
 
 @dataclass(frozen=True)
@@ -43,17 +57,32 @@ class Hardware:
         # and on a busy 2-core machine one thread generates ~4x faster than two.
         return max(1, self.cpu_cores - 1)
 
-    def seconds_per_question(self, weights_mb: float, memory_gb: float = 0.0) -> float:
+    def seconds_per_question(self, weights_mb: float, memory_gb: float = 0.0, parameters_b: float = 0.0) -> float:
         """A rough expectation of SimpleDoc's time per question with a model of this size (and the memory it
-        needs to run), for choosing one: on the GPU when it fits there, else on the CPU cores."""
-        seconds = SECONDS_PER_GB_ON_TWO_CORES * weights_mb / 1024 * 2 / min(max(1, self.cpu_cores), 8)
-        return seconds / GPU_SPEEDUP if self.uses_gpu and memory_gb <= self.gpu_memory_gb else seconds
+        needs to run, its billions of parameters when known), for choosing one: on the GPU when it fits there,
+        else on the CPU cores."""
+        if self.uses_gpu and memory_gb <= self.gpu_memory_gb:
+            return self._gpu_seconds_per_question(weights_mb * 2**20, parameters_b * 1e9)
+        return SECONDS_PER_GB_ON_TWO_CORES * weights_mb / 1024 * 2 / min(max(1, self.cpu_cores), 8)
+
+    def _gpu_seconds_per_question(self, weight_bytes: float, parameters: float) -> float:
+        parameters = parameters or weight_bytes * 8 / Q4_K_M_BITS_PER_PARAMETER
+        on_h200 = (SIMPLEDOC_PROMPT_TOKENS * parameters / H200_PROMPT_PARAMETER_TOKENS_PER_S
+                   + SIMPLEDOC_OUTPUT_TOKENS * weight_bytes / H200_WEIGHT_BYTES_PER_S)
+        return on_h200 * SLOWER_THAN_H200[card_class(max(self.gpus, key=lambda g: g.memory_gb))]
 
     def describe(self) -> str:
         gpus = ", ".join(f"{g.name} ({g.memory_gb:.0f} GB, {g.free_gb:.0f} GB free)" for g in self.gpus) or "none"
         offload = "yes" if self.llama_gpu_offload else "no (CPU-only build)"
         return (f"CPU cores: {self.cpu_cores}   RAM: {self.ram_gb:.1f} GB   GPU: {gpus}   "
                 f"llama.cpp GPU support: {offload}")
+
+
+def card_class(gpu: Gpu) -> str:
+    """data-centre (HBM, H200-class), nvidia (a workstation or gaming card) or apple."""
+    if gpu.vendor == "nvidia" and any(name in gpu.name.upper() for name in DATA_CENTRE_CARDS):
+        return "data-centre"
+    return gpu.vendor
 
 
 def detect() -> Hardware:
