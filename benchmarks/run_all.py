@@ -258,7 +258,13 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
         rows.append((f"{card}: vision tower per window / one call per layer ({attention['pages']} pages): pages/s, "
                      "attention calls per forward; cosine", f"{attention['per_window']['pages_per_s']} / "
                      f"{attention['auto']['pages_per_s']}, {attention['per_window']['sdpa_calls_per_forward']:,} / "
-                     f"{attention['auto']['sdpa_calls_per_forward']}; ≥ {attention['cosine_min']}"))
+                     f"{attention['auto']['sdpa_calls_per_forward']}; ≥ {attention['cosine_min']}"
+                     + (f", mean {attention['cosine_mean']}" if "cosine_mean" in attention else "")))
+    exact = (attention or {}).get("cosine_against_float32") or {}
+    if "auto" in exact:
+        rows.append((f"{card}: vision tower in bf16 against float32 (per window): cosine least / mean, per window; "
+                     "one call per layer", f"{exact['per_window']['min']} / {exact['per_window']['mean']}; "
+                     f"{exact['auto']['min']} / {exact['auto']['mean']}"))
     chunks = d["chunk_embeddings"].get("runs") or {}
     gpu = max((r["chunks_per_s"] for k, r in chunks.items() if r and k.startswith("cuda")), default=None)
     cpu = (chunks.get("cpu_batch32") or {}).get("chunks_per_s")

@@ -164,7 +164,6 @@ def measure_attention(embedder, images) -> dict:
     """The vision tower per window (transformers' SDPA path, one call per window) against the product's one call
     per layer (index.visual_attention = "auto": torch's varlen kernel on CUDA): seconds per page over the same
     pages, attention (SDPA) calls per forward, the cosine between the vectors, and whether varlen ran."""
-    import numpy as np
     import torch
 
     from docqa_desktop.vectors import vision_attention
@@ -196,14 +195,41 @@ def measure_attention(embedder, images) -> dict:
     finally:
         torch.nn.functional.scaled_dot_product_attention = real_sdpa
         embedder.set_vision_attention("auto")
-    unit = lambda v: v / np.linalg.norm(v, axis=1, keepdims=True)  # noqa: E731
-    row["cosine_min"] = round(min(float((unit(a.vectors) * unit(b.vectors)).sum(1).min())
-                                  for a, b in zip(vectors["per_window"], vectors["auto"])), 6)
+    between = cosines(vectors["per_window"], vectors["auto"])
+    row["cosine_min"], row["cosine_mean"] = between["min"], between["mean"]
+    row["cosine_against_float32"] = against_float32(embedder, images, vectors)
     row["same_vector_counts"] = all(len(a.vectors) == len(b.vectors)
                                     for a, b in zip(vectors["per_window"], vectors["auto"]))
     row["varlen_kernel"] = (cuda and vision_attention._has_varlen() and not vision_attention._varlen_broken)
     R.log("vision attention:", row)
     return row
+
+
+def cosines(pages_a, pages_b) -> dict:
+    """Least and mean cosine between the same token's vectors of two embeddings of the same pages."""
+    import numpy as np
+
+    unit = lambda v: v / np.linalg.norm(v, axis=1, keepdims=True)  # noqa: E731
+    each = np.concatenate([(unit(a.vectors) * unit(b.vectors)).sum(1) for a, b in zip(pages_a, pages_b)])
+    return {"min": round(float(each.min()), 6), "mean": round(float(each.mean()), 6)}
+
+
+def against_float32(embedder, images, vectors: dict) -> dict:
+    """Both bf16 paths against the per-window path in float32 on the same pages: how far each is from exact, so
+    that the two paths' distance from each other reads as bf16 rounding or as a difference of the kernel."""
+    import torch
+
+    dtype = next(embedder.model.parameters()).dtype
+    if dtype == torch.float32:
+        return {"note": "the model runs in float32 here: no bf16 to compare"}
+    embedder.set_vision_attention("per_window")
+    embedder.model.float()
+    try:
+        reference = embedder.embed_pages(images)
+    finally:
+        embedder.model.to(dtype)  # bf16 -> float32 -> bf16 is exact: the weights are as they were
+        embedder.set_vision_attention("auto")
+    return {mode: cosines(vectors[mode], reference) for mode in ("per_window", "auto")}
 
 
 def measure_stage(embedder, manifest) -> dict:
