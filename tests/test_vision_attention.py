@@ -96,6 +96,26 @@ def test_prepared_pages_embed_as_the_images_do_and_shrink_after_running_out_of_m
     assert all(np.allclose(a.vectors, b.vectors, atol=1e-5) for a, b in zip(pages, reference, strict=True))
 
 
+def test_pages_padded_on_the_device_embed_as_colpalis_own_processing_does(tiny):
+    """prepare() leaves the pages' patches unpadded and _embed_inputs pads them where the model runs: the vectors
+    of a batch of pages of two sizes equal those of colpali's process_images, padded on the CPU, through the model."""
+    import torch
+
+    folder, images = tiny
+    embedder = PageEmbedder.load(folder, visual_tokens=300)
+    embedder.batch_size = 3
+    prepared = embedder.prepare(images)
+    assert prepared.inputs["pixel_values"].dim() == 2  # [all pages' patches, 1176]: no padding on the CPU
+    pages = embedder.embed_prepared(prepared)
+    colpali = embedder.processor.process_images(images)
+    assert colpali["pixel_values"].dim() == 3  # [pages, most patches, 1176]
+    with torch.inference_mode():
+        expected = embedder.model(**colpali).float()
+    for i, page in enumerate(pages):
+        kept = expected[i][colpali["attention_mask"][i].bool()].numpy()
+        assert page.vectors.shape == kept.shape and np.allclose(page.vectors, kept, atol=1e-6)
+
+
 def reference_varlen_attn(q, k, v, cu_q, cu_k, max_q, max_k):
     """torch's varlen_attn (a CUDA flash kernel) computed segment by segment: [tokens, heads, dim] in and out."""
     import torch
