@@ -49,3 +49,23 @@ def test_bulk_and_query_embedders_agree_on_corpus_chunks():
     assert len(texts) > 20
     cosine = (MiniLMEmbedder().embed(texts) * TorchMiniLMEmbedder(batch_size=7).embed(texts)).sum(1)
     assert cosine.min() > 0.9999, cosine.min()
+
+
+def test_texts_embedded_lately_come_from_the_cache_with_the_same_vectors(monkeypatch):
+    from docqa_desktop.vectors.text_embedder import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    embedder.recent_texts = 3
+    first = embedder.embed(["solar plant output", "harbour ferry times", "solar plant output"])
+    computed = []
+    real = MiniLMEmbedder._embed_uncached
+    monkeypatch.setattr(MiniLMEmbedder, "_embed_uncached",
+                        lambda self, texts: computed.append(list(texts)) or real(self, texts))
+    again = embedder.embed(["harbour ferry times", "quarterly revenue", "solar plant output"])
+    assert computed == [["quarterly revenue"]]  # the two others were remembered; a repeat in one call is one text
+    assert np.array_equal(again[0], first[1]) and np.array_equal(again[2], first[0])
+    assert np.allclose(again[1], real(embedder, ["quarterly revenue"])[0], atol=1e-6)
+    embedder.embed(["one", "two"])  # the cache keeps the three texts used last
+    computed.clear()
+    embedder.embed(["harbour ferry times"])
+    assert computed == [["harbour ferry times"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -289,6 +290,17 @@ def _slug(text: str) -> str:
 
 def _weights(model: ResolvedModel) -> int:
     try:
-        return read_header(model.model_path).parameters
+        stat = Path(model.model_path).stat()
+    except OSError:
+        return 0
+    return _parameters(str(model.model_path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _parameters(path: str, _size: int, _mtime_ns: int) -> int:
+    """The parameter count in a GGUF's header, read once per version of the file (every question resolves the
+    model: scanning a header takes ~60 ms)."""
+    try:
+        return read_header(path).parameters
     except ModelError:
         return 0

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +29,7 @@ def bundled_model_dir() -> Path:
 class MiniLMEmbedder:
     name = MODEL_NAME
     dimension = DIMENSION
+    recent_texts = 8192  # vectors kept for texts embedded lately (12 MB): queries and the quoted method's sentences
 
     def __init__(self, model_dir: str | Path | None = None, max_tokens: int = 256, batch_size: int = 32):
         from safetensors.numpy import load_file
@@ -42,13 +45,38 @@ class MiniLMEmbedder:
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_tokens)
         self.tokenizer.enable_padding(pad_id=config.get("pad_token_id", 0))
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """L2-normalised mean-pooled embeddings, shape (len(texts), 384)."""
+        """L2-normalised mean-pooled embeddings, shape (len(texts), 384). Texts embedded lately come from a cache:
+        the quoted method embeds the sentences of the pages it retrieved, and the next question about the same
+        document retrieves many of the same pages (a text's vector does not depend on its batch)."""
+        if not self.recent_texts:
+            return self._embed_uncached(texts)
+        out = np.empty((len(texts), DIMENSION), np.float32)
+        missing: dict[str, list[int]] = {}
+        with self._lock:
+            for i, text in enumerate(texts):
+                cached = self._recent.get(text)
+                if cached is None:
+                    missing.setdefault(text, []).append(i)
+                else:
+                    self._recent.move_to_end(text)
+                    out[i] = cached
+        if missing:
+            fresh = self._embed_uncached(list(missing))
+            with self._lock:
+                for text, vector in zip(missing, fresh):
+                    out[missing[text]] = vector
+                    self._recent[text] = vector.copy()  # not a view that keeps the whole batch alive
+                while len(self._recent) > self.recent_texts:
+                    self._recent.popitem(last=False)
+        return out
+
+    def _embed_uncached(self, texts: list[str]) -> np.ndarray:
         from threadpoolctl import threadpool_limits
 
-        if not texts:
-            return np.zeros((0, DIMENSION), np.float32)
         # sort by length so padding inside a batch stays small
         order = np.argsort([len(t) for t in texts])
         out = np.empty((len(texts), DIMENSION), np.float32)
@@ -123,6 +151,7 @@ class TorchMiniLMEmbedder(MiniLMEmbedder):
     """The same model on torch's kernels (its exact GELU, fused attention): for embedding many chunks in a
     process that can afford torch's import. Threads follow torch's setting (the index workers run one each).
     `device` "cuda" runs it on the GPU (benchmarks/gpu_check measures it there); the indexer uses the CPU."""
+    recent_texts = 0  # a library's chunks are embedded once: nothing to remember
 
     def __init__(self, *args, device: str = "cpu", **kwargs):
         import torch
