@@ -32,15 +32,22 @@ def write_gguf(path: str) -> None:
 
 
 def quantize(source: Path, target: Path, timeout: float) -> str:
-    """Q4_K_M through llama_model_quantize, in a child so that a time limit can stop it."""
+    """Q4_K_M through llama_model_quantize, in a child so that a time limit can stop it. Written under another
+    name and renamed when complete: a child stopped by the limit leaves a partial file, never one at `target`.
+    (The same quantization of the same-shaped F16, written and loaded by the CPU build, loads and generates.)"""
+    partial = target.with_name(target.name + ".partial")
     code = ("import sys, llama_cpp\n"
             "p = llama_cpp.llama_model_quantize_default_params()\n"
             "p.nthread = int(sys.argv[3]); p.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M\n"
             "sys.exit(llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), p))\n")
-    result = subprocess.run([sys.executable, "-c", code, str(source), str(target), str(os.cpu_count() or 4)],
-                            capture_output=True, text=True, timeout=timeout)
-    if result.returncode != 0:
-        raise RuntimeError(f"quantize exited {result.returncode}: {result.stderr[-1500:]}")
+    try:
+        result = subprocess.run([sys.executable, "-c", code, str(source), str(partial), str(os.cpu_count() or 4)],
+                                capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise RuntimeError(f"quantize exited {result.returncode}: {result.stderr[-1500:]}")
+        partial.rename(target)
+    finally:
+        partial.unlink(missing_ok=True)
     return "Q4_K_M"
 
 
