@@ -25,14 +25,27 @@ SWITCHES = {
     "DO_NOT_TRACK": "1",
 }
 
+# The switches this package set itself rather than the user, named for the processes that inherit them (workers,
+# a `docqa` started from the app or a test run), so that they too tell our defaults from the user's choice.
+SET_BY_DOCQA = "DOCQA_OFFLINE_DEFAULTS"
+
+
+def _ours() -> set[str]:
+    return {name for name in os.environ.get(SET_BY_DOCQA, "").split(",") if name}
+
+
 # what the user's own environment said, before our defaults: their HF_HUB_OFFLINE forbids even asked-for downloads
-_USER_HUB_OFFLINE = any(os.environ.get(name, "").strip().upper() in ("1", "ON", "YES", "TRUE")
+_USER_HUB_OFFLINE = any(name not in _ours() and os.environ.get(name, "").strip().upper() in ("1", "ON", "YES", "TRUE")
                         for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def apply() -> None:
+    ours = _ours()
     for name, value in SWITCHES.items():
-        os.environ.setdefault(name, value)
+        if name not in os.environ:
+            os.environ[name] = value
+            ours.add(name)
+    os.environ[SET_BY_DOCQA] = ",".join(sorted(ours))
 
 
 def downloads_forbidden() -> bool:

@@ -315,6 +315,8 @@ def test_a_bad_setting_names_itself(paper_service):
 @pytest.mark.model
 def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, capsys, monkeypatch):
     monkeypatch.setenv("DOCQA_ASK_PRESET", "cpu")  # the CPU preset's smaller tree and budgets: same steps, less text
+    monkeypatch.setenv("DOCQA_MMRAG_SUMMARY_TOKENS", "40")  # the 135M model writes to the limit: half the time
+    monkeypatch.setenv("DOCQA_MMRAG_ANSWER_TOKENS", "200")
     settings = make_settings(home, layout=False, ocr=False)
     with Service(settings) as service:
         service.library.index([str(paper)])

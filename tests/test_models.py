@@ -152,6 +152,27 @@ def test_the_users_own_offline_switch_is_respected_and_explained(manager, monkey
         manager.pull("tiny-vl")
 
 
+def test_a_process_started_by_docqa_tells_its_inherited_switch_from_the_users_own():
+    """Workers, a `docqa` started by the app, a test run's worker processes inherit HF_HUB_OFFLINE=1 from the process
+    that imported the package: that is the package's default, which an asked-for pull lifts, not the user's switch."""
+    import subprocess
+    import sys
+
+    probe = ("import os, json, docqa_desktop.offline as o; "
+             "print(json.dumps([o.downloads_forbidden(), os.environ['DOCQA_OFFLINE_DEFAULTS']]))")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_", "DOCQA_OFFLINE"))}
+
+    def run(env):
+        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+        return json.loads(out.stdout)
+
+    forbidden, ours = run(clean)
+    assert not forbidden and {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"} <= set(ours.split(","))
+    inherited = {**clean, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "DOCQA_OFFLINE_DEFAULTS": ours}
+    assert run(inherited)[0] is False  # a child of a docqa process: still the package's default
+    assert run({**clean, "HF_HUB_OFFLINE": "1"}) == [True, ours.replace("HF_HUB_OFFLINE,", "")]  # the user's own
+
+
 def test_unknown_model_and_builtin_pull_are_explained(manager):
     with pytest.raises(ModelError, match="no model called"):
         manager.pull("gpt-17")
