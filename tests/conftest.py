@@ -17,7 +17,14 @@ from typing import Callable
 import duckdb
 import pytest
 
-from docqa_desktop.service import Service
+# Under pytest-xdist each test process gets its share of the cores, set before torch is imported: torch's OpenMP
+# threads spin while they wait, and two processes spinning on every core made the tiny page embedder's tests ~20x
+# slower (test_visual_search's scope test: 5 s alone, 104 s beside another worker).
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    os.environ.setdefault("OMP_NUM_THREADS",
+                          str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
+
+from docqa_desktop.service import Service  # noqa: E402 -- after the thread count above
 from docqa_desktop.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
