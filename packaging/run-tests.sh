@@ -16,7 +16,7 @@ bash packaging/setup.sh test
 export QT_QPA_PLATFORM=offscreen  # offline switches: the product sets its own (docqa_desktop/offline.py)
 # One test process per core, up to 4 (pytest-xdist), a test file's tests in one process (its module fixtures, e.g.
 # an indexed library, are built once). Most slow tests run llama.cpp or OCR on one thread: on 2 cores the suite
-# takes ~35 minutes instead of ~50. `-n 0` after these runs everything in this process.
+# takes ~30 minutes instead of ~50. `-n 0` after these runs everything in this process.
 workers=$(nproc)
 [ "$workers" -gt 4 ] && workers=4
 exec .venv/bin/python -m pytest -n "$workers" --dist loadfile ${args[@]+"${args[@]}"}
