@@ -221,11 +221,8 @@ class _DocumentProgress:
 @dataclass(frozen=True)
 class _Batch:
     items: list[_PendingPage | _Unreadable]  # in stream order
+    pages: list[_PendingPage]  # the items that are pages
     prepared: PreparedPages | None  # the pages' images through the processor; None when there are none
-
-    @property
-    def pages(self) -> list[_PendingPage]:
-        return [item for item in self.items if isinstance(item, _PendingPage)]
 
 
 class PrefetchedBatches:
@@ -242,14 +239,14 @@ class PrefetchedBatches:
 
     def _load(self) -> _Batch:
         items: list[_PendingPage | _Unreadable] = []
-        pages = 0
+        pages: list[_PendingPage] = []
         for item in self._items:
             items.append(item)
-            pages += isinstance(item, _PendingPage)
-            if pages >= self._embedder.batch_size:
-                break
-        images = [item.image for item in items if isinstance(item, _PendingPage)]
-        return _Batch(items, self._embedder.prepare(images) if images else None)
+            if isinstance(item, _PendingPage):
+                pages.append(item)
+                if len(pages) >= self._embedder.batch_size:
+                    break
+        return _Batch(items, pages, self._embedder.prepare([p.image for p in pages]) if pages else None)
 
     def __iter__(self) -> Iterator[_Batch]:
         while True:
