@@ -21,9 +21,11 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
                   __init__.py
 
-Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/ and proof/) sees the
-library only through its context: it imports the method base, the shared parts of methods/ and the plain types
-and helpers of the domain level and llm (METHOD_FOLDER_MAY_IMPORT), its own modules, and never another method.
+Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/, extractive/ and proof/)
+sees the library only through its context: it imports the method base, the shared parts of methods/ and the plain
+types and helpers of the domain level and llm (METHOD_FOLDER_MAY_IMPORT), its own modules, and never another method.
+The shared parts (every module of methods/ outside a method folder) never import a method folder: every method
+uses them, so one that leaned on a method would make that method everyone's.
 """
 from __future__ import annotations
 
@@ -74,12 +76,12 @@ RESOURCE_ATTRIBUTES = ("resources", "_resources")
 
 # What a module in a method folder may import besides its own folder: these modules and the modules inside them ...
 METHOD_FOLDER_MAY_IMPORT = ("methods.base", "methods.toolkit", "methods.citations", "methods.conversation",
-                            "methods.proof", "answers", "domain", "errors", "progress", "settings")
+                            "methods.proof", "methods.extractive", "answers", "domain", "errors", "progress", "settings")
 # ... and these llm modules alone: its types and helpers, and llm.runtime for the Runtime protocol a method calls
 # (not the model manager, the backends or the hardware probe: the service builds the runtimes for the context)
 METHOD_FOLDER_MAY_IMPORT_FROM_LLM = ("llm", "llm.types", "llm.runtime", "llm.budget", "llm.jsonout",
                                      "llm.partial_json", "llm.images")
-SHARED_METHOD_FOLDERS = {"toolkit", "proof"}  # folders of methods/ that every method uses, not methods
+SHARED_METHOD_FOLDERS = {"toolkit", "proof", "extractive"}  # folders of methods/ that every method uses, not methods
 
 
 def method_folder(path: str) -> str | None:
@@ -103,6 +105,14 @@ def method_folder_breach(folder: str, imported: str, folders: set[str]) -> str |
     if other:
         return f"method {folder} may not import method {other}"
     return f"method {folder} sees the library only through its context: not in METHOD_FOLDER_MAY_IMPORT"
+
+
+def shared_part_breach(imported: str, folders: set[str]) -> str | None:
+    """Why a shared part of methods/ may not import `imported` (None: it may): never a method folder. The
+    registry, which lists the methods, is the one module of methods/ that imports them all."""
+    other = next((name for name in folders if imported == f"{PACKAGE}.methods.{name}" or
+                  imported.startswith(f"{PACKAGE}.methods.{name}.")), None)
+    return f"a shared part of methods/ may not import method {other}" if other else None
 
 
 def allowed_sideways(importer: str, imported: str) -> bool:
@@ -173,8 +183,10 @@ def check(sources: dict[str, str]) -> list[str]:
             problems.append(f"{importer}: top-level module {own!r} has no layer in tests/test_layers.py")
             continue
         folder = method_folder(path)
+        shared = own == "methods" and folder is None and importer != f"{PACKAGE}.methods.registry"
         for line, imported in imports_of(path, source, known):
-            why = method_folder_breach(folder, imported, folders) if folder else None
+            why = method_folder_breach(folder, imported, folders) if folder else \
+                shared_part_breach(imported, folders) if shared else None
             if why and f"{importer}:{line} -> {imported} ({why})" not in problems:
                 problems.append(f"{importer}:{line} -> {imported} ({why})")
             other = component(imported)
@@ -341,7 +353,21 @@ def test_a_method_folder_reaching_past_its_context_or_into_another_method_is_rep
         "through its context: not in METHOD_FOLDER_MAY_IMPORT)"]
 
 
+def test_a_shared_part_of_methods_importing_a_method_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/methods/proof/x.py"] = ("from ..quoted.method import run\n"
+                                                  "from ..extractive.reader import read\n")
+    sources["docqa_desktop/methods/base_extra.py"] = "from .mmrag import tree\n"
+    problems = [p for p in check(sources) if "x:" in p or "base_extra:" in p]
+    assert problems == [
+        "docqa_desktop.methods.base_extra:1 -> docqa_desktop.methods.mmrag (a shared part of methods/ may not "
+        "import method mmrag)",
+        "docqa_desktop.methods.proof.x:1 -> docqa_desktop.methods.quoted.method (a shared part of methods/ may not "
+        "import method quoted)"]
+
+
 def test_the_shared_parts_of_methods_are_not_method_folders():
+    assert method_folder("docqa_desktop/methods/extractive/reader.py") is None
     assert method_folder("docqa_desktop/methods/toolkit/page_content.py") is None
     assert method_folder("docqa_desktop/methods/base.py") is None
     assert method_folder("docqa_desktop/methods/proof/verify.py") is None

@@ -12,14 +12,14 @@ import pytest
 from conftest import SAMPLES, make_settings, write_pdf
 from docqa_desktop.answers import PageRef
 from docqa_desktop.cli import main
-from docqa_desktop.methods.quoted.question import (
+from docqa_desktop.methods.extractive.question import (
     COUNT, DATE, LIST, MONEY, NUMBER, PERCENT, PERSON, PLACE, TIME, WHEN, YEAR, YES_NO, parse_question,
 )
-from docqa_desktop.methods.quoted.scoring import Candidate, rank, value_candidates
-from docqa_desktop.methods.quoted.matching import WordSet, stem
-from docqa_desktop.methods.quoted.qualifiers import subject_names
-from docqa_desktop.methods.quoted.values import find_values, values_of_kind
-from docqa_desktop.methods.quoted.sentences import sentences
+from docqa_desktop.methods.extractive.scoring import Candidate, rank, value_candidates
+from docqa_desktop.methods.extractive.matching import WordSet, stem
+from docqa_desktop.methods.extractive.qualifiers import subject_names
+from docqa_desktop.methods.extractive.values import find_values, values_of_kind
+from docqa_desktop.methods.extractive.sentences import sentences
 from docqa_desktop.service import Service
 from docqa_desktop.settings import save
 

@@ -15,7 +15,7 @@ from typing import Callable
 from ...answers import PageRef
 from ..toolkit.final_answer import FinalAnswer
 from .arithmetic import ArithmeticRejected, evaluate, operands
-from ..quoted.question import parse_question
+from ..extractive.question import parse_question
 from .quotes import NUMBER, QuoteMatch, letters, locate, normalised, number_values
 
 CONSTANTS = (1.0, 100.0, 1000.0)  # numbers a computation may use without quoting them (ratios, percentages)

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ..quoted.matching import repair_numbers
+from ..extractive.matching import repair_numbers
 
 # the least share of a quote's letters found in order on the page: measured on the 1.5B bench's quotes
 # (benchmarks/proof_trust.py, "quote match" figures): copied quotes score >= 0.9 save a dropped word or two,

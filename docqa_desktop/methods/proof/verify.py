@@ -18,8 +18,8 @@ from ...progress import Cancelled
 from ..base import MethodContext, ModelReply
 from ..citations import cite
 from ..conversation import thread_query
-from ..quoted.method import confident_value
-from ..quoted.scoring import Found
+from ..extractive.reader import confident_value
+from ..extractive.scoring import Found
 from ..toolkit.final_answer import FinalAnswer
 from .check import ProofCheck, same_number, scaled_numbers, check_proof
 

@@ -18,15 +18,12 @@ from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
-from .matching import WordSet
-from .question import COUNT, UNQUOTABLE, Question, parse_question
-from .qualifiers import subject_names
-from .scoring import Candidate, Found, Scored, rank, value_candidates
-from .sentences import sentences
+from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
+from ..extractive.reader import ReaderSettings, passes, read
+from ..extractive.scoring import Found, Scored
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
-AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    ranked, found, best = _search(ctx, question, pages, settings)
+    ranked, found, best = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
@@ -56,7 +53,7 @@ def run(ctx: MethodContext) -> None:
                          if question.years or question.whole_groups or question.names else ""))
     answer.notes += [_sentence_line(i, s) for i, s in enumerate(ranked[:TRACED], 1)]
     answer.notes += [_value_line(f) for f in found[:TRACED]]
-    passing = next((f for f in found if _answers(f, settings)), None)
+    passing = next((f for f in found if passes(f, _reader_settings(settings))), None)
     if best is None and passing is not None:
         answer.notes.append(f"value {passing.value.text!r} not certain: its sentence holds another as close to the "
                             "question")
@@ -69,25 +66,9 @@ def run(ctx: MethodContext) -> None:
         _not_found(ctx, len(pages))
 
 
-def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:
-    """The value quoted answers would answer `question` with from `pages` (the quoted method's default
-    settings), or None: what a written answer's refusal and its value are checked against (methods/proof)."""
-    return _search(ctx, parse_question(question), pages, QuotedSettings())[2]
-
-
-def _search(ctx: MethodContext, question: Question, pages: list[PageRef],
-            settings: QuotedSettings) -> tuple[list[Scored], list[Found], Found | None]:
-    """The pages' sentences ranked for the question, the values found in them, and the one that answers (None
-    when none passes, or the best one's sentence holds another value as close to the question's words)."""
-    candidates = []
-    for rank_, ref in enumerate(pages):
-        text = ctx.pages.text_or_empty(ref)
-        page_words = WordSet(text)
-        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
-    ranking = rank(question, candidates[:settings.max_sentences], ctx.embed)
-    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
-    best = next((f for f in found if _answers(f, settings)), None)
-    return ranking.sentences, found, None if best is None or _ambiguous(best, found) else best
+def _reader_settings(settings: QuotedSettings) -> ReaderSettings:
+    return ReaderSettings(settings.min_coverage, settings.min_similarity, settings.min_affinity,
+                          settings.max_sentences)
 
 
 def _asked(ctx: MethodContext) -> Question:
@@ -99,18 +80,6 @@ def _asked(ctx: MethodContext) -> Question:
         return own
     thread = parse_question(thread_query(ctx.question, ctx.conversation))
     return replace(thread, kind=own.kind or thread.kind)
-
-
-def _answers(found: Found, settings: QuotedSettings) -> bool:
-    return (not found.rejected and found.scored.coverage >= settings.min_coverage and
-            found.scored.similarity >= settings.min_similarity and found.affinity >= settings.min_affinity)
-
-
-def _ambiguous(best: Found, found: list[Found]) -> bool:
-    """Another value of the sentence stands as near the question's words ("Semantic error 29% 38% 77%" with
-    no column to tell them apart): which one is meant cannot be read off the words."""
-    return any(f.scored is best.scored and f.value.text != best.value.text and not f.rejected and
-               f.affinity >= best.affinity - AMBIGUITY - 1e-9 for f in found)  # 1e-9: an exact tie is a tie
 
 
 def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> None:

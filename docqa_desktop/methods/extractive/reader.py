@@ -1,0 +1,62 @@
+"""Reading retrieved pages for a question: their sentences ranked, the values of the asked kind found in them, and
+the one the reader is sure of (None when none passes the thresholds, or two stand equally near the question)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ...answers import PageRef
+from ..base import MethodContext
+from .matching import WordSet
+from .qualifiers import subject_names
+from .question import Question, parse_question
+from .scoring import Candidate, Found, Scored, rank, value_candidates
+from .sentences import sentences
+
+AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    min_coverage: float = 0.5  # the weighted share of the question's words an answering sentence must hold
+    min_similarity: float = 0.2  # the least cosine similarity (MiniLM) between question and answering sentence
+    min_affinity: float = 0.4  # the weighted share of the question's words that must stand near the value
+    max_sentences: int = 600  # sentences scored at most (the retrieved pages' first ones, best page first)
+
+
+class Reading(NamedTuple):
+    sentences: list[Scored]  # the pages' sentences, most relevant first
+    found: list[Found]  # values of the asked kind in them, most confident first (rejected ones last)
+    best: Found | None  # the value the reader is sure of
+
+
+def read(ctx: MethodContext, question: Question, pages: list[PageRef],
+         settings: ReaderSettings = ReaderSettings()) -> Reading:
+    """The pages' sentences ranked for the question, the values found in them, and the one that answers."""
+    candidates = []
+    for rank_, ref in enumerate(pages):
+        text = ctx.pages.text_or_empty(ref)
+        page_words = WordSet(text)
+        candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
+    ranking = rank(question, candidates[:settings.max_sentences], ctx.embed)
+    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
+    best = next((f for f in found if passes(f, settings)), None)
+    return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best)
+
+
+def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:
+    """The value the reader is sure of for `question` on `pages`, or None: what a written answer's refusal and
+    its value are checked against (methods/proof)."""
+    return read(ctx, parse_question(question), pages).best
+
+
+def passes(found: Found, settings: ReaderSettings) -> bool:
+    return (not found.rejected and found.scored.coverage >= settings.min_coverage and
+            found.scored.similarity >= settings.min_similarity and found.affinity >= settings.min_affinity)
+
+
+def _ambiguous(best: Found, found: list[Found]) -> bool:
+    """Another value of the sentence stands as near the question's words ("Semantic error 29% 38% 77%" with
+    no column to tell them apart): which one is meant cannot be read off the words."""
+    return any(f.scored is best.scored and f.value.text != best.value.text and not f.rejected and
+               f.affinity >= best.affinity - AMBIGUITY - 1e-9 for f in found)  # 1e-9: an exact tie is a tie
