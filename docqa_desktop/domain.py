@@ -34,6 +34,30 @@ class Element:
     text: str  # markdown (tables as markdown tables)
 
 
+@dataclass(frozen=True, slots=True)
+class TableCell:
+    """A cell of a table read as a table (index/tables.py): where it stands, what it says, and its labels."""
+    row: int  # 0-based, in the table's grid
+    column: int
+    text: str  # as printed (the page's words inside its box)
+    row_path: str  # its row's label, under a section row's label ("Other income (expense): Interest expense")
+    column_path: str  # its column's header rows, top down ("Fiscal Years Ended / January 28, 2023")
+    number: float | None  # "(34)" -> -34.0, "46,298" -> 46298.0; None when it is no figure
+    bbox: BBox
+
+
+@dataclass(frozen=True, slots=True)
+class TableOnPage:
+    """A table of a page: its box, the caption or header that gives its figures' scale, and its cells."""
+    bbox: BBox
+    caption: str  # the text just above it ("Table 3: …"), or ""
+    scale: float  # what its figures are in: 1e6 for "$ in millions", else 1
+    rows: int
+    columns: int
+    header_rows: int
+    cells: tuple[TableCell, ...]
+
+
 @dataclass(slots=True)
 class ParsedPage:
     number: int  # 1-based index in the file

@@ -47,6 +47,11 @@ class VisualIndexing(Option):
     OFF = "off"
 
 
+class TablesGate(Option):
+    LAYOUT = "layout"  # only the regions the layout stage calls tables
+    NONE = "none"  # every born-digital page, whole (slower)
+
+
 class VisualAttention(Option):
     AUTO = "auto"  # one call per vision layer: torch's varlen kernel on CUDA where it has one, else padded windows
     PADDED = "padded"  # one call per vision layer, windows padded and batched
@@ -135,6 +140,8 @@ class IndexSettings:
     ocr: bool = True
     ocr_dpi: int = 110
     layout: bool = True
+    tables: bool = True  # tables read as tables (cells with header paths) on born-digital pages
+    tables_gate: TablesGate = TablesGate.LAYOUT  # where the tables stage looks for grids
     device: Device = Device.AUTO  # layout and OCR models: onnxruntime's CUDA provider (pip install ".[gpu]") or CPU
     dense: bool = True  # chunk embeddings for dense retrieval: the slowest stage on a CPU
     embed_batch: int = 64  # chunks per embedding task and per commit

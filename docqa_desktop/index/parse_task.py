@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..domain import Chunk, Element, ParsedPage
+from ..domain import BBox, Chunk, Element, ParsedPage, TableOnPage
 from ..settings import IndexSettings
 
 
@@ -150,6 +150,41 @@ def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> La
         result.elements = layout_elements(doc, list(range(first, min(last, doc.page_count) + 1)), device)
     except Exception as exc:  # a damaged page: the document keeps its text, without layout
         result.error = page_failure(exc, f"pages {first}-{last}", "layout analysis")
+    finally:
+        doc.close()
+        result.seconds = time.perf_counter() - started
+    return result
+
+
+@dataclass
+class TablesResult:
+    tables: dict[int, list[TableOnPage]] = field(default_factory=dict)  # page number -> tables read
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def read_tables(path: str, regions: dict[int, list[BBox] | None]) -> TablesResult:
+    """The tables of the pages in `regions` ({page: the layout model's table boxes, or None for the whole page}):
+    the background tables pass's unit of work. Never raises: errors come back in the result."""
+    from .tables import find_grids, read_table
+    from ..pdf.document import PdfError, open_pdf, page_failure
+
+    _limit_memory()
+    result = TablesResult()
+    started = time.perf_counter()
+    try:
+        doc = open_pdf(path)
+    except PdfError as exc:
+        result.error = str(exc)
+        return result
+    number = 0
+    try:
+        for number, boxes in sorted(regions.items()):
+            if number <= doc.page_count:
+                read = [read_table(grid) for grid in find_grids(doc[number - 1], boxes)]
+                result.tables[number] = [table for table in read if table is not None]
+    except Exception as exc:  # a damaged page: the document keeps the tables read before it
+        result.error = page_failure(exc, f"page {number}", "reading its tables")
     finally:
         doc.close()
         result.seconds = time.perf_counter() - started

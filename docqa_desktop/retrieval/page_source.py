@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 
 from ..answers import PageRef
-from ..domain import BBox, SearchHit
+from ..domain import BBox, SearchHit, TableOnPage
 from ..pdf.render import render_page
-from ..store import catalog, content, page_content
+from ..store import catalog, content, page_content, tables
 from ..store.database import Database
 
 
@@ -57,6 +57,10 @@ class PageSource:
             return self.text(ref)
         except PageGone:
             return ""
+
+    def tables(self, ref: PageRef) -> list[TableOnPage]:
+        """The page's tables read as tables (the tables stage), in reading order; none before it has run."""
+        return tables.tables_of_page(self.db.cursor(), ref.doc_id, ref.page)
 
     def size(self, ref: PageRef) -> tuple[float, float]:
         """The page's width and height in PDF points."""

@@ -79,7 +79,8 @@ def drop_orphan_documents(cur) -> int:
         f"SELECT id FROM documents WHERE id NOT IN ({LIVE_DOCUMENTS})"
     ).fetchall()]
     for table in ("pages", "words", "elements", "chunks", "chunk_vectors", "page_vectors", "artifacts", "tree_nodes",
-                  "tree_builds", "keyword_postings", "keyword_pages", "enrichment", "document_info"):
+                  "tree_builds", "keyword_postings", "keyword_pages", "enrichment", "document_info", "page_tables",
+                  "table_cells"):
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN ({listed(orphans)})")
     cur.execute(f"DELETE FROM documents WHERE id IN ({listed(orphans)})")
     if orphans:

@@ -36,7 +36,7 @@ def insert_pages(db, cur, doc_id: int, pages: list[ParsedPage]) -> None:
         "seq": pa.array([i for _, i, _ in words], pa.int32()),
         "line": pa.array([w.line for _, _, w in words], pa.int32()),
         "text": [w.text for _, _, w in words],
-        **_box_columns([w.bbox for _, _, w in words]),
+        **box_columns([w.bbox for _, _, w in words]),
     }))
     insert_elements(db, cur, doc_id, {p.number: p.elements for p in pages})
 
@@ -49,7 +49,7 @@ def insert_elements(db, cur, doc_id: int, by_page: dict) -> None:
         "page": pa.array([n for n, _, _ in elements], pa.int32()),
         "seq": pa.array([i for _, i, _ in elements], pa.int32()),
         "kind": [e.kind for _, _, e in elements],
-        **_box_columns([e.bbox for _, _, e in elements]),
+        **box_columns([e.bbox for _, _, e in elements]),
         "text": [e.text for _, _, e in elements],
     }))
 
@@ -96,7 +96,7 @@ def set_embeddings(db, cur, chunk_ids: list[int], vectors: np.ndarray) -> None:
         cur.unregister("_vectors")
 
 
-def _box_columns(boxes) -> dict:
+def box_columns(boxes) -> dict:
     arr = np.asarray(boxes, dtype=np.float32).reshape(-1, 4)
     return {name: pa.array(arr[:, i]) for i, name in enumerate(("x0", "y0", "x1", "y1"))}
 

@@ -224,6 +224,35 @@ CREATE TABLE IF NOT EXISTS document_info (
 );
 """
 
+# Tables read as tables (index/stages/tables.py, store/tables.py): each table of a page with its box, caption and
+# scale, and its cells with their boxes, header paths and figures. Empty here: the next index run reads the tables
+# of the documents indexed before (the stage resumes from `enrichment`).
+SCHEMA_V8 = """
+CREATE TABLE IF NOT EXISTS page_tables (
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,       -- in the page's order
+    x0 REAL, y0 REAL, x1 REAL, y1 REAL,
+    caption VARCHAR NOT NULL,
+    scale DOUBLE NOT NULL,           -- 1e6 for "$ in millions"
+    n_rows INTEGER NOT NULL,
+    n_columns INTEGER NOT NULL,
+    header_rows INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS table_cells (
+    doc_id BIGINT NOT NULL,
+    page INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    row_no INTEGER NOT NULL,
+    column_no INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    row_path VARCHAR NOT NULL,
+    column_path VARCHAR NOT NULL,
+    number DOUBLE,
+    x0 REAL, y0 REAL, x1 REAL, y1 REAL
+);
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
@@ -233,6 +262,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, SCHEMA_V5),
     (6, SCHEMA_V6),
     (7, SCHEMA_V7),
+    (8, SCHEMA_V8),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -10,7 +10,8 @@ from .base import Stage, StageContext
 from .embeddings import Embeddings
 from .keywords import Keywords
 from .layout import Layout
+from .tables import Tables
 
-STAGES: tuple[Stage, ...] = (Keywords(), Layout(), Embeddings())
+STAGES: tuple[Stage, ...] = (Keywords(), Layout(), Tables(), Embeddings())
 
 __all__ = ["STAGES", "Stage", "StageContext"]

@@ -12,7 +12,9 @@ from .qualifiers import subject_names
 from .question import Question, parse_question
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
+from .table_answers import TableReading, read_tables
 
+TITLE_CHARS = 200  # a page's first characters, its title, name what its tables are about ("Consolidated …")
 AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
 
 
@@ -27,21 +29,25 @@ class ReaderSettings:
 class Reading(NamedTuple):
     sentences: list[Scored]  # the pages' sentences, most relevant first
     found: list[Found]  # values of the asked kind in them, most confident first (rejected ones last)
-    best: Found | None  # the value the reader is sure of
+    best: Found | None  # the value of a sentence the reader is sure of
+    table: TableReading  # what the pages' tables, read as tables, answer
 
 
 def read(ctx: MethodContext, question: Question, pages: list[PageRef],
          settings: ReaderSettings = ReaderSettings()) -> Reading:
     """The pages' sentences ranked for the question, the values found in them, and the one that answers."""
-    candidates = []
+    candidates, tables = [], []
     for rank_, ref in enumerate(pages):
         text = ctx.pages.text_or_empty(ref)
         page_words = WordSet(text)
         candidates += [Candidate(ref, sentence, rank_, page_words) for sentence in sentences(text)]
+        tables += [(ref, table, text[:TITLE_CHARS]) for table in ctx.pages.tables(ref)] if text else []
     ranking = rank(question, candidates[:settings.max_sentences], ctx.embed)
-    found = value_candidates(question, ranking, subject_names(question, [ref.doc for ref in pages]))
+    subjects = subject_names(question, [ref.doc for ref in pages])
+    found = value_candidates(question, ranking, subjects)
     best = next((f for f in found if passes(f, settings)), None)
-    return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best)
+    return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
+                   read_tables(question, tables, subjects))
 
 
 def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:

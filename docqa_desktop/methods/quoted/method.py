@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...answers import AnswerStatus, PageRef
+from ...answers import AnswerStatus, Citation, PageRef
 from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
@@ -21,6 +21,8 @@ from ..toolkit.final_answer import NOT_ANSWERABLE
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
 from ..extractive.reader import ReaderSettings, passes, read
 from ..extractive.scoring import Found, Scored
+from ..extractive.table_answers import CellAnswer
+from ..proof.quotes import number_values
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
@@ -45,7 +47,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    ranked, found, best = read(ctx, question, pages, _reader_settings(settings))
+    ranked, found, best, table = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
@@ -57,11 +59,19 @@ def run(ctx: MethodContext) -> None:
     if best is None and passing is not None:
         answer.notes.append(f"value {passing.value.text!r} not certain: its sentence holds another as close to the "
                             "question")
-    if best is not None:
+    answer.notes += [_cell_line("table cell", a) for a in ([table.answer] if table.answer else [])]
+    answer.notes += [_cell_line("tied table cell", a) for a in table.tied[:TRACED]] + list(table.notes)
+    cell = table.answer
+    if cell is not None and best is not None and not _same_value(best, cell):
+        answer.notes.append(f"the table says {cell.value!r} and a sentence {best.value.text!r}: not certain")
+        _passages(ctx, ranked, question, pages, [cell])
+    elif cell is not None:
+        _answered_by_cell(ctx, cell, pages)
+    elif best is not None:
         _answered(ctx, best, question, pages)
-    elif ranked and ranked[0].coverage >= settings.related_coverage and \
-            ranked[0].similarity >= settings.min_similarity:
-        _passages(ctx, ranked, question, pages)
+    elif table.tied or (ranked and ranked[0].coverage >= settings.related_coverage):
+        # a page that shares the question's words may hold its answer in words quoting cannot pick out
+        _passages(ctx, ranked, question, pages, list(table.tied[:settings.passages]))
     else:
         _not_found(ctx, len(pages))
 
@@ -92,8 +102,29 @@ def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> Non
     answer.citations = cite(ctx.pages, [(ref, sentence.text)], sentence.text, pages)
 
 
-def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages) -> None:
-    """The closest sentences (each once), cited and highlighted, said to be passages and not an answer."""
+def _answered_by_cell(ctx: MethodContext, cell: CellAnswer, pages: list[PageRef]) -> None:
+    """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
+    answer, ref = ctx.answer, cell.ref
+    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(min(1.0, 0.6 + 0.4 * cell.fit), 3)
+    answer.short_answer, answer.answer_format = cell.value, "Str"
+    answer.text = f"{cell.value}\n\nRead from the table on {ref.source}: “{cell.quote}”"
+    answer.citations = [_cell_citation(cell)]
+
+
+def _cell_citation(cell: CellAnswer) -> Citation:
+    ref = cell.ref
+    return Citation(ref.doc, ref.path, ref.page, ref.label, cell.quote, cell.cell.bbox)
+
+
+def _same_value(found: Found, cell: CellAnswer) -> bool:
+    return cell.cell.number is not None and any(
+        abs(v - cell.cell.number) < 1e-9 for v in number_values(found.value.text))
+
+
+def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages,
+              cells: list[CellAnswer] = ()) -> None:
+    """The closest sentences (each once), and table cells that fit as well as each other, cited and
+    highlighted, said to be passages and not an answer."""
     answer, settings = ctx.answer, ctx.settings
     shown, texts = [], set()
     for scored in ranked:
@@ -124,6 +155,10 @@ def _sentence_line(number: int, scored: Scored) -> str:
     ref = scored.candidate.ref
     return (f"sentence {number}: {ref.doc} p.{ref.page} coverage {scored.coverage:.2f} similarity "
             f"{scored.similarity:.2f} score {scored.score:.2f}: {scored.candidate.sentence.text[:160]}")
+
+
+def _cell_line(what: str, cell: CellAnswer) -> str:
+    return f"{what} {cell.value!r} ({cell.ref.doc} p.{cell.ref.page}): fit {cell.fit:.2f}: {cell.quote[:160]}"
 
 
 def _value_line(found: Found) -> str:

@@ -1,0 +1,93 @@
+"""Tables read as tables (index/tables.py) on every born-digital page of documents that have none read yet, a
+document per commit.
+
+Gated by the layout stage (index.tables_gate = "layout", the default): only the regions the layout model calls
+tables are searched for a grid, so one layout pass serves both and a page without a table costs nothing (with the
+layout stage switched off, so is this one). With the gate off ("none") every born-digital page is searched whole. OCR'd pages are
+not read as tables. Resumable like the layout stage: documents in priority order, each committed with its mark.
+"""
+from __future__ import annotations
+
+import logging
+
+from ...domain import Reported, StageStatus
+from ...progress import ProgressTracker
+from ...settings import IndexSettings, TablesGate
+from ...store import catalog, enrichment, tables
+from ..parse_task import TablesResult, read_tables
+from ..pipeline import OrderedPool, Task
+from .base import StageContext
+
+log = logging.getLogger(__name__)
+
+OCR_HINT = "pages read by OCR are not read as tables"
+
+
+class Tables:
+    name = "tables"
+    unit = "pages"
+    phase = "tables"
+    phase_text = "Searchable now; reading the tables of {name} — {done}/{total} pages{eta}"
+    bar_text = "tables {docs_done}/{docs_total} docs {done}/{total} pages"
+    reported = Reported(json_count="pages_with_tables_read")
+
+    def enabled(self, settings: IndexSettings) -> str | None:
+        if not settings.tables:
+            return "switched off (index.tables)"
+        if settings.tables_gate == TablesGate.LAYOUT and not settings.layout:
+            return "off with the layout stage (index.layout; or index.tables_gate = \"none\": every page, slower)"
+        return None
+
+    def status(self, cur, settings: IndexSettings) -> StageStatus:
+        done, pending = enrichment.pages_finished(cur, tables.TABLES)
+        why_not = self.enabled(settings) or ""
+        return StageStatus(self.name, done, pending, self.unit, why_not, off=bool(why_not),
+                           hint="" if why_not else OCR_HINT if tables.has_ocr_pages(cur) else "")
+
+    def run(self, ctx: StageContext) -> int:
+        """Read the tables of the pending documents; returns how many pages were done."""
+        cur = ctx.db.cursor()
+        paths = catalog.doc_paths(cur)
+        gated = ctx.settings.tables_gate == TablesGate.LAYOUT
+        laid_out = {d for d, _ in enrichment.documents_without(cur, enrichment.LAYOUT)} if gated else set()
+        todo = [(doc_id, pages) for doc_id, pages in enrichment.documents_without(cur, tables.TABLES)
+                if doc_id in paths and doc_id not in laid_out]  # gated: a document waits for its layout
+        if not todo:
+            return 0
+        s = ctx.settings
+        work = [Task(i, (paths[doc_id], _regions(cur, doc_id, gated))) for i, (doc_id, _) in enumerate(todo)]
+        pool = OrderedPool(read_tables, work, s.workers,
+                           on_crash=lambda: TablesResult(error="reading tables crashed on this file"),
+                           timeout=s.task_timeout_seconds,
+                           on_timeout=lambda: TablesResult(error=f"reading tables took over "
+                                                                 f"{s.task_timeout_seconds:.0f} s"))
+        progress = ProgressTracker(len(todo), sum(pages for _, pages in todo), ctx.progress, phase=self.phase)
+        done = 0
+        try:
+            for i, (doc_id, pages) in enumerate(todo):
+                if ctx.cancel.is_set():
+                    break
+                progress.start_document(paths[doc_id])
+                result = pool.result(i)
+                ctx.add_time({"tables": result.seconds})
+                if result.error:  # the document keeps what was read before the failure
+                    ctx.errors[paths[doc_id]] = f"tables: {result.error}"
+                    log.warning("tables of %s: %s", paths[doc_id], result.error)
+                with ctx.db.transaction() as write:
+                    tables.insert_tables(ctx.db, write, doc_id, result.tables)
+                    enrichment.mark_done(write, doc_id, tables.TABLES)
+                done += pages
+                progress.pages_parsed(pages)
+                progress.finish_document()
+        finally:
+            pool.close(kill=ctx.cancel.is_set())
+        return done
+
+
+def _regions(cur, doc_id: int, gated: bool) -> dict:
+    """{page: where to look}: the layout's table boxes of born-digital pages, or each such page whole."""
+    born_digital = tables.born_digital_pages(cur, doc_id)
+    if not gated:
+        return {page: None for page in born_digital}
+    found = tables.table_regions(cur, doc_id)
+    return {page: found[page] for page in born_digital if page in found}

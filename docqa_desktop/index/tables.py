@@ -1,0 +1,190 @@
+"""Tables read as tables: PyMuPDF's grid, each cell's text read again from the words inside its box, header rows
+and row labels turned into a header path per cell, numbers normalised.
+
+`Table.extract()` glues and mangles the numbers of real statements ("46,298" -> "46298\\n,", "6.31" -> "631.");
+the page's own words inside each cell's box come out as printed. A cell merged into its left neighbour (a header
+spanning columns) gives that neighbour's text to every column it spans, so "January 28, 2023" heads both the
+"$" column and the figure under it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+from ..domain import BBox, TableCell, TableOnPage
+
+# grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
+# from the text's alignment (papers' booktabs), then alignment alone
+STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_strategy": "text"},
+              {"strategy": "text"})
+MIN_ROWS, MIN_COLUMNS = 2, 2
+_NUMBER = re.compile(r"^\(?[-−–]?[$€£¥]?\s?\(?(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\)?\s?%?\)?$")
+_SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
+                    r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
+SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_ASIDE = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
+_NEGATIVE = re.compile(r"^[$€£¥]?\s?(?:\(|-)")  # "(34)", "$ (5)", "-12"
+_YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d[A-Z]?$")
+
+
+LINE_GAP = 0.5  # words whose centres are closer than half a word's height apart stand on one line
+CAPTION_REACH = 40  # points above a table within which a text block is its caption ("$ in millions", "Table 3")
+
+
+@dataclass(frozen=True)
+class GridCell:
+    text: str
+    bbox: BBox
+    indent: float  # where its first word starts: a row label further right belongs to the section above
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One table as found: a row of cells each, None where a cell is merged into its neighbour."""
+    bbox: BBox
+    rows: list[list[GridCell | None]]
+    caption: str = ""
+
+
+def find_grids(page: pymupdf.Page, regions: list[BBox] | None) -> list[Grid]:
+    """The tables inside `regions` (the layout model's table boxes), or anywhere on the page when None."""
+    grids = []
+    for clip in regions if regions is not None else [None]:
+        for strategy in STRATEGIES:
+            found = page.find_tables(clip=pymupdf.Rect(clip) if clip else None, **strategy).tables
+            found = [t for t in found if t.row_count >= MIN_ROWS and t.col_count >= MIN_COLUMNS]
+            if found:
+                grids += [_grid(page, table) for table in found]
+                break
+    return grids
+
+
+def _grid(page: pymupdf.Page, table) -> Grid:
+    words = page.get_text("words")
+    rows = []
+    for row in table.rows:
+        for top, bottom in _lines_of(words, row):
+            rows.append([None if box is None else _cell(words, (box[0], top, box[2], bottom)) for box in row.cells])
+    return Grid(tuple(float(v) for v in table.bbox), rows, _caption(page, table.bbox))
+
+
+def _lines_of(words: list[tuple], row) -> list[tuple[float, float]]:
+    """The row's extent, or one extent per line of text where the grid merged stacked rows into one (a paper's
+    table ruled only above and below its body): several columns with a word on more than one line."""
+    x0, y0, x1, y1 = row.bbox
+    inside = sorted((w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1),
+                    key=lambda w: (w[1] + w[3]) / 2)
+    lines: list[list[tuple]] = []
+    for word in inside:
+        if lines and (word[1] + word[3]) / 2 - (lines[-1][-1][1] + lines[-1][-1][3]) / 2 < LINE_GAP * (word[3] - word[1]):
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    columns = [box for box in row.cells if box is not None]
+    stacked = sum(1 for box in columns
+                  if sum(any(box[0] <= (w[0] + w[2]) / 2 <= box[2] for w in line) for line in lines) > 1)
+    if len(lines) < 2 or stacked < 2:
+        return [(y0, y1)]
+    edges = [y0] + [(min(w[1] for w in b) + max(w[3] for w in a)) / 2 for a, b in zip(lines, lines[1:])] + [y1]
+    return list(zip(edges, edges[1:]))
+
+
+def _cell(words: list[tuple], box) -> GridCell:
+    """The cell as the page's words whose centre is inside its box, in reading order."""
+    x0, y0, x1, y1 = box
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    inside.sort(key=lambda w: (w[5], w[6], w[7]))  # block, line, word: the page's reading order
+    return GridCell(" ".join(w[4] for w in inside), tuple(float(v) for v in box),
+                    min((w[0] for w in inside), default=x0))
+
+
+def _caption(page: pymupdf.Page, bbox) -> str:
+    """The text blocks just above the table and across it: a title, "$ in millions", "Table 3: …"."""
+    x0, y0, x1, _ = bbox
+    above = [b for b in page.get_text("blocks") if y0 - CAPTION_REACH <= b[3] <= y0 + 2 and b[2] > x0 and b[0] < x1]
+    return " ".join(" ".join(b[4].split()) for b in sorted(above, key=lambda b: (b[1], b[0])))
+
+
+def read_table(grid: Grid) -> TableOnPage | None:
+    """The grid as cells with header paths: header rows are the rows above the first one holding a number
+    outside its first column; a row's path is its label, under the label of a section row ("Other income
+    (expense):") above it. None when nothing in it is a figure under a header (a layout grid, not a table)."""
+    texts = _spanned(grid)
+    first_data = next((r for r, row in enumerate(texts) if _holds_figures(row)), None)
+    if first_data is None or not texts:
+        return None
+    columns = len(texts[0])
+    headers = [" / ".join(dict.fromkeys(t for t in _column_header(texts[:first_data], c) if t))
+               for c in range(columns)]
+    header_text = " ".join(" ".join(row) for row in texts[:first_data])
+    scale = scale_of(f"{grid.caption} {header_text}")
+    cells = []
+    for r, path in zip(range(first_data, len(texts)), _row_paths(grid, texts, first_data)):
+        for c, cell in enumerate(grid.rows[r]):
+            if cell is not None and cell.text:
+                cells.append(TableCell(r, c, cell.text, path if c else "", headers[c], parse_number(cell.text),
+                                       cell.bbox))
+    return TableOnPage(grid.bbox, grid.caption, scale, len(texts), columns, first_data, tuple(cells))
+
+
+def _column_header(header_rows: list[list[str]], column: int) -> list[str]:
+    """A column's header, top down; a header row's own label ("Fiscal Years Ended") heads each of its columns."""
+    if column == 0:
+        return [row[0] for row in header_rows]
+    return [part for row in header_rows for part in ((row[0], row[column]) if row[column] else ())]
+
+
+def _row_paths(grid: Grid, texts: list[list[str]], first_data: int) -> list[str]:
+    """Each data row's label under the section row above it: a row of a label alone ("Other income (expense):")
+    opens a section that holds the rows labelled further right, until one at its own indent or left of it."""
+    paths, section, section_indent = [], "", 0.0
+    for r in range(first_data, len(texts)):
+        label, first = texts[r][0], grid.rows[r][0]
+        indent = first.indent if first is not None else 0.0
+        if section and indent <= section_indent + 1:
+            section = ""
+        if label and not _holds_figures(texts[r]) and not any(texts[r][1:]):
+            section, section_indent = label.rstrip(": "), indent
+            paths.append(label)
+            continue
+        paths.append(f"{section}: {label}" if section and label else label)
+    return paths
+
+
+def _holds_figures(row: list[str]) -> bool:
+    """A row with a figure outside its label; a row of years alone ("2023 2022") heads columns."""
+    figures = [t for t in row[1:] if parse_number(t) is not None]
+    return bool(figures) and not all(_YEAR.match(t.strip()) for t in figures)
+
+
+def _spanned(grid: Grid) -> list[list[str]]:
+    """Each cell's text; a merged cell takes its left neighbour's (a header spans its columns)."""
+    texts = []
+    for row in grid.rows:
+        line, last = [], ""
+        for cell in row:
+            text = cell.text if cell is not None else last
+            line.append(text)
+            last = text
+        texts.append(line)
+    return texts
+
+
+def parse_number(text: str) -> float | None:
+    """A cell's number as a value: "46,298" 46298, "(34)" -34, "$6.31" 6.31, "77%" 77, "—" None; a spread
+    after it is left out ("66.4% (0.8%)", "45.2 ± 0.3")."""
+    text = _ASIDE.sub("", text.strip().replace("−", "-").replace("–", "-"))
+    match = _NUMBER.match(text)
+    if not match or not (match.group(1) or match.group(2)):
+        return None
+    value = float((match.group(1) or "0").replace(",", "") + (match.group(2) or ""))
+    negative = bool(_NEGATIVE.match(text))
+    return -value if negative else value
+
+
+def scale_of(text: str) -> float:
+    """The scale a table's caption or header gives its figures ("$ in millions"), 1 when none."""
+    match = _SCALE.search(text)
+    return SCALES[next(g for g in match.groups() if g).lower()] if match else 1.0

@@ -1,0 +1,139 @@
+"""Answers read off tables read as tables: the cell whose row label and column header name what the question asks.
+
+"What were total revenues in fiscal 2023?" is the cell of the row labelled "Revenue" under the column headed
+"Fiscal Years Ended / January 28, 2023". The rules, each about the labels alone so that they hold for any table:
+- the row's label names something the question asks (the measure): a cell is never the answer by its column alone;
+- every year the question names is in the cell's labels (or the table's caption);
+- a question word that another row's label (or another column's header) holds and this cell's labels lack says
+  that the question is about that other row (column): this cell is not the answer;
+- most of the question's words are in the cell's labels, its table's caption or the page's title;
+- two cells that fit equally well are never guessed between: they are shown as candidates.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...answers import PageRef
+from ...domain import TableCell, TableOnPage
+from .matching import TOKEN, WordSet, stem
+from .question import (
+    COUNT, KIND_WORDS, MONEY, NUMBER, PERCENT, Question, content_words,
+)
+
+NUMERIC_KINDS = (PERCENT, MONEY, COUNT, NUMBER)
+MIN_COVERAGE = 0.75  # the share of the question's words a cell's labels, caption and page title must hold
+TIE = 1e-9
+_SCALE_WORDS = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+_CURRENCY = re.compile(r"[$€£¥]")
+
+
+@dataclass(frozen=True)
+class CellAnswer:
+    ref: PageRef
+    table: TableOnPage
+    cell: TableCell
+    fit: float  # the weighted share of the question's words in the cell's own labels
+    value: str  # as shown: the cell's text with its currency, scale and percent sign ("$46,298 million")
+    quote: str  # "Revenue — Fiscal Years Ended / January 28, 2023: 46,298"
+
+    @property
+    def labels(self) -> str:
+        return f"{self.cell.row_path} — {self.cell.column_path}".strip(" —")
+
+
+@dataclass(frozen=True)
+class TableReading:
+    answer: CellAnswer | None  # the one cell that answers
+    tied: tuple[CellAnswer, ...]  # cells that fit as well as each other: shown, never chosen between
+    notes: tuple[str, ...]  # why cells were passed over, for the trace
+
+
+def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str]],
+                subjects: frozenset[str] = frozenset()) -> TableReading:
+    """The cell of `tables` ((page, table, the page's first lines)) that answers `question`, if one does."""
+    numeric = question.kind in NUMERIC_KINDS
+    if question.kind is not None and not numeric:
+        return TableReading(None, (), ())
+    terms = _terms(question, subjects)
+    if not terms:
+        return TableReading(None, (), ())
+    fitting, notes = [], []
+    for ref, table, title in tables:
+        rows = [WordSet(c.row_path) for c in table.cells]
+        columns = [WordSet(c.column_path) for c in table.cells]
+        context = WordSet(f"{table.caption} {title}")
+        for i, cell in enumerate(table.cells):
+            if cell.column == 0 or (numeric and cell.number is None) or (not numeric and cell.number is not None):
+                continue
+            why = _mismatch(question, terms, table, i, rows, columns, context)
+            if why:
+                if len(notes) < 5 and rows[i].stems & {t for t, _ in terms}:
+                    notes.append(f"table cell {cell.text!r} ({ref.doc} p.{ref.page}) passed over: {why}")
+                continue
+            fit = _share(terms, rows[i], columns[i])
+            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i])):
+                continue  # a cell of words answers only when both its row and its column are named
+            fitting.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
+                                      f"{_labels(cell)}: {cell.text}"))
+    if not fitting:
+        return TableReading(None, (), tuple(notes))
+    fitting.sort(key=lambda a: -a.fit)
+    tied = tuple(a for a in fitting if a.fit >= fitting[0].fit - TIE and a.cell.text != fitting[0].cell.text)
+    if tied:
+        return TableReading(None, (fitting[0], *tied), tuple(notes))
+    return TableReading(fitting[0], (), tuple(notes))
+
+
+def _terms(question: Question, subjects: frozenset[str]) -> list[tuple[str, str]]:
+    """(stem, word) of the question's words a table's labels could hold: not its years, not the document's
+    subject ("Best Buy" in its own 10-K), not the words that say what kind of value it asks for."""
+    subject_words = {w.lower() for name in subjects for w in TOKEN.findall(name)}
+    years = set(question.years)
+    return list(dict.fromkeys((stem(w), w) for w in content_words(question.text)
+                              if w not in years and w not in subject_words and w not in KIND_WORDS))
+
+
+def _mismatch(question: Question, terms: list[tuple[str, str]], table: TableOnPage, i: int,
+              rows: list[WordSet], columns: list[WordSet], context: WordSet) -> str:
+    cell, row, column = table.cells[i], rows[i], columns[i]
+    labels = f"{cell.row_path} {cell.column_path}"
+    if not any(row.has(t, w) for t, w in terms):
+        return "its row names nothing the question asks about"
+    missing_years = [y for y in question.years if y not in labels and y not in table.caption]
+    if missing_years:
+        return f"its labels do not say {', '.join(missing_years)}"
+    lacking = [(t, w) for t, w in terms if not row.has(t, w) and not column.has(t, w)]
+    for t, w in lacking:
+        if any(other.has(t, w) for j, other in enumerate(rows) if table.cells[j].row != cell.row):
+            return f"another row is about {w!r}"
+        if any(other.has(t, w) for j, other in enumerate(columns) if table.cells[j].column != cell.column):
+            return f"another column is about {w!r}"
+    unexplained = [(t, w) for t, w in lacking if not context.has(t, w)]
+    if 1 - len(unexplained) / len(terms) < MIN_COVERAGE:
+        return f"its labels lack {', '.join(w for _, w in unexplained)}"
+    return ""
+
+
+def _share(terms: list[tuple[str, str]], *labels: WordSet) -> float:
+    return sum(any(words.has(t, w) for words in labels) for t, w in terms) / len(terms)
+
+
+def _labels(cell: TableCell) -> str:
+    return " — ".join(label for label in (cell.row_path, cell.column_path) if label)
+
+
+def _shown(question: Question, table: TableOnPage, cell: TableCell) -> str:
+    """The cell as an answer: "46,298" in a "$ in millions" table asked about money is "$46,298 million"."""
+    text = cell.text.strip().lstrip("$€£¥ ").strip() if _CURRENCY.fullmatch(cell.text.strip()[:1] or " ") \
+        else cell.text.strip()
+    context = f"{table.caption} {cell.column_path} {cell.row_path}"
+    currency = _CURRENCY.search(cell.text) or _CURRENCY.search(context)
+    if question.kind == MONEY and currency and not _CURRENCY.search(text):
+        text = currency.group(0) + text
+    if table.scale in _SCALE_WORDS and question.kind in (MONEY, NUMBER, COUNT) and "%" not in text and \
+            "per share" not in cell.row_path.lower():  # "$ in millions, except per share amounts"
+        text += f" {_SCALE_WORDS[table.scale]}"
+    if question.kind == PERCENT and "%" not in text and "%" in context:
+        text += "%"
+    return text

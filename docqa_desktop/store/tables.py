@@ -1,0 +1,78 @@
+"""Tables read as tables (index/tables.py): a page's tables with their cells, written a document at a time by
+the tables stage and read back by the extractive reader."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pyarrow as pa
+
+from ..domain import TableCell, TableOnPage
+from .content import box_columns
+
+TABLES = "tables"  # the stage's name in `enrichment`
+
+
+def insert_tables(db, cur, doc_id: int, by_page: dict[int, list[TableOnPage]]) -> None:
+    """Replace the document's tables with `by_page` ({page number: tables in reading order})."""
+    cur.execute("DELETE FROM page_tables WHERE doc_id = ?", [doc_id])
+    cur.execute("DELETE FROM table_cells WHERE doc_id = ?", [doc_id])
+    tables = [(page, n, t) for page, found in sorted(by_page.items()) for n, t in enumerate(found)]
+    if not tables:
+        return
+    db.insert_arrow(cur, "page_tables", pa.table({
+        "doc_id": pa.array([doc_id] * len(tables), pa.int64()),
+        "page": pa.array([p for p, _, _ in tables], pa.int32()),
+        "table_no": pa.array([n for _, n, _ in tables], pa.int32()),
+        **box_columns([t.bbox for _, _, t in tables]),
+        "caption": [t.caption for _, _, t in tables],
+        "scale": pa.array([t.scale for _, _, t in tables], pa.float64()),
+        "n_rows": pa.array([t.rows for _, _, t in tables], pa.int32()),
+        "n_columns": pa.array([t.columns for _, _, t in tables], pa.int32()),
+        "header_rows": pa.array([t.header_rows for _, _, t in tables], pa.int32()),
+    }))
+    cells = [(page, n, c) for page, n, t in tables for c in t.cells]
+    db.insert_arrow(cur, "table_cells", pa.table({
+        "doc_id": pa.array([doc_id] * len(cells), pa.int64()),
+        "page": pa.array([p for p, _, _ in cells], pa.int32()),
+        "table_no": pa.array([n for _, n, _ in cells], pa.int32()),
+        "row_no": pa.array([c.row for _, _, c in cells], pa.int32()),
+        "column_no": pa.array([c.column for _, _, c in cells], pa.int32()),
+        "text": [c.text for _, _, c in cells],
+        "row_path": [c.row_path for _, _, c in cells],
+        "column_path": [c.column_path for _, _, c in cells],
+        "number": pa.array([c.number for _, _, c in cells], pa.float64()),
+        **box_columns([c.bbox for _, _, c in cells]),
+    }))
+
+
+def tables_of_page(cur, doc_id: int, page: int) -> list[TableOnPage]:
+    """The page's tables in reading order, each with its cells in row then column order."""
+    cells: dict[int, list[TableCell]] = defaultdict(list)
+    for table_no, *cell in cur.execute(
+            "SELECT table_no, row_no, column_no, text, row_path, column_path, number, x0, y0, x1, y1 "
+            "FROM table_cells WHERE doc_id = ? AND page = ? ORDER BY table_no, row_no, column_no",
+            [doc_id, page]).fetchall():
+        cells[table_no].append(TableCell(*cell[:6], tuple(cell[6:])))
+    return [TableOnPage((x0, y0, x1, y1), caption, scale, rows, columns, header_rows, tuple(cells[table_no]))
+            for table_no, x0, y0, x1, y1, caption, scale, rows, columns, header_rows in cur.execute(
+                "SELECT table_no, x0, y0, x1, y1, caption, scale, n_rows, n_columns, header_rows FROM page_tables "
+                "WHERE doc_id = ? AND page = ? ORDER BY table_no", [doc_id, page]).fetchall()]
+
+
+def table_regions(cur, doc_id: int) -> dict[int, list[tuple[float, float, float, float]]]:
+    """{page: boxes} of the tables the layout stage found in a document: where the tables stage looks."""
+    regions: dict[int, list] = defaultdict(list)
+    for page, *box in cur.execute("SELECT page, x0, y0, x1, y1 FROM elements WHERE doc_id = ? AND kind = 'table' "
+                                  "ORDER BY page, seq", [doc_id]).fetchall():
+        regions[page].append(tuple(box))
+    return dict(regions)
+
+
+def born_digital_pages(cur, doc_id: int) -> list[int]:
+    """The pages whose text comes from the PDF's text layer (OCR'd pages are not read as tables)."""
+    return [p for (p,) in cur.execute("SELECT page FROM pages WHERE doc_id = ? AND text_source = 'layer' "
+                                      "ORDER BY page", [doc_id]).fetchall()]
+
+
+def has_ocr_pages(cur) -> bool:
+    return cur.execute("SELECT count(*) > 0 FROM pages WHERE text_source = 'ocr'").fetchone()[0]

@@ -1,0 +1,145 @@
+"""Tables read as tables: grids from PyMuPDF, each cell re-read from its words, header paths, numbers; the tables
+stage over a real library; answers read off a cell whose row and column name what is asked."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from docqa_desktop.answers import PageRef
+from docqa_desktop.cli import main
+from docqa_desktop.index.tables import find_grids, parse_number, read_table
+from docqa_desktop.methods.extractive.question import parse_question
+from docqa_desktop.methods.extractive.table_answers import read_tables
+from docqa_desktop.service import Service
+from docqa_desktop.settings import save
+
+from conftest import make_settings
+from table_pdf import write_table_pdf
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+BESTBUY = CORPUS / "BESTBUY_2023_10K.pdf"
+STEPBACK = CORPUS / "STEPBACK.pdf"
+
+
+@pytest.fixture(scope="module")
+def table_pdf(tmp_path_factory) -> Path:
+    return write_table_pdf(tmp_path_factory.mktemp("tables") / "statements.pdf")
+
+
+def _tables(path: Path, page: int):
+    with pymupdf.open(path) as doc:
+        return [t for t in (read_table(g) for g in find_grids(doc[page - 1], None)) if t is not None]
+
+
+def _cell(table, row_label: str, header_part: str):
+    """The figure of a row under a column (a "$" cell beside it shares the header)."""
+    return next(c for c in table.cells if c.row_path == row_label and header_part in c.column_path and
+                c.number is not None)
+
+
+@pytest.mark.parametrize("text, value", [("46,298", 46298.0), ("(34)", -34.0), ("$6.31", 6.31), ("77%", 77.0),
+                                         ("66.4% (0.8%)", 66.4), ("45.2 ± 0.3", 45.2), ("—", None), ("$", None),
+                                         ("1,2", None), ("$ (5)", -5.0), ("-", None)])
+def test_a_cells_figure_is_read_as_printed(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.skipif(not BESTBUY.exists(), reason="needs ../shared/corpus")
+def test_the_real_income_statement_keeps_every_number_its_extract_mangles():
+    """BESTBUY_2023_10K.pdf page 40: Table.extract() gives "46298\\n,", "631.", "2248.", "Costofsales"; the words
+    inside each cell's box give the numbers as printed, under the spanning period header."""
+    (table,) = _tables(BESTBUY, 40)
+    assert table.scale == 1e6  # "$ and shares in millions, except per share amounts", above the table
+    revenue = _cell(table, "Revenue", "January 28, 2023")
+    assert (revenue.text, revenue.number) == ("46,298", 46298.0)
+    assert "Fiscal Years Ended" in revenue.column_path
+    assert _cell(table, "Basic earnings per share", "January 28, 2023").text == "6.31"
+    assert _cell(table, "Weighted-average common shares outstanding: Basic", "January 28, 2023").text == "224.8"
+    assert _cell(table, "Cost of sales", "January 29, 2022").number == 40121.0
+    assert _cell(table, "Restructuring charges", "January 29, 2022").number == -34.0
+    assert _cell(table, "Other income (expense): Interest expense", "January 28, 2023").number == -35.0
+    # a total row at the section's own indent is not inside the section
+    assert any(c.row_path.startswith("Earnings before income tax") for c in table.cells)
+
+
+@pytest.mark.slow  # three grid strategies over two real pages: ~3 s
+@pytest.mark.skipif(not STEPBACK.exists(), reason="needs ../shared/corpus")
+def test_a_papers_table_ruled_only_above_and_below_is_split_into_its_rows():
+    """STEPBACK.pdf page 6: one grid row holds eight methods stacked; each becomes a row of its own."""
+    (table,) = _tables(STEPBACK, 6)
+    assert _cell(table, "PaLM-2L + Step-Back (ours)", "TQA Hard").text == "61.6%"
+    assert _cell(table, "PaLM-2L + RAG", "TimeQA").number == 57.4
+    (stem_table,) = _tables(STEPBACK, 5)
+    assert _cell(stem_table, "GPT-4", "MMLU Chemistry").number == 79.9  # "79.9% (1.0%)"
+
+
+def _ask(tables, question: str, subjects=frozenset()):
+    return read_tables(parse_question(question), [(PageRef(1, "statements.pdf", "/x", page, str(page)), t, "")
+                                                  for page, t in tables], subjects)
+
+
+def test_a_cell_answers_when_its_row_and_column_name_what_is_asked(table_pdf):
+    statement, repurchases, results = (_tables(table_pdf, n)[0] for n in (1, 2, 3))
+    every = [(1, statement), (2, repurchases), (3, results)]
+    revenue = _ask(every, "What were total revenues in fiscal 2023?")
+    assert revenue.answer is not None and revenue.answer.value == "$46,298 million"
+    assert revenue.answer.cell.bbox[0] > 72 and "Revenue" in revenue.answer.quote
+    per_share = _ask(every, "What were diluted earnings per share in fiscal 2022?").answer
+    assert per_share is not None and per_share.value == "$9.84"  # per share: never "million"
+    assert _ask(every, "What accuracy does PaLM-2L + Step-Back achieve on TQA Hard?").answer.value == "61.6%"
+
+
+def test_a_cell_whose_labels_do_not_name_the_measure_asked_does_not_answer(table_pdf):
+    """The 10-K's share-repurchase table: "Total fiscal 2023 fourth quarter" names the year and "total", not
+    revenue: asked about revenue, it stays silent (issue 43's wrong answer "7,138,475")."""
+    repurchases = _tables(table_pdf, 2)[0]
+    reading = _ask([(2, repurchases)], "What were total revenues in fiscal 2023?")
+    assert reading.answer is None and not reading.tied
+
+
+def test_cells_that_fit_equally_are_shown_never_chosen(table_pdf):
+    statement = _tables(table_pdf, 1)[0]
+    reading = _ask([(1, statement)], "What was the revenue?")  # no year: one column a year
+    assert reading.answer is None
+    assert {a.cell.text for a in reading.tied} == {"46,298", "51,761"}
+    other_row = _ask([(1, statement)], "What was the gross margin in fiscal 2023?")  # no row says margin
+    assert other_row.answer is None
+
+
+@pytest.fixture(scope="module")
+def tables_home(tmp_path_factory, table_pdf):
+    folder = tmp_path_factory.mktemp("tables-library") / "docs"
+    folder.mkdir()
+    (folder / "statements.pdf").write_bytes(table_pdf.read_bytes())
+    home = folder.parent / "home"
+    settings = make_settings(home, ocr=False, dense=False)
+    save(settings)
+    with Service(settings) as service:
+        report = service.library.index([str(folder)])
+    return home, report
+
+
+@pytest.mark.slow  # layout analysis of three pages
+def test_the_tables_stage_stores_cells_with_boxes_and_reports_itself(tables_home, capsys):
+    home, report = tables_home
+    assert report.stages["tables"].done == 3 and not report.errors
+    assert main(["status", "--json", "--home", str(home)]) == 0
+    stages = {s["stage"]: s for s in json.loads(capsys.readouterr().out)["stages"]}
+    assert stages["tables"]["state"] == "done" and stages["tables"]["done"] == 3
+
+
+@pytest.mark.slow  # layout analysis of three pages
+def test_a_table_question_is_answered_from_the_cell_with_its_box_cited(tables_home, capsys):
+    home, _ = tables_home
+    assert main(["ask", "What were total revenues in fiscal 2023?", "--json", "--home", str(home)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["status"] == "answered" and answer["short_answer"] == "$46,298 million"
+    assert "Read from the table on statements.pdf, page 1" in answer["answer"]
+    cited = answer["citations"][0]
+    assert cited["page"] == 1 and cited["bbox"] is not None and cited["bbox"][0] > 250  # the figure's column
+    assert main(["ask", "What was the revenue?", "--json", "--home", str(home)]) == 0
+    tied = json.loads(capsys.readouterr().out)
+    assert tied["status"] == "passages" and "46,298" in tied["answer"] and "51,761" in tied["answer"]
