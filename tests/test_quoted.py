@@ -397,3 +397,29 @@ def test_every_answered_dev_and_facts_value_is_a_whole_token_of_its_cited_senten
             assert re.search(token, quoted.group(3)), (q["question"], value, quoted.group(3))
             assert (answer.citations[0].doc, answer.citations[0].page) == (quoted.group(1), int(quoted.group(2)))
     assert answered > 0  # the property was checked on real answers
+
+
+def test_a_list_question_is_answered_by_the_names_a_sentence_lists_together_in_the_number_asked():
+    text = ("We evaluate ProgramFC on two challenging fact-checking datasets, HOVER and FEVEROUS, and find that it "
+            "outperforms seven baselines.")
+    _, found = _values("Which two datasets is ProgramFC evaluated on?", text)
+    assert [(f.value.items, f.rejected) for f in found] == [(("HOVER", "FEVEROUS"), "")]
+    _, found = _values("Which three datasets is ProgramFC evaluated on?", text)
+    assert found and all("lists 2, the question asks for 3" in f.rejected for f in found)
+    _, found = _values("Which datasets does the survey list for multi-hop question answering?",
+                       "The survey lists HotpotQA, 2WikiMultiHopQA and MuSiQue as datasets for multi-hop question answering.")
+    assert found[0].value.items == ("HotpotQA", "2WikiMultiHopQA", "MuSiQue") and not found[0].rejected
+
+
+def test_a_things_name_keeps_its_code_and_loses_the_words_the_question_names():
+    _, found = _values("Which aircraft type was involved in the Germanwings crash?",
+                       "The Germanwings Airbus A320 crashed in the French Alps with 150 people on board.")
+    assert found[0].value.text == "Airbus A320"
+    assert parse_question("What type of aircraft crashed?").kind == "thing"
+
+
+def test_how_often_is_answered_by_a_frequency_phrase():
+    _, found = _values("How often are the panels cleaned?",
+                       "Panels are cleaned twice a year; salt spray lowers output by about four percent.",
+                       "Members elect a board of five every spring.")
+    assert [f.value.text for f in found if not f.rejected][:1] == ["twice a year"]

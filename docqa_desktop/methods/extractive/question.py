@@ -15,8 +15,10 @@ from .matching import stem
 PERCENT, MONEY, COUNT, NUMBER = "percent", "money", "count", "number"
 YEAR, DATE, TIME, WHEN = "year", "date", "time", "when"
 PERSON, ORGANISATION, PLACE = "person", "organisation", "place"
+THING = "thing"  # the name of a thing: an aircraft type, a product, a dataset, a tool ("Airbus A320", "HOVER")
+FREQUENCY = "frequency"  # how often: "twice a year", "every spring", "daily"
 YES_NO, LIST = "yes/no", "list"
-NAME_KINDS = (PERSON, ORGANISATION, PLACE)
+NAME_KINDS = (PERSON, ORGANISATION, PLACE, THING)
 # kinds no extracted value can answer: whether something holds, or several things at once
 UNQUOTABLE = (YES_NO, LIST)
 
@@ -27,11 +29,13 @@ _MEASURES = (r"score|scores|accuracy|f1|bleu|recall|precision|rate|ratio|change|
              r"margin|return|yield|speed|distance|duration|size")
 _KINDS = [  # first match wins: "what time" before "when", "how many percent" before "how many"
     (YES_NO, r"^(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall)\b"),
-    (LIST, r"^(list|name (all|the))\b|\bwhat are (the|all)\b.*\b(names|types|kinds)\b|\bwhich \w+s (are|were)\b"),
+    (LIST, r"^(list|name (all|the))\b|\bwhat are (the|all)\b.*\b(names|types|kinds)\b|"
+           r"\bwhich \w+[^s\W]s (are|were|does|do|did|is|was)\b|\b(which|what) (two|three|four|five|six) \w+"),
     (TIME, r"\bwhat time\b|\bat what hour\b"),
     (YEAR, r"\b(what|which|in what|in which) year\b"),
     (DATE, r"\b(what|which|on what|on which) (date|dates|month|day)\b"),
     (WHEN, r"^\s*when\b"),  # a time, a date or a year: "when does the ferry leave", "when did the war end"
+    (FREQUENCY, r"\bhow (often|frequently)\b|\bat what (interval|frequency)\b"),
     (PERCENT, r"\bpercent(age)?s?\b|%|\bwhat (share|proportion|fraction)\b|\bhow many percent\b"),
     # "what was the comparable sales change": a change or a rate of money is not an amount of money
     (NUMBER, rf"\b(what|how much)\b[^?]*\b({_MEASURES})\b"),
@@ -46,6 +50,9 @@ _KINDS = [  # first match wins: "what time" before "when", "how many percent" be
                    r"brand|manufacturer|newspaper|party|team)\b"),
     (PLACE, r"^where\b|\bwhere (is|was|were|are|did|does|do)\b|\b(which|what|in which|in what) (city|country|"
             r"state|place|town|region|airport|location|continent|province)\b"),
+    (THING, r"\b(which|what) (\w+ )?(aircraft|airplane|plane|model|product|dataset|tool|software|algorithm|"
+            r"device|vehicle|engine|framework|library|benchmark|drug|vaccine|ship|car|phone|chip|processor)\b|"
+            r"\b(which|what) (type|kind|make|brand) of\b"),
 ]
 _KIND_PATTERNS = [(kind, re.compile(pattern, re.I)) for kind, pattern in _KINDS]
 # "Please write down the answer in float format": how to answer, not what about
@@ -83,6 +90,8 @@ UNITS = {unit: group for group, units in {
     "litre": "l litre litres liter liters", "gb": "gb gigabyte gigabytes", "tb": "tb terabyte terabytes",
     "mb": "mb megabyte megabytes",
 }.items() for unit in units.split()}
+COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "both": 2}
+_COUNT_ASKED = re.compile(r"\b(?:which|what|name|list)\s+(?:the\s+)?(two|three|four|five|six)\b", re.I)
 _UNIT_IN_QUESTION = re.compile(r"\b(?:in|how many)\s+(\w+)\b", re.I)
 
 
@@ -95,6 +104,7 @@ class Question:
     whole_groups: tuple[str, ...]  # nouns it asks about as a whole ("all adults" -> "adults")
     names: tuple[str, ...]  # proper nouns it names (places, organisations), which the answer's page must name
     unit: str | None  # a unit it asks the value in ("how many kilometres"), as UNITS' key
+    count: int | None = None  # how many things a list question asks for ("which two datasets"): 2
 
     @property
     def name_words(self) -> frozenset[str]:
@@ -109,7 +119,7 @@ def parse_question(asked: str) -> Question:
     groups = (m.group(1).lower() for m in _WHOLE_GROUP.finditer(text))
     return Question(text, kind, frozenset(content_stems(text)), years,
                     tuple(dict.fromkeys(g for g in groups if g not in MEASURE_NOUNS)),
-                    _names(text), _unit(text))
+                    _names(text), _unit(text), _count(text) if kind == LIST else None)
 
 
 def content_words(text: str) -> list[str]:
@@ -138,6 +148,12 @@ def _names(text: str) -> tuple[str, ...]:
             runs.append([match])
     found = (_POSSESSIVE.sub("", text[run[0].start():run[-1].end()]) for run in runs)
     return tuple(dict.fromkeys(found))
+
+
+def _count(text: str) -> int | None:
+    """ "Which two datasets …": 2."""
+    match = _COUNT_ASKED.search(text)
+    return COUNT_WORDS[match.group(1).lower()] if match else None
 
 
 def _unit(text: str) -> str | None:

@@ -22,7 +22,7 @@ import numpy as np
 from ...answers import PageRef
 from .matching import TOKEN, WordSet, glued, stem
 from .qualifiers import rejection
-from .question import KIND_WORDS, MONEY, UNQUOTABLE, Question, content_words
+from .question import KIND_WORDS, LIST, MONEY, THING, YES_NO, Question, content_words
 from .sentences import Sentence
 from .values import AMOUNT, Value, find_values, normal, values_of_kind
 
@@ -122,7 +122,7 @@ def value_candidates(question: Question, ranking: Ranking, subjects: frozenset[s
     """The values of the asked kind in the most relevant sentences, most confident first (rejected ones too,
     with their reasons, after the others). `subjects`: see qualifiers.rejection."""
     weights = ranking.weights
-    if question.kind is None or question.kind in UNQUOTABLE:
+    if question.kind is None or question.kind == YES_NO:
         return []
     # the question's own figures and years are what it asks about, never its answer
     stated = {normal(v.text) for v in find_values(question.text)} | set(question.years)
@@ -131,13 +131,15 @@ def value_candidates(question: Question, ranking: Ranking, subjects: frozenset[s
         sentence = scored.candidate.sentence
         lacking = [word for term, word in ranking.core if not scored.words.has(term, word)]
         for value in values_of_kind(_kind_in(question.kind, sentence), sentence.text, stated):
-            if _in_question(value, question):
+            value = _less_asked(value, question) if question.kind == THING else value
+            if value is None or _in_question(value, question):
                 continue
             column = _column_of(sentence, value)
             affinity = (_cell_affinity(weights, scored, column) if column is not None
                         else _text_affinity(weights, sentence.text, value))
             confidence = 0.35 * scored.coverage + 0.25 * max(scored.similarity, 0.0) + 0.4 * affinity
             why = (f"the sentence does not mention {', '.join(lacking)}" if lacking else
+                   _miscounted(question, value) or
                    rejection(question, sentence, scored.candidate.page_words, value, column, subjects))
             found.append(Found(scored, value, affinity, confidence, _quote(sentence, value, column), why))
     return sorted(found, key=lambda f: (bool(f.rejected), -f.confidence))
@@ -154,12 +156,37 @@ def _coverage(weights: dict[tuple[str, str], float], words: WordSet) -> float:
 
 def _in_question(value: Value, question: Question) -> bool:
     """A name sharing a word with the question ("Germanwings", "QUICK FACTS STRATEGIES" for "… Germanwings, on
-    the quick facts slide?") is what it asks about, not its answer; a heading in capitals is no name."""
+    the quick facts slide?") is what it asks about, not its answer; a heading in capitals is no name. A list
+    naming one of those is no answer either."""
+    if value.kind == LIST:  # its items may be in capitals: datasets are ("HOVER and FEVEROUS")
+        return any({stem(w) for w in TOKEN.findall(item.lower())} & _asked_stems(question) for item in value.items)
     if value.kind != "name":
         return False
     words = {stem(w) for w in TOKEN.findall(value.text.lower())}
-    asked = question.terms | {stem(w) for w in question.name_words}
-    return bool(words & asked) or (value.text.isupper() and len(value.text) > ACRONYM)
+    return bool(words & _asked_stems(question)) or (value.text.isupper() and len(value.text) > ACRONYM)
+
+
+def _asked_stems(question: Question) -> set[str]:
+    return set(question.terms) | {stem(w) for w in question.name_words}
+
+
+def _less_asked(value: Value, question: Question) -> Value | None:
+    """A thing's name less the words the question names at its start ("Germanwings Airbus A320" asked about the
+    Germanwings crash: "Airbus A320"); None when nothing is left."""
+    asked = _asked_stems(question)
+    tokens = list(TOKEN.finditer(value.text))
+    first = next((i for i, t in enumerate(tokens) if stem(t.group(0)) not in asked), None)
+    if first is None:
+        return None
+    start = tokens[first].start()
+    return Value(value.text[start:], value.kind, value.start + start, value.end) if start else value
+
+
+def _miscounted(question: Question, value: Value) -> str:
+    """A list of another length than the question asks for ("which two datasets")."""
+    if value.kind == LIST and question.count and len(value.items) != question.count:
+        return f"the sentence lists {len(value.items)}, the question asks for {question.count}"
+    return ""
 
 
 def _column_of(sentence: Sentence, value: Value) -> int | None:

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from .question import (
-    COUNT, DATE, MONEY, NAME_KINDS, NUMBER, PERCENT, PERSON, TIME, UNITS, WHEN, YEAR, YEAR_PATTERN,
+    COUNT, DATE, FREQUENCY, LIST, MONEY, NAME_KINDS, NUMBER, PERCENT, PERSON, THING, TIME, UNITS, WHEN, YEAR,
+    YEAR_PATTERN,
 )
 from ..toolkit.passages import QUESTION_WORDS
 
@@ -45,6 +46,7 @@ _CITATION = re.compile(r"et al\.?|[A-Z][A-Za-z-]+,?\s+(?:and\s+[A-Z][A-Za-z-]+,?
 # words after which a year-like number is a year
 _YEAR_WORDS = frozenset("in since by from until till to during of year years fiscal fy early late mid".split())
 _NAME_WORD = re.compile(r"(?<!\w)(?:[A-Z][\w&'’.-]*\w|[A-Z])")
+_CODE_WORD = re.compile(r"(?<!\w)(?:[A-Z][\w&'’.-]*\w|[A-Z]|\d+[A-Z][\w-]*\w)")  # "A320", "2WikiMultiHopQA"
 # capitalised only because they open the sentence: "However", "The", "In"
 _OPENING_WORDS = frozenset("however the in on at this these those there it its our we they he she his her as after "
                            "before since while although although but also finally first second third today "
@@ -52,6 +54,12 @@ _OPENING_WORDS = frozenset("however the in on at this these those there it its o
 # words of a job title, not of a person's name: "Executive Vice President"
 _TITLE_WORDS = frozenset("chief executive officer president vice director manager chairman chair counsel head "
                          "senior general secretary treasurer controller founder editor professor minister".split())
+_LIST_GAP = re.compile(r"\s*(?:,|,?\s+and|,?\s+&)\s*")
+_PERIOD = r"(?:day|week|fortnight|month|quarter|year|decade|hour|minute|season|spring|summer|autumn|fall|winter)"
+_FREQUENCY = re.compile(
+    rf"\b(?:once|twice|thrice|(?:one|two|three|four|five|six|\d+)\s+times)\s+(?:a|an|per|each|every)\s+"
+    rf"(?:\d+\s+)?{_PERIOD}s?\b|\b(?:once\s+|twice\s+)?every\s+(?:other\s+|\w+\s+)?(?:\d+\s+)?{_PERIOD}s?\b|"
+    rf"\b(?:daily|weekly|fortnightly|monthly|quarterly|annually|yearly|biannually|hourly|nightly)\b", re.I)
 NAME_JOINERS = frozenset("of de du la le van von der den da di & the for".split())
 
 
@@ -62,6 +70,7 @@ class Value:
     start: int  # its place in the sentence (characters)
     end: int
     counts: bool = False  # a year-like number that counts things ("1835 claims"), not a year
+    items: tuple[str, ...] = ()  # a list's names, in the sentence's order ("HOVER and FEVEROUS")
 
 
 def find_values(sentence: str) -> list[Value]:
@@ -86,8 +95,12 @@ def find_values(sentence: str) -> list[Value]:
 def values_of_kind(kind: str, sentence: str, exclude: set[str] = frozenset()) -> list[Value]:
     """The values of the sentence that answer a question asking for `kind`, less those the question states
     itself (`exclude`, normalised with normal())."""
-    if kind in NAME_KINDS:
-        candidates = names(sentence, prefer_people=kind == PERSON)
+    if kind == LIST:
+        candidates = name_lists(sentence)
+    elif kind == FREQUENCY:
+        candidates = frequencies(sentence)
+    elif kind in NAME_KINDS:
+        candidates = names(sentence, prefer_people=kind == PERSON, codes=kind == THING)
     else:
         candidates = [v for v in (_as_kind(kind, v) for v in find_values(sentence)) if v is not None]
     return [v for v in candidates if normal(v.text) not in exclude]
@@ -120,10 +133,11 @@ def _as_kind(kind: str, value: Value) -> Value | None:
     return None
 
 
-def names(sentence: str, prefer_people: bool = False) -> list[Value]:
+def names(sentence: str, prefer_people: bool = False, codes: bool = False) -> list[Value]:
     """Runs of capitalised words ("Bernard Vincent", "Port Ellery Ferry Service"), joined by "of", "de" and the
-    like; the sentence's first word only when it is not a common word. For people, runs of two or more words."""
-    words = list(_NAME_WORD.finditer(sentence))
+    like; the sentence's first word only when it is not a common word. For people, runs of two or more words.
+    With `codes`, a name may hold digits ("Airbus A320", "GPT-4": the names of things)."""
+    words = list((_CODE_WORD if codes else _NAME_WORD).finditer(sentence))
     runs, run = [], []
     for i, match in enumerate(words):
         gap = sentence[run[-1].end():match.start()] if run else ""
@@ -144,9 +158,33 @@ def names(sentence: str, prefer_people: bool = False) -> list[Value]:
         runs.append(run)
     found = [Value(sentence[r[0].start():r[-1].end()], "name", r[0].start(), r[-1].end()) for r in runs]
     return [v for v in found if len(v.text) > 1 and not sentence[v.end:].startswith(":")  # "Source:" is a label
-            and not any(ch.isdigit() for ch in v.text)  # "4U9525", "GPT-4": codes, not names
+            and (codes or not any(ch.isdigit() for ch in v.text))  # "4U9525": a code, not a person
             and (v.start > 0 or len(v.text.split()) > 1)  # one capitalised word opening a sentence says little
             and (not prefer_people or (len(v.text.split()) >= 2 and not _TITLE_WORDS & set(v.text.lower().split())))]
+
+
+def name_lists(sentence: str) -> list[Value]:
+    """Names listed together: "HOVER and FEVEROUS", "HotpotQA, 2WikiMultiHopQA and MuSiQue" (two or more names
+    joined by commas and a last "and"), each list one value with its items."""
+    found = names(sentence, codes=True)
+    lists, run = [], []
+    for value in found:
+        if run and _LIST_GAP.fullmatch(sentence[run[-1].end:value.start]):
+            run.append(value)
+            continue
+        if len(run) > 1:
+            lists.append(run)
+        run = [value]
+    if len(run) > 1:
+        lists.append(run)
+    return [Value(sentence[r[0].start:r[-1].end], LIST, r[0].start, r[-1].end, items=tuple(v.text for v in r))
+            for r in lists if " and " in sentence[r[-2].end:r[-1].start] or "&" in sentence[r[-2].end:r[-1].start]]
+
+
+def frequencies(sentence: str) -> list[Value]:
+    """How often, as the sentence says it: "twice a year", "every spring", "once every 3 months", "daily"."""
+    return [Value(m.group(0), FREQUENCY, m.start(), m.end()) for m in _FREQUENCY.finditer(sentence)
+            if _whole_token(sentence, m.start(), m.end())]
 
 
 def carries_unit(sentence: str, value: Value, unit: str) -> bool:

@@ -11,6 +11,7 @@ the point. No language model is called. Three verdicts:
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from ...answers import AnswerStatus, Citation, PageRef
@@ -96,8 +97,9 @@ def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> Non
     answer = ctx.answer
     ref, sentence = best.scored.candidate.ref, best.scored.candidate.sentence
     answer.status, answer.confidence = AnswerStatus.ANSWERED, round(best.confidence, 3)
-    answer.short_answer = best.value.text
-    answer.answer_format = "Int" if question.kind == COUNT and best.value.text.replace(",", "").isdigit() else "Str"
+    answer.short_answer = json.dumps(list(best.value.items)) if best.value.items else best.value.text
+    answer.answer_format = ("List" if best.value.items else
+                            "Int" if question.kind == COUNT and best.value.text.replace(",", "").isdigit() else "Str")
     answer.text = f"{best.value.text}\n\nQuoted from {ref.source}: “{best.quote}”"
     answer.citations = cite(ctx.pages, [(ref, sentence.text)], sentence.text, pages)
 
