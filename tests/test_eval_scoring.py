@@ -8,10 +8,33 @@ from docqa_desktop.evaluation.scoring import accuracy_and_f1, anls, score
 
 
 @pytest.mark.parametrize("gold, prediction, expected", [
-    ("2", "2", 1.0), ("2", "2.0", 1.0), ("2", "3", 0.0), ("1874", "1,874", 0.0),  # no comma cleanup for Int
-    ("7", "seven", 0.0), ("7", "", 0.0)])
+    ("2", "2", 1.0), ("2", "2.0", 1.0), ("2", "3", 0.0), ("7", "seven", 0.0), ("7", "", 0.0)])
 def test_int_answers_must_be_equal(gold, prediction, expected):
     assert score(gold, prediction, "Int") == expected
+
+
+@pytest.mark.parametrize("gold, prediction", [
+    ("1,138", "1,138"), ("1,138", "1138"), ("1138", "1,138"), ("$1,138", "1,138"), ("1,138", "$1,138"),
+    ("-1,138", "-1138"), ("12,345,678", "12345678")])
+def test_numbers_are_read_with_thousands_separators(gold, prediction):
+    """MMLongBench-Doc's Int rule scores even "1,138" against itself as 0; a separator is no error."""
+    assert score(gold, prediction, "Int") == 1.0
+    assert score(gold, prediction, "Float") == 1.0
+
+
+@pytest.mark.parametrize("gold, prediction, fmt, expected", [
+    ("1,138.5", "1138.5", "Float", 1.0), ("$1,138.5", "1,138.50", "Float", 1.0), ("1,138.5", "1,238.5", "Float", 0.0),
+    ("1,138", "1,139", "Int", 0.0),
+    ("12", "1,2", "Int", 0.0), ("12", "1,2", "Float", 0.0),  # a comma between single digits is no separator
+    ("1138", "1,1384", "Int", 0.0), ("1138", "11,38", "Float", 0.0)])
+def test_only_commas_that_group_digits_by_three_are_separators(gold, prediction, fmt, expected):
+    assert score(gold, prediction, fmt) == expected
+
+
+def test_list_items_are_read_with_thousands_separators():
+    assert score(["1,138", "2,000"], ["2000", "1138"], "List") == 1.0
+    assert score(["1,138", "2,000"], ["1138", "2001"], "List") == 0.0
+    assert score(["1", "2"], "['1', '2']", "List") == 1.0
 
 
 @pytest.mark.parametrize("gold, prediction, expected", [
@@ -67,6 +90,12 @@ def test_accuracy_and_f1_as_mmlongbench_defines_them():
     ("Revenue grew by 20.7% in 2023.", "Float", "20.7"),
     ("It fell −26.7 % year over year", "Float", "-26.7"),
     ("Total: $1,874 million", "Float", "1874"),
+    ("The survey reached 1,138 adults.", "Int", "1138"),
+    ("It was $1,138.5 in total", "Float", "1138.5"),
+    ("Pages 1,2 and 3", "Int", "1"),  # not 12: the comma separates two numbers
+    ("1,138 and 2,000", "List", ["1,138", "2,000"]),  # the separator inside a number splits nothing
+    ("1,2,3", "List", ["1", "2", "3"]),
+    ("Reddit, Facebook and X", "List", ["Reddit", "Facebook", "X"]),
     ('["Fact Checker", "QA"]', "List", ["Fact Checker", "QA"]),
     ("[yellow, black and white]", "List", ["yellow", "black and white"]),
     ("- yellow\n- black and white", "List", ["yellow", "black and white"]),

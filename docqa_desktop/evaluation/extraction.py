@@ -14,7 +14,9 @@ _REFUSALS = re.compile(
     r"not answerable|cannot be (?:answered|determined)|can't be (?:answered|determined)|no (?:relevant )?information"
     r"|not (?:mentioned|provided|stated|specified|available) in|does not (?:mention|provide|contain|say)",
     re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?\d[\d,]*(?:\.\d+)?\s?%?")
+# commas only as thousands separators (1,138): "1,2" is two numbers, not 12
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?\s?%?")
+_ITEM_SEPARATOR = re.compile(r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|;|\band\b)\s*")  # not the comma inside 1,138
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
 _FILLER = re.compile(r"^(?:final answer|short answer|answer|the answer is|it is|they are)\b\s*[:\-]?\s*",
@@ -62,7 +64,7 @@ def list_items(text: str) -> list[str]:
     lines = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line) for line in body.splitlines() if line.strip()]
     if len(lines) > 1:
         return [_tidy(line) for line in lines]
-    parts = re.split(r"\s*(?:,|;|\band\b)\s*", lines[0] if lines else "")
+    parts = _ITEM_SEPARATOR.split(lines[0] if lines else "")
     return [_tidy(p) for p in parts if _tidy(p)]
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from . import charts
-from .questions import MULTI, SINGLE, UNANSWERABLE
+from .questions import LIBRARY, MULTI, SINGLE, UNANSWERABLE
 from .runner import RUN_FILE, score_record
 from .scoring import accuracy_and_f1, contains_gold
 from .trust import COVERAGE_LEVELS, STATUS_COUNTED, is_answerable, ratio, status_counts, trust_figures
 
 REPORT_FILE = "report.md"
 FIGURES_FILE = "figures.json"  # every figure of report.md per method, for scripts
-KINDS = (SINGLE, MULTI, UNANSWERABLE)
+KINDS = (SINGLE, MULTI, LIBRARY, UNANSWERABLE)
 
 
 def _mean(values) -> float | None:
@@ -113,6 +113,8 @@ def _breakdown(figures: dict[str, dict], key: str, title: str) -> list[str]:
     rows = []
     for group in groups:
         n = max(f[key].get(group, (None, 0))[1] for f in figures.values())
+        if n == 0:
+            continue  # a kind no question has (most sets have no library questions)
         rows.append([group, str(n)] + [_pct(figures[m][key].get(group, (None, 0))[0]) for m in methods])
     return [f"### {title}", ""] + _table([title.split(" by ")[-1].capitalize(), "n"] + methods, rows)
 

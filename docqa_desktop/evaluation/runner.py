@@ -22,7 +22,7 @@ from ..progress import ProgressFn
 from .extraction import extract
 from .judge import judge
 from .pages import page_metrics
-from .questions import EvalQuestion
+from .questions import LIBRARY_DOC, EvalQuestion
 from .scoring import score
 
 RESULTS_FILE = "results.jsonl"
@@ -89,10 +89,16 @@ def score_record(record: dict) -> dict:
     extracted = extract(record.get("short_answer") or record["prediction"], answered, record["answer_format"])
     record["extracted"] = extracted
     record["score"] = round(score(record["gold"], extracted, record["answer_format"]), 4)
-    record["page_metrics"] = page_metrics(record["evidence_pages"], record["pages_used"])
-    record["stage_metrics"] = {stage: page_metrics(record["evidence_pages"], pages)
+    record["page_metrics"] = _page_metrics(record, record["pages_used"])
+    record["stage_metrics"] = {stage: _page_metrics(record, pages)
                                for stage, pages in record.get("stage_pages", {}).items()}
     return record
+
+
+def _page_metrics(record: dict, pages: list[int]) -> dict | None:
+    """None for a library question: its pages come from several documents, and their numbers alone cannot
+    be matched to evidence pages."""
+    return None if record["doc"] == LIBRARY_DOC else page_metrics(record["evidence_pages"], pages)
 
 
 def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:
@@ -145,22 +151,23 @@ class EvalRunner:
     def run(self, questions: list[EvalQuestion], corpus: str | Path, methods: list[str],
             use_judge: bool = False) -> EvalOutcome:
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        paths = self._document_paths(questions, Path(corpus))
+        scopes = self._scopes(questions, Path(corpus))
         results = ResultsFile(self.out_dir / RESULTS_FILE)
         done = results.done()
         todo = [(q, m) for q in questions for m in methods if (q.id, m) not in done]
         outcome = EvalOutcome(skipped=len(questions) * len(methods) - len(todo))
-        index_errors = self._index(sorted({paths[q.doc] for q, _ in todo})) if todo else {}
+        index_errors = self._index(sorted({path for q, _ in todo for path in scopes[q.doc]})) if todo else {}
         self._write_run_info(methods, use_judge, len(questions), str(corpus))
         for n, (q, method) in enumerate(todo, 1):
             if self.cancel.is_set():
                 outcome.cancelled = True
                 break
-            path = paths[q.doc]
-            if path in index_errors:
-                answer = failed_answer(q, method, f"{path}: {index_errors[path]}")
+            scope = scopes[q.doc]
+            unindexed = [path for path in scope if path in index_errors]
+            if unindexed:  # a library question too: an answer over part of it would be judged as one over all
+                answer = failed_answer(q, method, "; ".join(f"{path}: {index_errors[path]}" for path in unindexed))
             else:
-                answer = self.ports.ask(q.question, [path], method, cancel=self.cancel, save=False)
+                answer = self.ports.ask(q.question, scope, method, cancel=self.cancel, save=False)
             if answer.status is AnswerStatus.CANCELLED:
                 outcome.cancelled = True  # not recorded: the next run asks it again
                 break
@@ -174,14 +181,25 @@ class EvalRunner:
         outcome.records = records_for(results.records, questions, methods)
         return outcome
 
-    def _document_paths(self, questions: list[EvalQuestion], corpus: Path) -> dict[str, str]:
+    def _scopes(self, questions: list[EvalQuestion], corpus: Path) -> dict[str, list[str]]:
+        """The documents each question's doc names: its file, or for LIBRARY_DOC every PDF in the corpus folder."""
         if not corpus.is_dir():
             raise EvalError(f"corpus folder {corpus} does not exist")
-        paths = {q.doc: os.path.abspath(corpus / q.doc) for q in questions}
-        missing = sorted(doc for doc, path in paths.items() if not os.path.isfile(path))
+        docs = {q.doc for q in questions} - {LIBRARY_DOC}
+        scopes = {doc: [os.path.abspath(corpus / doc)] for doc in docs}
+        missing = sorted(doc for doc in docs if not os.path.isfile(scopes[doc][0]))
         if missing:
             raise EvalError(f"{corpus} lacks the question documents: {', '.join(missing)}")
-        return paths
+        if any(q.doc == LIBRARY_DOC for q in questions):
+            scopes[LIBRARY_DOC] = self._library(corpus)
+        return scopes
+
+    @staticmethod
+    def _library(corpus: Path) -> list[str]:
+        pdfs = sorted(os.path.abspath(p) for p in corpus.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+        if not pdfs:
+            raise EvalError(f"{corpus} has no PDFs for the questions about the whole library (doc \"{LIBRARY_DOC}\")")
+        return pdfs
 
     def _index(self, paths: list[str]) -> dict[str, str]:
         """Index (or find already indexed) the documents; returns path -> reason for those that failed."""

@@ -5,6 +5,8 @@ it is then compared with the gold answer per format: integers exactly, floats wi
 (also as a percentage: 0.12 ≈ 12 %), strings by ANLS (normalised Levenshtein similarity, 0 below
 0.5) unless they are URLs, dates, phone numbers… which must match exactly, lists element-wise
 after sorting. Generalized accuracy is the mean score; F1 treats "Not answerable" as the negative class.
+One departure: numbers are read with their thousands separators ("1,138" is 1138), where the benchmark's
+Int rule scores even a gold "1,138" against itself as 0.
 """
 from __future__ import annotations
 
@@ -63,6 +65,16 @@ def clean(value) -> str:
     return s.lstrip("$").strip().rstrip("%").strip()
 
 
+_GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # digits grouped by three: 1,138 or 12,345.5
+
+
+def plain_number(value) -> str:
+    """clean(), then a number's thousands separators dropped ("$1,138.5" -> "1138.5"); a comma that does not
+    group digits by three stays, so "1,2" is no number rather than 12."""
+    s = clean(value)
+    return s.replace(",", "") if _GROUPED.fullmatch(s) else s
+
+
 def needs_exact_match(s: str) -> bool:
     """URLs, code files, page references, phone numbers, times, dates and e-mails must match exactly."""
     return ("https://" in s or s.endswith((".py", "ipynb")) or s.startswith("page")
@@ -96,12 +108,12 @@ def score(gold, prediction, answer_format: str) -> float:
     """1.0 / 0.0, or the ANLS similarity for free-text answers."""
     if answer_format == "Int":
         try:
-            return float(int(gold) == int(float(str(prediction).strip())))
+            return float(int(plain_number(gold)) == int(float(plain_number(prediction))))
         except (ValueError, TypeError, OverflowError):
             return 0.0
     if answer_format == "Float":
         try:
-            return float(float_equal(float(clean(gold)), float(clean(prediction))))
+            return float(float_equal(float(plain_number(gold)), float(plain_number(prediction))))
         except (ValueError, TypeError, OverflowError):
             return 0.0
     if answer_format in ("Str", "None"):
@@ -111,7 +123,7 @@ def score(gold, prediction, answer_format: str) -> float:
         golds, preds = as_list(gold), as_list(prediction)
         if len(golds) != len(preds):
             return 0.0
-        golds, preds = sorted(clean(g) for g in golds), sorted(clean(p) for p in preds)
+        golds, preds = sorted(plain_number(g) for g in golds), sorted(plain_number(p) for p in preds)
         if not golds:
             return 1.0
         if _is_float(golds[0]) or needs_exact_match(golds[0]):
