@@ -423,3 +423,13 @@ def test_how_often_is_answered_by_a_frequency_phrase():
                        "Panels are cleaned twice a year; salt spray lowers output by about four percent.",
                        "Members elect a board of five every spring.")
     assert [f.value.text for f in found if not f.rejected][:1] == ["twice a year"]
+
+
+def test_a_share_of_a_part_named_before_answers_only_a_question_about_that_part():
+    """BERT's masking: 80% describes the chosen 15%, not the tokens masked (issue 43's wrong answer)."""
+    text = ("The training data generator chooses 15% of the token positions at random for prediction. If the i-th "
+            "token is chosen, we replace it with the [MASK] token 80% of the time, a random token 10% of the time.")
+    _, found = _values("What percentage of tokens are masked?", text)
+    assert all(f.rejected for f in found if f.value.text in ("80%", "10%"))
+    _, found = _values("What percentage of the time is a chosen token replaced with the [MASK] token?", text)
+    assert any(f.value.text == "80%" and not f.rejected for f in found)

@@ -38,6 +38,8 @@ _AFTER_PAGES = re.compile(r"(?:\bpp?\.|\bpages?|§|¶)\s*$", re.I)
 _AFTER_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.I)
 _BASELINE = re.compile(r"\b(?:from|(?<!more\s)(?<!less\s)(?<!fewer\s)(?<!greater\s)than|vs\.?|versus|compared (?:with|to))\s+(?:the\s+|just\s+|only\s+|about\s+|some\s+)?$",
                        re.I)
+_OF_A_PART = re.compile(r"^\s+of\s+((?:the\s+)?time|these|those|them|which|the\s+(?:chosen|selected|remaining|"
+                        r"rest|latter|former))\b", re.I)
 _WHOLE_ROW = re.compile(r"^(total|all|overall)\b", re.I)
 GROUP_REACH = 8  # tokens either side of a value within which the group it is said of stands
 _WHOLE_WORDS = frozenset("all overall total every national average".split())
@@ -64,6 +66,9 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     subgroup = _unasked_subgroup(question, sentence, value, column)
     if subgroup:
         return f"for {subgroup} only, which the question does not ask about"
+    part = _share_of_a_part(question, sentence.text, value) if column is None else ""
+    if part:
+        return f"a share of a part named before it (“{part}”), not of the whole"
     if column is None and _compared_against(question, sentence.text, value):
         return "a figure the sentence compares against, not the one it reports"
     other = _other_count(question, sentence.text, value) if column is None else ""
@@ -105,6 +110,15 @@ def _compared_against(question: Question, text: str, value: Value) -> bool:
     if _FROM.search(text[:value.start]) and _TO_A_FIGURE.search(text[value.end:]):
         return True
     return not set(_years_of(text, value)) & set(question.years)
+
+
+def _share_of_a_part(question: Question, text: str, value: Value) -> str:
+    """ "15% of the tokens are chosen; a chosen token is replaced by [MASK] 80% of the time": 80% is a share of
+    the chosen ones, which answers a question about them ("… of the time", "of those") and no other."""
+    match = _OF_A_PART.match(text[value.end:])
+    if not match or re.search(rf"\b{re.escape(match.group(1))}\b", question.text, re.I):
+        return ""
+    return match.group(0).strip()
 
 
 def _other_count(question: Question, text: str, value: Value) -> str:

@@ -31,6 +31,7 @@ class Reading(NamedTuple):
     found: list[Found]  # values of the asked kind in them, most confident first (rejected ones last)
     best: Found | None  # the value of a sentence the reader is sure of
     table: TableReading  # what the pages' tables, read as tables, answer
+    key_terms: tuple[str, ...]  # the question's most specific words that the pages hold (none: not about it)
 
 
 def read(ctx: MethodContext, question: Question, pages: list[PageRef],
@@ -47,7 +48,7 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
     found = value_candidates(question, ranking, subjects)
     best = next((f for f in found if passes(f, settings)), None)
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
-                   read_tables(question, tables, subjects))
+                   read_tables(question, tables, subjects), tuple(word for _, word in ranking.core))
 
 
 def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:

@@ -48,7 +48,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    ranked, found, best, table = read(ctx, question, pages, _reader_settings(settings))
+    ranked, found, best, table, key_terms = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
@@ -70,8 +70,8 @@ def run(ctx: MethodContext) -> None:
         _answered_by_cell(ctx, cell, pages)
     elif best is not None:
         _answered(ctx, best, question, pages)
-    elif table.tied or (ranked and ranked[0].coverage >= settings.related_coverage):
-        # a page that shares the question's words may hold its answer in words quoting cannot pick out
+    elif table.tied or key_terms or (ranked and ranked[0].coverage >= settings.related_coverage):
+        # a page that shares the question's key words may hold its answer in words quoting cannot pick out
         _passages(ctx, ranked, question, pages, list(table.tied[:settings.passages]))
     else:
         _not_found(ctx, len(pages))
