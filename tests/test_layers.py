@@ -360,7 +360,7 @@ def test_a_shared_part_of_methods_importing_a_method_is_reported():
     sources["docqa_desktop/methods/base_extra.py"] = "from .mmrag import tree\n"
     problems = [p for p in check(sources) if "x:" in p or "base_extra:" in p]
     assert problems == [
-        "docqa_desktop.methods.base_extra:1 -> docqa_desktop.methods.mmrag (a shared part of methods/ may not "
+        "docqa_desktop.methods.base_extra:1 -> docqa_desktop.methods.mmrag.tree (a shared part of methods/ may not "
         "import method mmrag)",
         "docqa_desktop.methods.proof.x:1 -> docqa_desktop.methods.quoted.method (a shared part of methods/ may not "
         "import method quoted)"]
