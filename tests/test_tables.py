@@ -143,3 +143,19 @@ def test_a_table_question_is_answered_from_the_cell_with_its_box_cited(tables_ho
     assert main(["ask", "What was the revenue?", "--json", "--home", str(home)]) == 0
     tied = json.loads(capsys.readouterr().out)
     assert tied["status"] == "passages" and "46,298" in tied["answer"] and "51,761" in tied["answer"]
+
+
+def test_a_difference_of_two_cells_the_question_names_is_computed_by_the_app(table_pdf):
+    from docqa_desktop.methods.extractive.cell_arithmetic import compute
+
+    statement, results = _tables(table_pdf, 1)[0], _tables(table_pdf, 3)[0]
+    every = [(PageRef(1, "statements.pdf", "/x", n, str(n)), t, "") for n, t in ((1, statement), (3, results))]
+    ask = lambda text: compute(parse_question(text), lambda q: read_tables(q, every))  # noqa: E731
+    fall = ask("By how much did revenue fall from fiscal 2022 ($51,761 million) to fiscal 2023, in millions?")
+    assert fall is not None and fall.shown == "5,463" and fall.expression == "46,298 − 51,761 = -5,463"
+    assert {c.cell.text for c in fall.operands} == {"46,298", "51,761"}
+    higher = ask("On TQA Hard, how many percentage points higher is PaLM-2L + Step-Back (61.6%) than GPT-4?")
+    assert higher is not None and higher.shown == "19"
+    assert ask("By how much did revenue fall in fiscal 2023?") is None  # one operand named: nothing to compute
+    assert ask("What is the difference between revenue and cost of sales in fiscal 2023?").shown == "9,912"
+    assert ask("What is the difference between revenue and margin in fiscal 2023?") is None  # no row says margin

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from ...answers import PageRef
 from ..base import MethodContext
+from .cell_arithmetic import Computed, compute
 from .matching import WordSet
 from .qualifiers import subject_names
 from .question import Question, parse_question
@@ -32,6 +33,7 @@ class Reading(NamedTuple):
     best: Found | None  # the value of a sentence the reader is sure of
     table: TableReading  # what the pages' tables, read as tables, answer
     key_terms: tuple[str, ...]  # the question's most specific words that the pages hold (none: not about it)
+    computed: Computed | None  # a difference of two cells the question names, computed by the app
 
 
 def read(ctx: MethodContext, question: Question, pages: list[PageRef],
@@ -47,8 +49,10 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
     subjects = subject_names(question, [ref.doc for ref in pages])
     found = value_candidates(question, ranking, subjects)
     best = next((f for f in found if passes(f, settings)), None)
+    table = read_tables(question, tables, subjects)
+    computed = None if table.answer else compute(question, lambda q: read_tables(q, tables, subjects))
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
-                   read_tables(question, tables, subjects), tuple(word for _, word in ranking.core))
+                   table, tuple(word for _, word in ranking.core), computed)
 
 
 def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:

@@ -19,11 +19,14 @@ from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
+from ..extractive.library_questions import parse_library_question
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
+from ..extractive.cell_arithmetic import Computed
 from ..extractive.reader import ReaderSettings, passes, read
 from ..extractive.scoring import Found, Scored
 from ..extractive.table_answers import CellAnswer
 from ..proof.quotes import number_values
+from .library import answer_library_question
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
@@ -44,11 +47,15 @@ def run(ctx: MethodContext) -> None:
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
     question = _asked(ctx)
+    library_question = parse_library_question(ctx.question)
+    if library_question is not None:  # "which of my files mention …": the index answers, exactly
+        answer_library_question(ctx, library_question)
+        return
     ctx.step("retrieving pages")
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     ctx.step("finding the sentences that answer")
-    ranked, found, best, table, key_terms = read(ctx, question, pages, _reader_settings(settings))
+    ranked, found, best, table, key_terms, computed = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
@@ -63,7 +70,9 @@ def run(ctx: MethodContext) -> None:
     answer.notes += [_cell_line("table cell", a) for a in ([table.answer] if table.answer else [])]
     answer.notes += [_cell_line("tied table cell", a) for a in table.tied[:TRACED]] + list(table.notes)
     cell = table.answer
-    if cell is not None and best is not None and not _same_value(best, cell):
+    if computed is not None:
+        _answered_by_computing(ctx, computed)
+    elif cell is not None and best is not None and not _same_value(best, cell):
         answer.notes.append(f"the table says {cell.value!r} and a sentence {best.value.text!r}: not certain")
         _passages(ctx, ranked, question, pages, [cell])
     elif cell is not None:
@@ -111,6 +120,16 @@ def _answered_by_cell(ctx: MethodContext, cell: CellAnswer, pages: list[PageRef]
     answer.short_answer, answer.answer_format = cell.value, "Str"
     answer.text = f"{cell.value}\n\nRead from the table on {ref.source}: “{cell.quote}”"
     answer.citations = [_cell_citation(cell)]
+
+
+def _answered_by_computing(ctx: MethodContext, computed: Computed) -> None:
+    """A difference of the two cells the question names: the app's computation shown, both cells cited."""
+    answer = ctx.answer
+    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(min(c.fit for c in computed.operands), 3)
+    answer.short_answer, answer.answer_format = computed.shown, "Str"
+    answer.text = (f"{computed.shown}\n\nComputed by the app: {computed.expression}, from " +
+                   " and ".join(f"{c.ref.source}: “{c.quote}”" for c in computed.operands))
+    answer.citations = [_cell_citation(c) for c in computed.operands]
 
 
 def _cell_citation(cell: CellAnswer) -> Citation:
