@@ -28,6 +28,7 @@ from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, count
 from ..retrieval.page_retriever import VisualUnavailable
 from ..retrieval.page_source import PageGone, PageSource
 from ..store.artifacts import ArtifactStore
+from ..store.mentions import CatalogueEntry
 from ..store.summary_trees import SummaryTrees, TreeNode
 from .citations import cite
 from .toolkit import page_content
@@ -49,10 +50,11 @@ LANGUAGE_MODEL_FLOOR = 1.0
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-# PageGone, VisualUnavailable, SummaryTrees and TreeNode: what the context's ports raise and hand out, named here
-# for the methods
-__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "MethodContext", "MethodSpec", "PageGone", "PrepareContext", "Search",
-           "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label", "pages_named"]
+# PageGone, VisualUnavailable, SummaryTrees, TreeNode and CatalogueEntry: what the context's ports raise and hand
+# out, named here for the methods
+__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "CatalogueEntry", "MethodContext", "MethodSpec", "PageGone",
+           "PrepareContext", "Search", "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label",
+           "pages_named"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,14 @@ class Search(Protocol):
     def all_pages(self) -> list[PageRef]: ...
 
     def documents(self) -> list[int]: ...
+
+    def mentions(self, phrase: str) -> dict[int, list[int]]:
+        """{doc_id: pages, in order} of the documents in scope whose pages (text layer or OCR) hold `phrase` as
+        whole words, case- and accent-insensitively: the exact answer to "which documents mention …"."""
+
+    def catalogue(self) -> list[CatalogueEntry]:
+        """Each document in scope as the library lists it: file name, path, title, authors, year, pages, when
+        indexed."""
 
     def similar_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]: ...
 
@@ -246,6 +256,17 @@ class MethodContext:
     def scope_documents(self) -> list[int]:
         """The ids of the documents the question is about (every live document when none were named)."""
         return self.search.documents()
+
+    def mentions(self, phrase: str) -> dict[int, list[int]]:
+        """{doc_id: pages} of the documents in scope whose pages hold `phrase` as whole words (the index's
+        exact answer, every page read: not retrieval's best few)."""
+        self.check_cancel()
+        return self.search.mentions(phrase)
+
+    def catalogue(self) -> list[CatalogueEntry]:
+        """The documents in scope as the library lists them (file, title, authors, year, pages, indexed at)."""
+        self.check_cancel()
+        return self.search.catalogue()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""

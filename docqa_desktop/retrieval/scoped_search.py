@@ -1,10 +1,12 @@
-"""Retrieval scoped to the documents a question is about: pages (with scores) in any mode, passages, and the
-list of every page in scope (for methods that read them all)."""
+"""Retrieval scoped to the documents a question is about: pages (with scores) in any mode, passages, the
+list of every page in scope (for methods that read them all), and what the index says of the documents in scope
+(which pages mention a phrase, each document's catalogue entry), for questions about the library itself."""
 from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
-from ..store import content
+from ..store import content, mentions
+from ..store.mentions import CatalogueEntry
 from . import dense
 from .page_retriever import PageRetriever
 from .page_source import PageSource
@@ -29,6 +31,15 @@ class ScopedSearch:
         if self.doc_ids is not None:
             return list(self.doc_ids)
         return self.source.live_documents()
+
+    def mentions(self, phrase: str) -> dict[int, list[int]]:
+        """{doc_id: pages} of the documents in scope whose pages hold `phrase` as whole words (case- and
+        accent-insensitive; OCR'd pages included)."""
+        return mentions.pages_mentioning(self.source.db.cursor(), phrase, self.doc_ids)
+
+    def catalogue(self) -> list[CatalogueEntry]:
+        """Each live document in scope as the library lists it (file, title, authors, year, pages, indexed at)."""
+        return mentions.catalogue(self.source.db.cursor(), self.doc_ids)
 
     def similar_chunks(self, vector, k: int) -> list[ChunkHit]:
         found = dense.search_chunks(self.source.db, vector, self.doc_ids, k)
