@@ -34,7 +34,7 @@ def write_table_pdf(path: Path) -> Path:
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 70), "Issuer Purchases of Equity Securities", fontsize=14, fontname="hebo")
     for r, row in enumerate(REPURCHASES):
-        _ruled_row(page, list(row), [200, 150, 150], 100 + 24 * r)
+        _ruled_row(page, list(row), [200, 150, 150], 100 + 20 * r)
 
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 70), "Table 2: Results on TimeQA.", fontsize=10)

@@ -10,7 +10,8 @@ import pytest
 
 from docqa_desktop.answers import PageRef
 from docqa_desktop.cli import main
-from docqa_desktop.index.tables import find_grids, parse_number, read_table
+from docqa_desktop.index.layout import layout_elements
+from docqa_desktop.index.tables import parse_number, tables_on
 from docqa_desktop.methods.extractive.question import parse_question
 from docqa_desktop.methods.extractive.table_answers import read_tables
 from docqa_desktop.service import Service
@@ -30,8 +31,10 @@ def table_pdf(tmp_path_factory) -> Path:
 
 
 def _tables(path: Path, page: int):
+    """The page's tables as the stage reads them: inside the layout model's table regions."""
     with pymupdf.open(path) as doc:
-        return [t for t in (read_table(g) for g in find_grids(doc[page - 1], None)) if t is not None]
+        regions = [e.bbox for e in layout_elements(doc, [page]).get(page, []) if e.kind == "table"]
+        return tables_on(doc[page - 1], regions)
 
 
 def _cell(table, row_label: str, header_part: str):

@@ -166,7 +166,7 @@ class TablesResult:
 def read_tables(path: str, regions: dict[int, list[BBox] | None]) -> TablesResult:
     """The tables of the pages in `regions` ({page: the layout model's table boxes, or None for the whole page}):
     the background tables pass's unit of work. Never raises: errors come back in the result."""
-    from .tables import find_grids, read_table
+    from .tables import tables_on
     from ..pdf.document import PdfError, open_pdf, page_failure
 
     _limit_memory()
@@ -181,8 +181,7 @@ def read_tables(path: str, regions: dict[int, list[BBox] | None]) -> TablesResul
     try:
         for number, boxes in sorted(regions.items()):
             if number <= doc.page_count:
-                read = [read_table(grid) for grid in find_grids(doc[number - 1], boxes)]
-                result.tables[number] = [table for table in read if table is not None]
+                result.tables[number] = tables_on(doc[number - 1], boxes)
     except Exception as exc:  # a damaged page: the document keeps the tables read before it
         result.error = page_failure(exc, f"page {number}", "reading its tables")
     finally:

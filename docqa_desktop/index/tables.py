@@ -17,14 +17,17 @@ from ..domain import BBox, TableCell, TableOnPage
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
 # from the text's alignment (papers' booktabs), then alignment alone
-STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_strategy": "text"},
-              {"strategy": "text"})
+ALIGNED = {"strategy": "text"}
+STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_strategy": "text"}, ALIGNED)
 MIN_ROWS, MIN_COLUMNS = 2, 2
+REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
+MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
 _NUMBER = re.compile(r"^\(?[-−–]?[$€£¥]?\s?\(?(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\)?\s?%?\)?$")
 _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
                     r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
 SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _ASIDE = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
+_CURRENCY_ONLY = re.compile(r"^[$€£¥]$")
 _NEGATIVE = re.compile(r"^[$€£¥]?\s?(?:\(|-)")  # "(34)", "$ (5)", "-12"
 _YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d[A-Z]?$")
 
@@ -48,17 +51,43 @@ class Grid:
     caption: str = ""
 
 
-def find_grids(page: pymupdf.Page, regions: list[BBox] | None) -> list[Grid]:
-    """The tables inside `regions` (the layout model's table boxes), or anywhere on the page when None."""
-    grids = []
-    for clip in regions if regions is not None else [None]:
-        for strategy in STRATEGIES:
-            found = page.find_tables(clip=pymupdf.Rect(clip) if clip else None, **strategy).tables
-            found = [t for t in found if t.row_count >= MIN_ROWS and t.col_count >= MIN_COLUMNS]
-            if found:
-                grids += [_grid(page, table) for table in found]
+def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPage]:
+    """The tables read inside `regions` (the layout model's table boxes), or anywhere on the page when None.
+    For a region, the first grid strategy that gives a table which reads as one (a figure under a header) and
+    matches the region wins: rules, then rules across with aligned columns (both over the whole page: a region
+    hugs the text and may cut a table's outer rules), then alignment alone inside the region."""
+    if regions is None:
+        return next((found for found in (_read(page, strategy, None) for strategy in STRATEGIES) if found), [])
+    found: list[TableOnPage] = []
+    whole_page: dict[int, list[TableOnPage]] = {}
+    for region in regions:
+        for i, strategy in enumerate(STRATEGIES):
+            if strategy is ALIGNED:
+                clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
+                candidates = _read(page, strategy, clip)
+            else:
+                candidates = whole_page.setdefault(i, _read(page, strategy, None))
+            matching = [t for t in candidates if _overlap(t.bbox, region) >= MATCH and t not in found]
+            if matching:
+                found += matching[:1]
                 break
-    return grids
+    return found
+
+
+def _read(page: pymupdf.Page, strategy: dict, clip) -> list[TableOnPage]:
+    # use_layout=False: the regions are the layout stage's already; with pymupdf.layout loaded, find_tables
+    # would run the layout model again on every call (0.5 s a call here)
+    grids = [_grid(page, t) for t in page.find_tables(clip=clip, use_layout=False, **strategy)
+             if t.col_count >= MIN_COLUMNS]
+    return [t for t in map(read_table, grids) if t is not None]
+
+
+def _overlap(a: BBox, b: BBox) -> float:
+    """Intersection over union of two boxes."""
+    def area(box):
+        return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+    inside = area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+    return inside / (area(a) + area(b) - inside or 1.0)
 
 
 def _grid(page: pymupdf.Page, table) -> Grid:
@@ -113,39 +142,54 @@ def read_table(grid: Grid) -> TableOnPage | None:
     (expense):") above it. None when nothing in it is a figure under a header (a layout grid, not a table)."""
     texts = _spanned(grid)
     first_data = next((r for r, row in enumerate(texts) if _holds_figures(row)), None)
-    if first_data is None or not texts:
+    if not first_data:  # no figure, or none under a header
         return None
     columns = len(texts[0])
-    headers = [" / ".join(dict.fromkeys(t for t in _column_header(texts[:first_data], c) if t))
+    labels = _label_columns(texts, first_data)
+    headers = [" / ".join(dict.fromkeys(t for t in _column_header(texts[:first_data], c, labels) if t))
                for c in range(columns)]
     header_text = " ".join(" ".join(row) for row in texts[:first_data])
     scale = scale_of(f"{grid.caption} {header_text}")
     cells = []
-    for r, path in zip(range(first_data, len(texts)), _row_paths(grid, texts, first_data)):
+    for r, path in zip(range(first_data, len(texts)), _row_paths(grid, texts, first_data, labels)):
         for c, cell in enumerate(grid.rows[r]):
             if cell is not None and cell.text:
-                cells.append(TableCell(r, c, cell.text, path if c else "", headers[c], parse_number(cell.text),
-                                       cell.bbox))
+                cells.append(TableCell(r, c, cell.text, path if c >= labels else "", headers[c],
+                                       parse_number(cell.text), cell.bbox))
+    if len(texts) - first_data < MIN_ROWS - 1 or columns - labels < 1:
+        return None
     return TableOnPage(grid.bbox, grid.caption, scale, len(texts), columns, first_data, tuple(cells))
 
 
-def _column_header(header_rows: list[list[str]], column: int) -> list[str]:
+def _label_columns(texts: list[list[str]], first_data: int) -> int:
+    """How many columns at the left hold a row's label (a grid aligned by its text splits "PaLM-2L + CoT" over
+    three): those before the first with a figure in a data row, or with nothing but currency signs ("$")."""
+    data = texts[first_data:]
+    for c in range(1, len(texts[0])):
+        held = [row[c] for row in data if row[c]]
+        if any(parse_number(t) is not None for t in held) or (held and all(_CURRENCY_ONLY.match(t) for t in held)):
+            return c
+    return 1
+
+
+def _column_header(header_rows: list[list[str]], column: int, labels: int) -> list[str]:
     """A column's header, top down; a header row's own label ("Fiscal Years Ended") heads each of its columns."""
-    if column == 0:
-        return [row[0] for row in header_rows]
-    return [part for row in header_rows for part in ((row[0], row[column]) if row[column] else ())]
+    if column < labels:
+        return [row[column] for row in header_rows]
+    return [part for row in header_rows
+            for part in ((" ".join(t for t in row[:labels] if t), row[column]) if row[column] else ())]
 
 
-def _row_paths(grid: Grid, texts: list[list[str]], first_data: int) -> list[str]:
+def _row_paths(grid: Grid, texts: list[list[str]], first_data: int, labels: int) -> list[str]:
     """Each data row's label under the section row above it: a row of a label alone ("Other income (expense):")
     opens a section that holds the rows labelled further right, until one at its own indent or left of it."""
     paths, section, section_indent = [], "", 0.0
     for r in range(first_data, len(texts)):
-        label, first = texts[r][0], grid.rows[r][0]
+        label, first = " ".join(dict.fromkeys(t for t in texts[r][:labels] if t)), grid.rows[r][0]
         indent = first.indent if first is not None else 0.0
         if section and indent <= section_indent + 1:
             section = ""
-        if label and not _holds_figures(texts[r]) and not any(texts[r][1:]):
+        if label and not _holds_figures(texts[r]) and not any(texts[r][labels:]):
             section, section_indent = label.rstrip(": "), indent
             paths.append(label)
             continue
