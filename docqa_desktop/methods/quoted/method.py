@@ -21,11 +21,13 @@ from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from ..extractive.library_questions import parse_library_question
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
+from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
 from ..extractive.reader import ReaderSettings, passes, read
 from ..extractive.scoring import Found, Scored
 from ..extractive.table_answers import CellAnswer
 from ..proof.quotes import number_values
+from .authors import answer_authors
 from .library import answer_library_question
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
@@ -54,6 +56,9 @@ def run(ctx: MethodContext) -> None:
     ctx.step("retrieving pages")
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
+    authors = authors_asked(ctx.question)
+    if authors and answer_authors(ctx, authors, pages):  # the title block, as the library index read it
+        return
     ctx.step("finding the sentences that answer")
     ranked, found, best, table, key_terms, computed = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
