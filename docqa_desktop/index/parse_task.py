@@ -136,24 +136,11 @@ def analyse_layout(path: str, first: int, last: int, device: str = "auto") -> La
     """Layout elements of pages first..last (1-based, inclusive): the background layout pass's unit of work.
     Never raises: errors come back in the result."""
     from .layout import layout_elements
-    from ..pdf.document import PdfError, open_pdf, page_failure
 
-    _limit_memory()
-    result = LayoutResult()
-    started = time.perf_counter()
-    try:
-        doc = open_pdf(path)
-    except PdfError as exc:
-        result.error = str(exc)
-        return result
-    try:
+    def work(doc, result: LayoutResult) -> None:
         result.elements = layout_elements(doc, list(range(first, min(last, doc.page_count) + 1)), device)
-    except Exception as exc:  # a damaged page: the document keeps its text, without layout
-        result.error = page_failure(exc, f"pages {first}-{last}", "layout analysis")
-    finally:
-        doc.close()
-        result.seconds = time.perf_counter() - started
-    return result
+
+    return _background_pass(path, LayoutResult(), work, f"pages {first}-{last}", "layout analysis")
 
 
 @dataclass
@@ -165,25 +152,34 @@ class TablesResult:
 
 def read_tables(path: str, regions: dict[int, list[BBox] | None]) -> TablesResult:
     """The tables of the pages in `regions` ({page: the layout model's table boxes, or None for the whole page}):
-    the background tables pass's unit of work. Never raises: errors come back in the result."""
+    the background tables pass's unit of work. Never raises: errors come back in the result; the pages read
+    before a damaged one keep their tables."""
     from .tables import tables_on
+
+    def work(doc, result: TablesResult) -> None:
+        for number, boxes in sorted(regions.items()):
+            if number <= doc.page_count:
+                result.tables[number] = tables_on(doc[number - 1], boxes)
+
+    return _background_pass(path, TablesResult(), work, "a page", "reading its tables")
+
+
+def _background_pass(path: str, result, work, pages: str, stage: str):
+    """`work(doc, result)` on the opened document; a document that will not open, or a page that fails, ends it
+    with `result.error` set (the document keeps its text). `result.seconds`: the time it took."""
     from ..pdf.document import PdfError, open_pdf, page_failure
 
     _limit_memory()
-    result = TablesResult()
     started = time.perf_counter()
     try:
         doc = open_pdf(path)
     except PdfError as exc:
         result.error = str(exc)
         return result
-    number = 0
     try:
-        for number, boxes in sorted(regions.items()):
-            if number <= doc.page_count:
-                result.tables[number] = tables_on(doc[number - 1], boxes)
-    except Exception as exc:  # a damaged page: the document keeps the tables read before it
-        result.error = page_failure(exc, f"page {number}", "reading its tables")
+        work(doc, result)
+    except Exception as exc:  # a damaged page
+        result.error = page_failure(exc, pages, stage)
     finally:
         doc.close()
         result.seconds = time.perf_counter() - started
