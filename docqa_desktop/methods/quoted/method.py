@@ -23,7 +23,7 @@ from ..extractive.library_questions import parse_library_question
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
 from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
-from ..extractive.reader import ReaderSettings, passes, read
+from ..extractive.reader import Reading, ReaderSettings, passes, read
 from ..extractive.scoring import Found, Scored
 from ..extractive.table_answers import CellAnswer
 from ..proof.quotes import number_values
@@ -60,35 +60,47 @@ def run(ctx: MethodContext) -> None:
     if authors and answer_authors(ctx, authors, pages):  # the title block, as the library index read it
         return
     ctx.step("finding the sentences that answer")
-    ranked, found, best, table, key_terms, computed = read(ctx, question, pages, _reader_settings(settings))
+    reading = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
-    answer.notes.append(f"asked for: {question.kind or 'no single value'}" +
-                        (f"; qualifiers: {', '.join(question.years + question.whole_groups + question.names)}"
-                         if question.years or question.whole_groups or question.names else ""))
-    answer.notes += [_sentence_line(i, s) for i, s in enumerate(ranked[:TRACED], 1)]
-    answer.notes += [_value_line(f) for f in found[:TRACED]]
-    passing = next((f for f in found if passes(f, _reader_settings(settings))), None)
-    if best is None and passing is not None:
-        answer.notes.append(f"value {passing.value.text!r} not certain: its sentence holds another as close to the "
-                            "question")
-    answer.notes += [_cell_line("table cell", a) for a in ([table.answer] if table.answer else [])]
-    answer.notes += [_cell_line("tied table cell", a) for a in table.tied[:TRACED]] + list(table.notes)
-    cell = table.answer
-    if computed is not None:
-        _answered_by_computing(ctx, computed)
+    answer.notes += _trace(question, reading, settings)
+    _conclude(ctx, question, reading, pages)
+
+
+def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: list[PageRef]) -> None:
+    """The one verdict: a computed difference, a table cell, a sentence's value (a cell and a sentence that
+    disagree are passages), else passages when a page shares the question's key words, else not found."""
+    ranked, best, cell, settings = reading.sentences, reading.best, reading.table.answer, ctx.settings
+    if reading.computed is not None:
+        _answered_by_computing(ctx, reading.computed)
     elif cell is not None and best is not None and not _same_value(best, cell):
-        answer.notes.append(f"the table says {cell.value!r} and a sentence {best.value.text!r}: not certain")
+        ctx.answer.notes.append(f"the table says {cell.value!r} and a sentence {best.value.text!r}: not certain")
         _passages(ctx, ranked, question, pages, [cell])
     elif cell is not None:
-        _answered_by_cell(ctx, cell, pages)
+        _answered_by_cell(ctx, cell)
     elif best is not None:
         _answered(ctx, best, question, pages)
-    elif table.tied or key_terms or (ranked and ranked[0].coverage >= settings.related_coverage):
+    elif reading.table.tied or reading.key_terms or (ranked and ranked[0].coverage >= settings.related_coverage):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
-        _passages(ctx, ranked, question, pages, list(table.tied[:settings.passages]))
+        _passages(ctx, ranked, question, pages, list(reading.table.tied[:settings.passages]))
     else:
         _not_found(ctx, len(pages))
+
+
+def _trace(question: Question, reading: Reading, settings: QuotedSettings) -> list[str]:
+    """What was asked and what the reader weighed: the best sentences, values and cells with their signals."""
+    qualifiers = question.years + question.whole_groups + question.names
+    lines = [f"asked for: {question.kind or 'no single value'}" +
+             (f"; qualifiers: {', '.join(qualifiers)}" if qualifiers else "")]
+    lines += [_sentence_line(i, s) for i, s in enumerate(reading.sentences[:TRACED], 1)]
+    lines += [_value_line(f) for f in reading.found[:TRACED]]
+    passing = next((f for f in reading.found if passes(f, _reader_settings(settings))), None)
+    if reading.best is None and passing is not None:
+        lines.append(f"value {passing.value.text!r} not certain: its sentence holds another as close to the "
+                     "question")
+    table = reading.table
+    lines += [_cell_line("table cell", a) for a in ([table.answer] if table.answer else [])]
+    return lines + [_cell_line("tied table cell", a) for a in table.tied[:TRACED]] + list(table.notes)
 
 
 def _reader_settings(settings: QuotedSettings) -> ReaderSettings:
@@ -118,7 +130,7 @@ def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> Non
     answer.citations = cite(ctx.pages, [(ref, sentence.text)], sentence.text, pages)
 
 
-def _answered_by_cell(ctx: MethodContext, cell: CellAnswer, pages: list[PageRef]) -> None:
+def _answered_by_cell(ctx: MethodContext, cell: CellAnswer) -> None:
     """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
     answer, ref = ctx.answer, cell.ref
     answer.status, answer.confidence = AnswerStatus.ANSWERED, round(min(1.0, 0.6 + 0.4 * cell.fit), 3)
