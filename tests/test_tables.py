@@ -162,3 +162,15 @@ def test_a_difference_of_two_cells_the_question_names_is_computed_by_the_app(tab
     assert ask("By how much did revenue fall in fiscal 2023?") is None  # one operand named: nothing to compute
     assert ask("What is the difference between revenue and cost of sales in fiscal 2023?").shown == "9,912"
     assert ask("What is the difference between revenue and margin in fiscal 2023?") is None  # no row says margin
+
+
+@pytest.mark.slow  # layout analysis of a page
+def test_a_question_names_a_header_by_its_initials_and_leaves_out_what_it_excludes(table_pdf):
+    results = _tables(table_pdf, 3)[0]
+    hard = _ask([(3, results)], "What accuracy does PaLM-2L + Step-Back achieve on TimeQA Hard?")
+    assert hard.answer is not None and hard.answer.value == "61.6%"  # headed "TQA Hard": TimeQA's capitals
+    rag = _ask([(3, results)], "What accuracy does PaLM-2L + RAG (without Step-Back) achieve on TimeQA Easy?")
+    assert rag.answer is not None and rag.answer.value == "67.8%"
+    statement = _tables(table_pdf, 1)[0]
+    net = _ask([(1, statement)], "What were net earnings excluding restructuring charges in fiscal 2023?")
+    assert net.answer is not None and net.answer.cell.row_path == "Net earnings"

@@ -92,6 +92,7 @@ UNITS = {unit: group for group, units in {
 }.items() for unit in units.split()}
 COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "both": 2}
 _COUNT_ASKED = re.compile(r"\b(?:which|what|name|list)\s+(?:the\s+)?(two|three|four|five|six)\b", re.I)
+CITED = re.compile(r"\([^()]*\bet al\.?,?\s*(?:19|20)\d\d[a-z]?\)")
 _UNIT_IN_QUESTION = re.compile(r"\b(?:in|how many)\s+(\w+)\b", re.I)
 
 
@@ -115,7 +116,8 @@ class Question:
 def parse_question(asked: str) -> Question:
     text = _FORMAT_REQUEST.sub("", asked).strip() or asked.strip()
     kind = next((k for k, pattern in _KIND_PATTERNS if pattern.search(text)), None)
-    years = () if kind in (YEAR, DATE, WHEN) else tuple(dict.fromkeys(_YEAR.findall(text)))
+    uncited = CITED.sub("", text)  # "(Ni et al., 2023)" names a paper, not a year the answer is for
+    years = () if kind in (YEAR, DATE, WHEN) else tuple(dict.fromkeys(_YEAR.findall(uncited)))
     groups = (m.group(1).lower() for m in _WHOLE_GROUP.finditer(text))
     return Question(text, kind, frozenset(content_stems(text)), years,
                     tuple(dict.fromkeys(g for g in groups if g not in MEASURE_NOUNS)),

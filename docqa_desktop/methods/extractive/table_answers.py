@@ -18,14 +18,23 @@ from ...answers import PageRef
 from ...domain import TableCell, TableOnPage
 from .matching import TOKEN, WordSet, stem
 from .question import (
-    COUNT, KIND_WORDS, MONEY, NUMBER, PERCENT, Question, content_words,
+    CITED, COUNT, KIND_WORDS, MONEY, NUMBER, PERCENT, Question, content_words,
 )
 
 NUMERIC_KINDS = (PERCENT, MONEY, COUNT, NUMBER)
 MIN_COVERAGE = 0.75  # the share of the question's words a cell's labels, caption and page title must hold
 TIE = 1e-9
+PLAIN_HEADER_ROWS, PLAIN_HEADER_WORDS = 2, 8
+Term = tuple[str, str, str]  # a question word: its stem, itself, its capitals when it has several ("tqa")
+YEAR_PENALTY = 0.05  # a cell's labels naming a year the question does not ask fits a little less
+_YEARS = re.compile(r"\b(?:19|20)\d\d\b")
+CONTEXT_WEIGHT = 0.1  # what the caption and the page's title add to a cell's fit: a tie-break, never a match
+_REFERENCE = re.compile(r"\b(?:table|figure|fig\.?|exhibit|section|appendix)\s+[\dIVX]+[a-z]?\b", re.I)
+_EXCLUDING = re.compile(r"\b(?:excluding|except(?:ing)?|other than|without|not including|net of)\s+((?:the\s+)?"
+                        r"[\w\s+-]+?)(?=[,;?)]|\s+(?:in|on|for|at|did|does|do|was|were|is|are)\b|$)", re.I)
 _SCALE_WORDS = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _CURRENCY = re.compile(r"[$€£¥]")
+_SPREAD = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
     numeric = question.kind in NUMERIC_KINDS
     if question.kind is not None and not numeric:
         return TableReading(None, (), ())
-    terms = _terms(question, subjects)
+    terms, excluded = _terms(question, subjects), _excluded(question)
     if not terms:
         return TableReading(None, (), ())
     fitting, notes = [], []
@@ -63,17 +72,20 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
         rows = [WordSet(c.row_path) for c in table.cells]
         columns = [WordSet(c.column_path) for c in table.cells]
         context = WordSet(f"{table.caption} {title}")
+        in_context = _share(terms, context)
         for i, cell in enumerate(table.cells):
             if cell.column == 0 or (numeric and cell.number is None) or (not numeric and cell.number is not None):
                 continue
-            why = _mismatch(question, terms, table, i, rows, columns, context)
+            why = _mismatch(question, terms, table, i, rows, columns, context) or _excludes(excluded, rows[i])
             if why:
-                if len(notes) < 5 and rows[i].stems & {t for t, _ in terms}:
+                if len(notes) < 5 and rows[i].stems & {t[0] for t in terms}:
                     notes.append(f"table cell {cell.text!r} ({ref.doc} p.{ref.page}) passed over: {why}")
                 continue
-            fit = _share(terms, rows[i], columns[i])
-            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i])):
-                continue  # a cell of words answers only when both its row and its column are named
+            # the table's caption and page title break ties between tables ("Domestic Segment Performance")
+            fit = _share(terms, rows[i], columns[i]) + CONTEXT_WEIGHT * in_context - \
+                (YEAR_PENALTY * _other_years(question, cell) if question.years else 0.0)
+            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i]) and _plain_header(table, cell)):
+                continue  # a cell of words answers only when both its row and its column are named, plainly
             fitting.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
                                       f"{_labels(cell)}: {cell.text}"))
     if not fitting:
@@ -85,38 +97,70 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
     return TableReading(fitting[0], (), tuple(notes))
 
 
-def _terms(question: Question, subjects: frozenset[str]) -> list[tuple[str, str]]:
+def _terms(question: Question, subjects: frozenset[str]) -> list[Term]:
     """(stem, word) of the question's words a table's labels could hold: not its years, not the document's
-    subject ("Best Buy" in its own 10-K), not the words that say what kind of value it asks for."""
+    subject ("Best Buy" in its own 10-K), not the words that say what kind of value it asks for, not a table's
+    own number ("In Table 1"), not what it excludes ("excluding the current portion")."""
     subject_words = {w.lower() for name in subjects for w in TOKEN.findall(name)}
     years = set(question.years)
-    return list(dict.fromkeys((stem(w), w) for w in content_words(question.text)
+    text = _EXCLUDING.sub("", _REFERENCE.sub("", CITED.sub("", question.text)))
+    initials = {w.lower(): "".join(ch for ch in w if ch.isupper()).lower() for w in TOKEN.findall(text)
+                if sum(ch.isupper() for ch in w) >= 2 and not w.isupper()}  # "TimeQA" is headed "TQA"
+    return list(dict.fromkeys((stem(w), w, initials.get(w, "")) for w in content_words(text)
                               if w not in years and w not in subject_words and w not in KIND_WORDS))
 
 
-def _mismatch(question: Question, terms: list[tuple[str, str]], table: TableOnPage, i: int,
+def _excluded(question: Question) -> list[Term]:
+    """The words of what the question leaves out: "excluding the current portion", "(without RAG)"."""
+    return [(stem(w), w, "") for match in _EXCLUDING.finditer(question.text) for w in content_words(match.group(1))]
+
+
+def _has(words: WordSet, term: Term) -> bool:
+    """Whether the label's words hold the question's word, or its initials ("TQA" for "TimeQA")."""
+    stemmed, word, initials = term
+    return words.has(stemmed, word) or (bool(initials) and initials in words.stems)
+
+
+def _excludes(excluded: list[Term], row: WordSet) -> str:
+    held = [t[1] for t in excluded if _has(row, t)]
+    return f"its row is the {' '.join(held)} the question leaves out" if held else ""
+
+
+def _mismatch(question: Question, terms: list[Term], table: TableOnPage, i: int,
               rows: list[WordSet], columns: list[WordSet], context: WordSet) -> str:
     cell, row, column = table.cells[i], rows[i], columns[i]
     labels = f"{cell.row_path} {cell.column_path}"
-    if not any(row.has(t, w) for t, w in terms):
+    if not any(_has(row, t) for t in terms):
         return "its row names nothing the question asks about"
     missing_years = [y for y in question.years if y not in labels and y not in table.caption]
     if missing_years:
         return f"its labels do not say {', '.join(missing_years)}"
-    lacking = [(t, w) for t, w in terms if not row.has(t, w) and not column.has(t, w)]
-    for t, w in lacking:
-        if any(other.has(t, w) for j, other in enumerate(rows) if table.cells[j].row != cell.row):
-            return f"another row is about {w!r}"
-        if any(other.has(t, w) for j, other in enumerate(columns) if table.cells[j].column != cell.column):
-            return f"another column is about {w!r}"
-    unexplained = [(t, w) for t, w in lacking if not context.has(t, w)]
+    lacking = [t for t in terms if not _has(row, t) and not _has(column, t)]
+    for term in lacking:
+        if any(_has(other, term) for j, other in enumerate(rows) if table.cells[j].row != cell.row):
+            return f"another row is about {term[1]!r}"
+        if any(_has(other, term) for j, other in enumerate(columns) if table.cells[j].column != cell.column):
+            return f"another column is about {term[1]!r}"
+    unexplained = [t for t in lacking if not _has(context, t)]
     if 1 - len(unexplained) / len(terms) < MIN_COVERAGE:
-        return f"its labels lack {', '.join(w for _, w in unexplained)}"
+        return f"its labels lack {', '.join(t[1] for t in unexplained)}"
     return ""
 
 
-def _share(terms: list[tuple[str, str]], *labels: WordSet) -> float:
-    return sum(any(words.has(t, w) for words in labels) for t, w in terms) / len(terms)
+def _share(terms: list[Term], *labels: WordSet) -> float:
+    return sum(any(_has(words, t) for words in labels) for t in terms) / len(terms)
+
+
+def _other_years(question: Question, cell: TableCell) -> int:
+    """Years a cell's labels name besides the asked ones ("2023 / 2022" heads a column less surely than
+    "2023")."""
+    return len(set(_YEARS.findall(f"{cell.row_path} {cell.column_path}")) - set(question.years))
+
+
+def _plain_header(table: TableOnPage, cell: TableCell) -> bool:
+    """A header a word cell can be read under: a row or two of short labels (a grid that split a table's
+    multi-line cells gives deep headers of run-together words, and half a cell's words)."""
+    return table.header_rows <= PLAIN_HEADER_ROWS and len(cell.column_path.split()) <= PLAIN_HEADER_WORDS
 
 
 def _labels(cell: TableCell) -> str:
@@ -125,8 +169,8 @@ def _labels(cell: TableCell) -> str:
 
 def _shown(question: Question, table: TableOnPage, cell: TableCell) -> str:
     """The cell as an answer: "46,298" in a "$ in millions" table asked about money is "$46,298 million"."""
-    text = cell.text.strip().lstrip("$€£¥ ").strip() if _CURRENCY.fullmatch(cell.text.strip()[:1] or " ") \
-        else cell.text.strip()
+    text = _SPREAD.sub("", cell.text.strip())  # "79.9% (1.0%)": the figure, not its spread
+    text = text.lstrip("$€£¥ ").strip() if _CURRENCY.fullmatch(text[:1] or " ") else text
     context = f"{table.caption} {cell.column_path} {cell.row_path}"
     currency = _CURRENCY.search(cell.text) or _CURRENCY.search(context)
     if question.kind == MONEY and currency and not _CURRENCY.search(text):

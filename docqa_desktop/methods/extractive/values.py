@@ -158,6 +158,7 @@ def names(sentence: str, prefer_people: bool = False, codes: bool = False) -> li
         runs.append(run)
     found = [Value(sentence[r[0].start():r[-1].end()], "name", r[0].start(), r[-1].end()) for r in runs]
     return [v for v in found if len(v.text) > 1 and not sentence[v.end:].startswith(":")  # "Source:" is a label
+            and not _in_citation(sentence, v.start, v.end)  # "(Dyer, Chahuneau, and Smith 2013)": a reference
             and (codes or not any(ch.isdigit() for ch in v.text))  # "4U9525": a code, not a person
             and (v.start > 0 or len(v.text.split()) > 1)  # one capitalised word opening a sentence says little
             and (not prefer_people or (len(v.text.split()) >= 2 and not _TITLE_WORDS & set(v.text.lower().split())))]
