@@ -56,7 +56,8 @@ _KINDS = [  # first match wins: "what time" before "when", "how many percent" be
 ]
 _KIND_PATTERNS = [(kind, re.compile(pattern, re.I)) for kind, pattern in _KINDS]
 # "Please write down the answer in float format": how to answer, not what about
-_FORMAT_REQUEST = re.compile(r"\s*\bplease (write|answer|give|provide|respond|reply|use)\b.*$", re.I | re.S)
+_FORMAT_REQUEST = re.compile(r"\s*\bplease (write|answer|give|provide|respond|reply|use)\b.*$|"
+                             r"(?<=\?)\s*(?:answer|round|write|give|express|provide|keep)\b[^?]*$", re.I | re.S)
 YEAR_PATTERN = r"(?:1[89]|20)\d\d"  # a year as written: 1800-2099
 _YEAR = re.compile(rf"(?:\bFY\s?|\b)({YEAR_PATTERN})\b")  # "2023", "FY2023"
 # "all adults", "overall revenue": the whole group, which a sentence about a part of it ("older adults") is not

@@ -26,8 +26,11 @@ MIN_COVERAGE = 0.75  # the share of the question's words a cell's labels, captio
 TIE = 1e-9
 PLAIN_HEADER_ROWS, PLAIN_HEADER_WORDS = 2, 8
 Term = tuple[str, str, str]  # a question word: its stem, itself, its capitals when it has several ("tqa")
-YEAR_PENALTY = 0.05  # a cell's labels naming a year the question does not ask fits a little less
+YEAR_PENALTY = 0.05
+VERBATIM_BONUS = 0.05  # a row label the question writes word for word wins a tie
+SUBJECT_BONUS = 0.1  # a row label naming the document's subject, as the question does, wins over that  # a cell's labels naming a year the question does not ask fits a little less
 _YEARS = re.compile(r"\b(?:19|20)\d\d\b")
+_FISCAL_YEAR = re.compile(r"fy(?:19|20)?\d\d")  # "FY2023": the year, which the labels must say
 CONTEXT_WEIGHT = 0.1  # what the caption and the page's title add to a cell's fit: a tie-break, never a match
 _REFERENCE = re.compile(r"\b(?:table|figure|fig\.?|exhibit|section|appendix)\s+[\dIVX]+[a-z]?\b", re.I)
 _EXCLUDING = re.compile(r"\b(?:excluding|except(?:ing)?|other than|without|not including|net of)\s+((?:the\s+)?"
@@ -65,6 +68,9 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
     if question.kind is not None and not numeric:
         return TableReading(None, (), ())
     terms, excluded = _terms(question, subjects), _excluded(question)
+    # the document's subject ("Best Buy" in its 10-K, "Step-Back" in the Step-Back paper) is asked of every
+    # cell, so it never rejects one; a row that names it fits a little better ("PaLM-2L + Step-Back")
+    subject_terms = [t for t in _terms(question, frozenset()) if t not in terms]
     if not terms:
         return TableReading(None, (), ())
     fitting, notes = [], []
@@ -76,15 +82,19 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
         for i, cell in enumerate(table.cells):
             if cell.column == 0 or (numeric and cell.number is None) or (not numeric and cell.number is not None):
                 continue
-            why = _mismatch(question, terms, table, i, rows, columns, context) or _excludes(excluded, rows[i])
+            why = _mismatch(question, terms, table, i, rows, columns, context) or \
+                _excludes(excluded, rows[i])
             if why:
                 if len(notes) < 5 and rows[i].stems & {t[0] for t in terms}:
                     notes.append(f"table cell {cell.text!r} ({ref.doc} p.{ref.page}) passed over: {why}")
                 continue
             # the table's caption and page title break ties between tables ("Domestic Segment Performance")
             fit = _share(terms, rows[i], columns[i]) + CONTEXT_WEIGHT * in_context - \
-                (YEAR_PENALTY * _other_years(question, cell) if question.years else 0.0)
-            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i]) and _plain_header(table, cell)):
+                (YEAR_PENALTY * _other_years(question, cell) if question.years else 0.0) + \
+                (VERBATIM_BONUS if _quoted_label(question, cell) else 0.0) + \
+                (SUBJECT_BONUS * _share(subject_terms, rows[i]) if subject_terms else 0.0)
+            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i]) and
+                                    _plain_header(table, cell)):
                 continue  # a cell of words answers only when both its row and its column are named, plainly
             fitting.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
                                       f"{_labels(cell)}: {cell.text}"))
@@ -107,7 +117,8 @@ def _terms(question: Question, subjects: frozenset[str]) -> list[Term]:
     initials = {w.lower(): "".join(ch for ch in w if ch.isupper()).lower() for w in TOKEN.findall(text)
                 if sum(ch.isupper() for ch in w) >= 2 and not w.isupper()}  # "TimeQA" is headed "TQA"
     return list(dict.fromkeys((stem(w), w, initials.get(w, "")) for w in content_words(text)
-                              if w not in years and w not in subject_words and w not in KIND_WORDS))
+                              if w not in years and w not in subject_words and w not in KIND_WORDS and
+                              not _FISCAL_YEAR.fullmatch(w)))
 
 
 def _excluded(question: Question) -> list[Term]:
@@ -149,6 +160,13 @@ def _mismatch(question: Question, terms: list[Term], table: TableOnPage, i: int,
 
 def _share(terms: list[Term], *labels: WordSet) -> float:
     return sum(any(_has(words, t) for words in labels) for t in terms) / len(terms)
+
+
+def _quoted_label(question: Question, cell: TableCell) -> bool:
+    """Whether the question writes the row's label word for word ("what is Cash and cash equivalents …"), which
+    names it more exactly than "Total cash, cash equivalents and restricted cash"."""
+    label = " ".join(TOKEN.findall(cell.row_path.rsplit(": ", 1)[-1].lower()))
+    return bool(label) and f" {label} " in f" {' '.join(TOKEN.findall(question.text.lower()))} "
 
 
 def _other_years(question: Question, cell: TableCell) -> int:
