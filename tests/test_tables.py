@@ -174,3 +174,19 @@ def test_a_question_names_a_header_by_its_initials_and_leaves_out_what_it_exclud
     statement = _tables(table_pdf, 1)[0]
     net = _ask([(1, statement)], "What were net earnings excluding restructuring charges in fiscal 2023?")
     assert net.answer is not None and net.answer.cell.row_path == "Net earnings"
+
+
+@pytest.mark.slow  # layout analysis of three pages
+def test_pages_are_found_by_their_tables_row_labels_beside_retrieval(tables_home):
+    """What the reader reads besides the retrieved pages: the pages whose row labels hold the question's words,
+    the most words first, then the shortest matching label; in scope only."""
+    from docqa_desktop.store.tables import pages_labelling
+
+    home, _ = tables_home
+    with Service(make_settings(home, ocr=False, dense=False)) as service:
+        cur = service.resources.db.cursor()
+        (doc_id,) = cur.execute("SELECT DISTINCT doc_id FROM table_cells").fetchone()
+        assert pages_labelling(cur, ["revenu"], None, 5) == [(doc_id, 1)]
+        assert pages_labelling(cur, ["palm", "rag"], [doc_id], 5) == [(doc_id, 3)]
+        assert [p for _, p in pages_labelling(cur, ["total", "palm"], None, 5)] == [3, 2]  # "PaLM-2L" is shorter
+        assert pages_labelling(cur, ["revenu"], [doc_id + 1], 5) == []

@@ -84,6 +84,10 @@ class Search(Protocol):
         """Each document in scope as the library lists it: file name, path, title, authors, year, pages, when
         indexed."""
 
+    def table_pages(self, words: list[str], k: int) -> list[PageRef]:
+        """The k pages whose tables' row labels hold the most of `words` (stems): pages a table answer may be
+        on that retrieval by whole text ranked too low."""
+
     def similar_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]: ...
 
     def embed(self, texts: list[str]) -> np.ndarray: ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..answers import PageRef
 from ..domain import ChunkHit
-from ..store import content, mentions
+from ..store import content, mentions, tables
 from ..store.mentions import CatalogueEntry
 from . import dense
 from .page_retriever import PageRetriever
@@ -40,6 +40,10 @@ class ScopedSearch:
     def catalogue(self) -> list[CatalogueEntry]:
         """Each live document in scope as the library lists it (file, title, authors, year, pages, indexed at)."""
         return mentions.catalogue(self.source.db.cursor(), self.doc_ids)
+
+    def table_pages(self, words: list[str], k: int) -> list[PageRef]:
+        """The k pages in scope whose tables' row labels hold the most of `words` (stems)."""
+        return self.source.refs_for(tables.pages_labelling(self.source.db.cursor(), words, self.doc_ids, k))
 
     def similar_chunks(self, vector, k: int) -> list[ChunkHit]:
         found = dense.search_chunks(self.source.db, vector, self.doc_ids, k)

@@ -7,6 +7,7 @@ from collections import defaultdict
 import pyarrow as pa
 
 from ..domain import TableCell, TableOnPage
+from . import catalog
 from .content import box_columns
 
 TABLES = "tables"  # the stage's name in `enrichment`
@@ -76,3 +77,21 @@ def born_digital_pages(cur, doc_id: int) -> list[int]:
 
 def has_ocr_pages(cur) -> bool:
     return cur.execute("SELECT count(*) > 0 FROM pages WHERE text_source = 'ocr'").fetchone()[0]
+
+
+def pages_labelling(cur, words: list[str], doc_ids: list[int] | None, k: int) -> list[tuple[int, int]]:
+    """(doc_id, page) of the k pages whose tables' row labels hold the most of `words` (lower-case stems,
+    matched inside the labels; the shortest such label first among equals), live documents in scope only: where a table answer may be that
+    retrieval by the page's whole text ranked too low (an income statement among a 10-K's hundred pages)."""
+    if not words:
+        return []
+    matches = [f"lower(row_path) LIKE ?" for _ in words]
+    held = " + ".join(f"max(CASE WHEN {m} THEN 1 ELSE 0 END)" for m in matches)
+    scope = f"AND doc_id IN ({catalog.listed(doc_ids)})" if doc_ids is not None else ""
+    patterns = [f"%{w}%" for w in words]
+    # more of the words first; then the page whose matching label is shortest: "Revenue" before "% of revenue"
+    return [(d, p) for d, p, _, _ in cur.execute(
+        f"SELECT doc_id, page, {held} AS held, min(CASE WHEN {' OR '.join(matches)} THEN length(row_path) END) "
+        f"AS shortest FROM table_cells WHERE number IS NOT NULL {scope} AND doc_id IN ({catalog.LIVE_DOCUMENTS}) "
+        "GROUP BY doc_id, page HAVING held > 0 ORDER BY held DESC, shortest, doc_id, page LIMIT ?",
+        patterns + patterns + [k]).fetchall()]

@@ -13,8 +13,9 @@ from .qualifiers import subject_names
 from .question import Question, parse_question
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
-from .table_answers import TableReading, read_tables
+from .table_answers import TableReading, label_words, read_tables
 
+TABLE_PAGES = 5  # pages whose tables' row labels name the question's words, read beside the retrieved ones
 TITLE_CHARS = 200  # a page's first characters, its title, name what its tables are about ("Consolidated …")
 AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
 
@@ -50,9 +51,23 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
     found = value_candidates(question, ranking, subjects)
     best = next((f for f in found if passes(f, settings)), None)
     table = read_tables(question, tables, subjects)
+    if table.answer is None and (extra := _table_pages(ctx, question, subjects, pages)):
+        tables += [(ref, t, ctx.pages.text_or_empty(ref)[:TITLE_CHARS]) for ref in extra for t in ctx.pages.tables(ref)]
+        table = read_tables(question, tables, subjects)
     computed = None if table.answer else compute(question, lambda q: read_tables(q, tables, subjects))
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
                    table, tuple(word for _, word in ranking.core), computed)
+
+
+def _table_pages(ctx: MethodContext, question: Question, subjects: frozenset[str],
+                 read_already: list[PageRef]) -> list[PageRef]:
+    """Pages whose tables' row labels hold the question's words, beyond those retrieved: an income statement's
+    few words weigh little among a 10-K's hundred pages of text, yet its row labels are the question's."""
+    words = label_words(question, subjects)
+    if not words:
+        return []
+    seen = {ref.key() for ref in read_already}
+    return [ref for ref in ctx.search.table_pages(words, TABLE_PAGES) if ref.key() not in seen]
 
 
 def confident_value(ctx: MethodContext, question: str, pages: list[PageRef]) -> Found | None:

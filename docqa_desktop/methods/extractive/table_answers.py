@@ -107,6 +107,12 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
     return TableReading(fitting[0], (), tuple(notes))
 
 
+def label_words(question: Question, subjects: frozenset[str]) -> list[str]:
+    """The stems of the words a cell's labels must hold for a numeric question, to look for its table with;
+    none for a question tables do not answer."""
+    return [stem_ for stem_, _, _ in _terms(question, subjects)] if question.kind in NUMERIC_KINDS else []
+
+
 def _terms(question: Question, subjects: frozenset[str]) -> list[Term]:
     """(stem, word) of the question's words a table's labels could hold: not its years, not the document's
     subject ("Best Buy" in its own 10-K), not the words that say what kind of value it asks for, not a table's
@@ -194,6 +200,7 @@ def _shown(question: Question, table: TableOnPage, cell: TableCell) -> str:
     if question.kind == MONEY and currency and not _CURRENCY.search(text):
         text = currency.group(0) + text
     if table.scale in _SCALE_WORDS and question.kind in (MONEY, NUMBER, COUNT) and "%" not in text and \
+            "%" not in f"{cell.row_path} {cell.column_path}" and \
             "per share" not in cell.row_path.lower():  # "$ in millions, except per share amounts"
         text += f" {_SCALE_WORDS[table.scale]}"
     if question.kind == PERCENT and "%" not in text and "%" in context:
