@@ -471,3 +471,14 @@ def test_who_wrote_the_paper_is_answered_from_its_title_block_as_the_library_rea
 def _ask_json_in(home, question: str, doc: str | None, capsys) -> dict:
     assert main(["ask", question, "--json", "--home", str(home)] + (["--doc", doc] if doc else [])) == 0
     return json.loads(capsys.readouterr().out)
+
+
+def test_a_value_in_a_sentence_a_charts_figures_run_into_is_no_answer():
+    """A Pew page: the chart's legend and data run into the sentence beside it, so "May 2018" stands next to
+    "survey" without being its date."""
+    residue = ("Like Have mixed feelings about Don't like The latest national survey by Pew Research May 2018 19 26 "
+               "54 Center, conducted April 25-May 1 among Aug 2017 16 25 58 1,503 adults.")
+    _, found = _values("When was the survey conducted?", residue)
+    assert found and all("chart's figures" in f.rejected for f in found)
+    _, found = _values("When was the survey conducted?", "The survey was conducted in May 2018 among 1,503 adults.")
+    assert [f.value.text for f in found if not f.rejected] == ["May 2018"]

@@ -15,6 +15,8 @@ from .question import UNITS, YEAR, YEAR_PATTERN, Question, content_words
 from .sentences import Sentence
 from .values import Value, carries_unit, find_values, normal
 
+# three bare figures in a row inside the text ("Research May 2018 19 26 54 Center"): a chart's column of data
+_FIGURE_RUN = re.compile(r"[A-Za-z]\S*(?:\s+\d+(?:\.\d+)?){3,}\s+[A-Za-z]")
 YEAR_REACH = 8  # tokens from a value within which a year dates it
 _YEAR = re.compile(rf"^{YEAR_PATTERN}$")
 # words that may stand before a group noun without narrowing it ("all U.S. adults", "the total revenue")
@@ -66,6 +68,8 @@ def rejection(question: Question, sentence: Sentence, page_words: WordSet | None
     subgroup = _unasked_subgroup(question, sentence, value, column)
     if subgroup:
         return f"for {subgroup} only, which the question does not ask about"
+    if column is None and _chart_residue(sentence.text):
+        return "its sentence has a chart's figures run into it"
     part = _share_of_a_part(question, sentence.text, value) if column is None else ""
     if part:
         return f"a share of a part named before it (“{part}”), not of the whole"
@@ -110,6 +114,12 @@ def _compared_against(question: Question, text: str, value: Value) -> bool:
     if _FROM.search(text[:value.start]) and _TO_A_FIGURE.search(text[value.end:]):
         return True
     return not set(_years_of(text, value)) & set(question.years)
+
+
+def _chart_residue(text: str) -> bool:
+    """A "sentence" with a chart's data run into it: three bare figures in a row between words ("… by Pew
+    Research May 2018 19 26 54 Center, conducted …"), which pairs no figure with its words."""
+    return bool(_FIGURE_RUN.search(text))
 
 
 def _share_of_a_part(question: Question, text: str, value: Value) -> str:

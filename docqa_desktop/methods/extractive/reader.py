@@ -8,13 +8,14 @@ from typing import NamedTuple
 from ...answers import PageRef
 from ..base import MethodContext
 from .cell_arithmetic import Computed, compute
-from .matching import WordSet
+from .matching import WordSet, stem
 from .qualifiers import subject_names
 from .question import Question, parse_question
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
 from .table_answers import TableReading, label_words, read_tables
 
+NAMES_CHECKED = 40  # the best sentences looked at for the question's names
 TABLE_PAGES = 5  # pages whose tables' row labels name the question's words, read beside the retrieved ones
 TITLE_CHARS = 200  # a page's first characters, its title, name what its tables are about ("Consolidated …")
 AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
@@ -56,7 +57,15 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
         table = read_tables(question, tables, subjects)
     computed = None if table.answer else compute(question, lambda q: read_tables(q, tables, subjects))
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
-                   table, tuple(word for _, word in ranking.core), computed)
+                   table, tuple(word for _, word in ranking.core) + _names_held(question, ranking.sentences),
+                   computed)
+
+
+def _names_held(question: Question, ranked: list[Scored]) -> tuple[str, ...]:
+    """The question's names that a sentence read holds ("Director", "Political Research" are all the words of
+    "Who is the Director of Political Research?"): the pages are about it even when no topic word is left."""
+    return tuple(word for word in sorted(question.name_words)
+                 if any(s.words.has(stem(word), word) for s in ranked[:NAMES_CHECKED]))
 
 
 def _table_pages(ctx: MethodContext, question: Question, subjects: frozenset[str],
