@@ -482,3 +482,9 @@ def test_a_value_in_a_sentence_a_charts_figures_run_into_is_no_answer():
     assert found and all("chart's figures" in f.rejected for f in found)
     _, found = _values("When was the survey conducted?", "The survey was conducted in May 2018 among 1,503 adults.")
     assert [f.value.text for f in found if not f.rejected] == ["May 2018"]
+
+
+def test_a_ratio_states_no_count():
+    _, found = _values("How many industry collaborators does NTU have?",
+                       "9 in 10 NTU graduates land a job; NTU works with 200 industry collaborators.")
+    assert [f.value.text for f in found if not f.rejected] == ["200"]

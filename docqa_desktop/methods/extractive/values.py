@@ -54,6 +54,7 @@ _OPENING_WORDS = frozenset("however the in on at this these those there it its o
 # words of a job title, not of a person's name: "Executive Vice President"
 _TITLE_WORDS = frozenset("chief executive officer president vice director manager chairman chair counsel head "
                          "senior general secretary treasurer controller founder editor professor minister".split())
+_RATIO = re.compile(r"\b\d+\s+(?:in|out of)\s+(?:every\s+)?\d+\b", re.I)
 _LIST_GAP = re.compile(r"\s*(?:,|,?\s+and|,?\s+&)\s*")
 _PERIOD = r"(?:day|week|fortnight|month|quarter|year|decade|hour|minute|season|spring|summer|autumn|fall|winter)"
 _FREQUENCY = re.compile(
@@ -102,7 +103,9 @@ def values_of_kind(kind: str, sentence: str, exclude: set[str] = frozenset()) ->
     elif kind in NAME_KINDS:
         candidates = names(sentence, prefer_people=kind == PERSON, codes=kind == THING)
     else:
-        candidates = [v for v in (_as_kind(kind, v) for v in find_values(sentence)) if v is not None]
+        ratios = [m.span() for m in _RATIO.finditer(sentence)]  # "9 in 10 graduates": neither is a count
+        candidates = [v for v in (_as_kind(kind, v) for v in find_values(sentence)) if v is not None and
+                      not any(start <= v.start < end for start, end in ratios)]
     return [v for v in candidates if normal(v.text) not in exclude]
 
 
