@@ -201,14 +201,14 @@ def test_repair_of_a_damaged_write_ahead_log_keeps_the_last_checkpoint(home, cap
 # -- migrations: a backup first, and a kill or a failing step leaves a database that opens -------------
 
 def downgrade_to_v2(db: Path) -> None:
-    """The file as schema v2 left it (before the artifacts, summary-tree, keyword, chunk-vector and document-info
-    steps), with its indexed data and page summary."""
+    """The file as schema v2 left it (before the artifacts, summary-tree, keyword, chunk-vector, document-info and
+    tables steps), with its indexed data and page summary."""
     with duckdb.connect(str(db)) as con:
         con.execute("DROP TABLE tree_nodes; DROP TABLE tree_builds; DROP SEQUENCE tree_node_ids")
         con.execute("DROP TABLE keyword_terms; DROP TABLE keyword_postings; DROP TABLE keyword_pages; "
                     "DROP TABLE keyword_stopwords; DROP SEQUENCE keyword_term_ids; DROP TABLE enrichment")
         con.execute("UPDATE chunks SET embedding = v.embedding FROM chunk_vectors v WHERE chunks.id = v.id")
-        con.execute("DROP TABLE chunk_vectors; DROP TABLE document_info")
+        con.execute("DROP TABLE chunk_vectors; DROP TABLE document_info; DROP TABLE page_tables; DROP TABLE table_cells")
         con.execute("CREATE TABLE page_summaries (doc_id BIGINT, page INTEGER, model VARCHAR, summary VARCHAR, "
                     "created_at TIMESTAMP DEFAULT current_timestamp)")
         con.execute("INSERT INTO page_summaries SELECT doc_id, page, model, value, created_at FROM artifacts "

@@ -388,8 +388,8 @@ def test_every_answered_dev_and_facts_value_is_a_whole_token_of_its_cited_senten
         service.library.index([str(folder)])
         for q in questions:
             answer = service.answers.ask(q["question"], [q["doc"]], "quoted")
-            if answer.status.value != "answered":
-                continue
+            if answer.status.value != "answered" or "\n\nQuoted from " not in answer.text:
+                continue  # a table cell, a computation or the authors on record have tests of their own
             answered += 1
             quoted = re.search(r"Quoted from (.+?), page (\d+)[^:]*: “(.*)”$", answer.text, re.S)
             assert quoted, answer.text

@@ -98,7 +98,7 @@ def score_record(record: dict) -> dict:
 def _page_metrics(record: dict, pages: list[int]) -> dict | None:
     """None for a library question: its pages come from several documents, and their numbers alone cannot
     be matched to evidence pages."""
-    return None if record["doc"] == LIBRARY_DOC else page_metrics(record["evidence_pages"], pages)
+    return None if record.get("doc") == LIBRARY_DOC else page_metrics(record["evidence_pages"], pages)
 
 
 def result_record(q: EvalQuestion, method: str, answer: Answer) -> dict:

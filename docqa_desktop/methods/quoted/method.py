@@ -20,7 +20,8 @@ from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from ..extractive.library_questions import parse_library_question
-from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
+from ..extractive.matching import stem
+from ..extractive.question import COUNT, KIND_WORDS, UNQUOTABLE, Question, content_words, parse_question
 from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
 from ..extractive.reader import Reading, ReaderSettings, passes, read
@@ -30,6 +31,7 @@ from ..proof.quotes import number_values
 from .authors import answer_authors
 from .library import answer_library_question
 
+OWN_WORDS_CHECKED = 40  # the best sentences looked at for a word of the question as asked
 TRACED = 3  # the best sentences and values listed in the trace with their signals
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
 
@@ -80,11 +82,20 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
         _answered_by_cell(ctx, cell)
     elif best is not None:
         _answered(ctx, best, question, pages)
-    elif reading.table.tied or reading.key_terms or (ranked and ranked[0].coverage >= settings.related_coverage):
+    elif reading.table.tied or (_about_own_words(ctx.question, ranked) and
+                                (reading.key_terms or (ranked and ranked[0].coverage >= settings.related_coverage))):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
         _passages(ctx, ranked, question, pages, list(reading.table.tied[:settings.passages]))
     else:
         _not_found(ctx, len(pages))
+
+
+def _about_own_words(asked: str, ranked: list[Scored]) -> bool:
+    """Whether the sentences read hold a word of the question as asked: a follow-up is read with its thread's
+    words ("And in 2012?"), but one about something else ("What is the capital city of Mars?") is not about the
+    thread's pages because they share the thread's words."""
+    own = [(stem(w), w) for w in content_words(asked) if w not in KIND_WORDS]
+    return not own or any(s.words.has(t, w) for s in ranked[:OWN_WORDS_CHECKED] for t, w in own)
 
 
 def _trace(question: Question, reading: Reading, settings: QuotedSettings) -> list[str]:
