@@ -139,7 +139,7 @@ def stage_line(stage: StageStatus) -> str:
         line += f" ({stage.note})"
     elif stage.pending:  # an index stage (a method's prepared work says how it is written)
         line += " (run `docqa index` or keep `docqa watch` / the app running to finish)"
-    return line
+    return line + (f" — {stage.hint}" if stage.hint else "")  # a running stage's limit ("pages read by OCR …")
 
 
 def print_report(report: IndexReport, said: dict[str, str] | None = None) -> None:
