@@ -30,8 +30,7 @@ _CHANGE = re.compile(r"\b(?:change|changed|increase|increased|decrease|decreased
 
 @dataclass(frozen=True)
 class Computed:
-    value: float
-    shown: str  # the answer as shown: "5,463"
+    shown: str  # the answer as shown, the difference's size: "5,463"
     expression: str  # "51,761 − 46,298 = 5,463"
     operands: tuple[CellAnswer, CellAnswer]
 
@@ -47,9 +46,8 @@ def compute(question: Question, read: Callable[[Question], TableReading]) -> Com
         return None
     a, b = first.cell.number, second.cell.number
     value = evaluate(f"({a!r}) - ({b!r})")
-    magnitude = abs(value)
     expression = f"{_figure(a)} − {_figure(b)} = {_figure(value)}"
-    return Computed(magnitude, _figure(magnitude), expression, (first, second))
+    return Computed(_figure(abs(value)), expression, (first, second))
 
 
 def _operand_questions(question: Question) -> tuple[Question, Question] | None:

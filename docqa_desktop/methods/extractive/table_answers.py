@@ -24,11 +24,13 @@ from .question import (
 NUMERIC_KINDS = (PERCENT, MONEY, COUNT, NUMBER)
 MIN_COVERAGE = 0.75  # the share of the question's words a cell's labels, caption and page title must hold
 TIE = 1e-9
-PLAIN_HEADER_ROWS, PLAIN_HEADER_WORDS = 2, 8
+PLAIN_HEADER_ROWS, PLAIN_HEADER_WORDS = 2, 8  # the header a word cell can be read under (_plain_header)
 Term = tuple[str, str, str]  # a question word: its stem, itself, its capitals when it has several ("tqa")
+# tie-breaks, never a match: a cell's labels naming a year the question does not ask fits a little less; a row
+# label the question writes word for word, and then one naming the document's subject as the question does, more
 YEAR_PENALTY = 0.05
-VERBATIM_BONUS = 0.05  # a row label the question writes word for word wins a tie
-SUBJECT_BONUS = 0.1  # a row label naming the document's subject, as the question does, wins over that  # a cell's labels naming a year the question does not ask fits a little less
+VERBATIM_BONUS = 0.05
+SUBJECT_BONUS = 0.1
 _YEARS = re.compile(r"\b(?:19|20)\d\d\b")
 _FISCAL_YEAR = re.compile(r"fy(?:19|20)?\d\d")  # "FY2023": the year, which the labels must say
 CONTEXT_WEIGHT = 0.1  # what the caption and the page's title add to a cell's fit: a tie-break, never a match
@@ -48,10 +50,6 @@ class CellAnswer:
     fit: float  # the weighted share of the question's words in the cell's own labels
     value: str  # as shown: the cell's text with its currency, scale and percent sign ("$46,298 million")
     quote: str  # "Revenue — Fiscal Years Ended / January 28, 2023: 46,298"
-
-    @property
-    def labels(self) -> str:
-        return f"{self.cell.row_path} — {self.cell.column_path}".strip(" —")
 
 
 @dataclass(frozen=True)
@@ -88,14 +86,14 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
                 if len(notes) < 5 and rows[i].stems & {t[0] for t in terms}:
                     notes.append(f"table cell {cell.text!r} ({ref.doc} p.{ref.page}) passed over: {why}")
                 continue
+            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i]) and
+                                    _plain_header(table, cell)):
+                continue  # a cell of words answers only when both its row and its column are named, plainly
             # the table's caption and page title break ties between tables ("Domestic Segment Performance")
             fit = _share(terms, rows[i], columns[i]) + CONTEXT_WEIGHT * in_context - \
                 (YEAR_PENALTY * _other_years(question, cell) if question.years else 0.0) + \
                 (VERBATIM_BONUS if _quoted_label(question, cell) else 0.0) + \
                 (SUBJECT_BONUS * _share(subject_terms, rows[i]) if subject_terms else 0.0)
-            if not numeric and not (_share(terms, rows[i]) and _share(terms, columns[i]) and
-                                    _plain_header(table, cell)):
-                continue  # a cell of words answers only when both its row and its column are named, plainly
             fitting.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
                                       f"{_labels(cell)}: {cell.text}"))
     if not fitting:
