@@ -19,7 +19,7 @@ from ..domain import BBox, TableCell, TableOnPage
 # from the text's alignment (papers' booktabs), then alignment alone
 ALIGNED = {"strategy": "text"}
 STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_strategy": "text"}, ALIGNED)
-MIN_ROWS, MIN_COLUMNS = 2, 2
+MIN_COLUMNS = 2
 REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
 MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
 _NUMBER = re.compile(r"^\(?[-−–]?[$€£¥]?\s?\(?(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\)?\s?%?\)?$")
@@ -30,10 +30,19 @@ _ASIDE = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$
 _CURRENCY_ONLY = re.compile(r"^[$€£¥]$")
 _NEGATIVE = re.compile(r"^[$€£¥]?\s?(?:\(|-)")  # "(34)", "$ (5)", "-12"
 _YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d[A-Z]?$")
-
-
 LINE_GAP = 0.5  # words whose centres are closer than half a word's height apart stand on one line
 CAPTION_REACH = 40  # points above a table within which a text block is its caption ("$ in millions", "Table 3")
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What every table of a page is read from, taken from the page once: its words and its text blocks."""
+    words: list[tuple]
+    blocks: list[tuple]
+
+    @classmethod
+    def of(cls, page: pymupdf.Page) -> PageText:
+        return cls(page.get_text("words"), page.get_text("blocks"))
 
 
 @dataclass(frozen=True)
@@ -56,17 +65,18 @@ def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPag
     For a region, the first grid strategy that gives a table which reads as one (a figure under a header) and
     matches the region wins: rules, then rules across with aligned columns (both over the whole page: a region
     hugs the text and may cut a table's outer rules), then alignment alone inside the region."""
+    text = PageText.of(page)
     if regions is None:
-        return next((found for found in (_read(page, strategy, None) for strategy in STRATEGIES) if found), [])
+        return next((found for found in (_read(page, text, strategy, None) for strategy in STRATEGIES) if found), [])
     found: list[TableOnPage] = []
     whole_page: dict[int, list[TableOnPage]] = {}
     for region in regions:
         for i, strategy in enumerate(STRATEGIES):
             if strategy is ALIGNED:
                 clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
-                candidates = _read(page, strategy, clip)
+                candidates = _read(page, text, strategy, clip)
             else:
-                candidates = whole_page.setdefault(i, _read(page, strategy, None))
+                candidates = whole_page.setdefault(i, _read(page, text, strategy, None))
             matching = [t for t in candidates if _overlap(t.bbox, region) >= MATCH and t not in found]
             if matching:
                 found += matching[:1]
@@ -74,10 +84,10 @@ def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPag
     return found
 
 
-def _read(page: pymupdf.Page, strategy: dict, clip) -> list[TableOnPage]:
+def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip) -> list[TableOnPage]:
     # use_layout=False: the regions are the layout stage's already; with pymupdf.layout loaded, find_tables
     # would run the layout model again on every call (0.5 s a call here)
-    grids = [_grid(page, t) for t in page.find_tables(clip=clip, use_layout=False, **strategy)
+    grids = [_grid(text, t) for t in page.find_tables(clip=clip, use_layout=False, **strategy)
              if t.col_count >= MIN_COLUMNS]
     return [t for t in map(read_table, grids) if t is not None]
 
@@ -90,13 +100,13 @@ def _overlap(a: BBox, b: BBox) -> float:
     return inside / (area(a) + area(b) - inside or 1.0)
 
 
-def _grid(page: pymupdf.Page, table) -> Grid:
-    words = page.get_text("words")
+def _grid(text: PageText, table) -> Grid:
     rows = []
     for row in table.rows:
-        for top, bottom in _lines_of(words, row):
-            rows.append([None if box is None else _cell(words, (box[0], top, box[2], bottom)) for box in row.cells])
-    return Grid(tuple(float(v) for v in table.bbox), rows, _caption(page, table.bbox))
+        for top, bottom in _lines_of(text.words, row):
+            rows.append([None if box is None else _cell(text.words, (box[0], top, box[2], bottom))
+                         for box in row.cells])
+    return Grid(tuple(float(v) for v in table.bbox), rows, _caption(text.blocks, table.bbox))
 
 
 def _lines_of(words: list[tuple], row) -> list[tuple[float, float]]:
@@ -129,10 +139,10 @@ def _cell(words: list[tuple], box) -> GridCell:
                     min((w[0] for w in inside), default=x0))
 
 
-def _caption(page: pymupdf.Page, bbox) -> str:
+def _caption(blocks: list[tuple], bbox) -> str:
     """The text blocks just above the table and across it: a title, "$ in millions", "Table 3: …"."""
     x0, y0, x1, _ = bbox
-    above = [b for b in page.get_text("blocks") if y0 - CAPTION_REACH <= b[3] <= y0 + 2 and b[2] > x0 and b[0] < x1]
+    above = [b for b in blocks if y0 - CAPTION_REACH <= b[3] <= y0 + 2 and b[2] > x0 and b[0] < x1]
     return " ".join(" ".join(b[4].split()) for b in sorted(above, key=lambda b: (b[1], b[0])))
 
 
@@ -146,6 +156,8 @@ def read_table(grid: Grid) -> TableOnPage | None:
         return None
     columns = len(texts[0])
     labels = _label_columns(texts, first_data)
+    if columns - labels < 1:  # labels alone
+        return None
     headers = [" / ".join(dict.fromkeys(t for t in _column_header(texts[:first_data], c, labels) if t))
                for c in range(columns)]
     header_text = " ".join(" ".join(row) for row in texts[:first_data])
@@ -156,8 +168,6 @@ def read_table(grid: Grid) -> TableOnPage | None:
             if cell is not None and cell.text:
                 cells.append(TableCell(r, c, cell.text, path if c >= labels else "", headers[c],
                                        parse_number(cell.text), cell.bbox))
-    if len(texts) - first_data < MIN_ROWS - 1 or columns - labels < 1:
-        return None
     return TableOnPage(grid.bbox, grid.caption, scale, len(texts), columns, first_data, tuple(cells))
 
 

@@ -3,12 +3,13 @@ document per commit.
 
 Gated by the layout stage (index.tables_gate = "layout", the default): only the regions the layout model calls
 tables are searched for a grid, so one layout pass serves both and a page without a table costs nothing (with the
-layout stage switched off, so is this one). With the gate off ("none") every born-digital page is searched whole. OCR'd pages are
-not read as tables. Resumable like the layout stage: documents in priority order, each committed with its mark.
+layout stage switched off, so is this one). With the gate off ("none") every born-digital page is searched whole.
+OCR'd pages are not read as tables. Resumable like the layout stage: documents in priority order, each committed with its mark.
 """
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from ...domain import Reported, StageStatus
 from ...progress import ProgressTracker
@@ -16,7 +17,7 @@ from ...settings import IndexSettings, TablesGate
 from ...store import catalog, enrichment, tables
 from ..parse_task import TablesResult, read_tables
 from ..pipeline import OrderedPool, Task
-from .base import StageContext
+from .base import StageContext, switch_status
 
 log = logging.getLogger(__name__)
 
@@ -39,19 +40,17 @@ class Tables:
         return None
 
     def status(self, cur, settings: IndexSettings) -> StageStatus:
-        done, pending = enrichment.pages_finished(cur, tables.TABLES)
-        why_not = self.enabled(settings) or ""
-        return StageStatus(self.name, done, pending, self.unit, why_not, off=bool(why_not),
-                           hint="" if why_not else OCR_HINT if tables.has_ocr_pages(cur) else "")
+        status = switch_status(self, enrichment.pages_finished(cur, tables.TABLES), settings)
+        return replace(status, hint=OCR_HINT) if not status.off and tables.has_ocr_pages(cur) else status
 
     def run(self, ctx: StageContext) -> int:
         """Read the tables of the pending documents; returns how many pages were done."""
         cur = ctx.db.cursor()
         paths = catalog.doc_paths(cur)
         gated = ctx.settings.tables_gate == TablesGate.LAYOUT
-        laid_out = {d for d, _ in enrichment.documents_without(cur, enrichment.LAYOUT)} if gated else set()
+        awaiting_layout = {d for d, _ in enrichment.documents_without(cur, enrichment.LAYOUT)} if gated else set()
         todo = [(doc_id, pages) for doc_id, pages in enrichment.documents_without(cur, tables.TABLES)
-                if doc_id in paths and doc_id not in laid_out]  # gated: a document waits for its layout
+                if doc_id in paths and doc_id not in awaiting_layout]  # gated: a document waits for its layout
         if not todo:
             return 0
         s = ctx.settings
