@@ -131,6 +131,9 @@ class MethodContext:
     replies: list[ModelReply] = field(default_factory=list)  # every parsed reply, for the proof's repair round
     concluded: Concluded | None = None  # the model's final answer, checked after the method (methods/proof)
     shown: Progress | None = None  # the last progress the user was shown (a call of several samples adds to it)
+    # the text model when it is large enough to choose among checked candidates (LANGUAGE_MODEL_FLOOR or more, or
+    # of a size the user chose: a server's); None with the built-in model alone (the cascade then only quotes)
+    chooser: Runtime | None = None
 
     def __post_init__(self) -> None:
         self._report = self.progress  # the counts of samples go straight here: they add to what `shown` says
