@@ -252,7 +252,7 @@ def test_hardware_detection_and_recommendations():
     assert here.default_threads() == max(1, here.cpu_cores - 1)
     gpu = Gpu("RTX", 24, 20, "nvidia")
     catalog = load_catalog()
-    assert recommend(catalog, Hardware(8, 32, (gpu,), True)).name == "qwen2.5-vl-7b-instruct"
+    assert recommend(catalog, Hardware(8, 32, (gpu,), True)).name == "qwen3.5-9b-vision"  # Apache-2.0, 9 B
     assert recommend(catalog, Hardware(8, 32, (gpu,), False)).name == "qwen2.5-7b-instruct"  # CPU-only build
     assert recommend(catalog, Hardware(2, 2, (), False)).name == "smollm2-135m-instruct"
 

@@ -1,5 +1,7 @@
 """Which catalog model a machine should download: the most capable language model whose licence lets a firm use it
 and that answers a question here in about QUESTION_BUDGET_S (Hardware.seconds_per_question), else the built-in one.
+The budget is weighed with SimpleDoc's work (every method must be usable with the recommended model); what a question
+takes with the default method, the cascade, is what the front ends show (per_question).
 
 One rule for every hardware tier, so that the first-run panel, the Models dialog, `docqa models list` and the hint
 under a quoted answer all name the same model."""
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 
 from ..progress import about
 from .catalog import Catalog, CatalogEntry
-from .hardware import Hardware
+from .hardware import CASCADE, SIMPLEDOC, Hardware, Workload
 
 ANSWERING_ROLES = ("vision", "text")
 # What a question may take with the recommended model. The 1.5B text model, the size the methods were tuned on,
@@ -18,6 +20,16 @@ ANSWERING_ROLES = ("vision", "text")
 QUESTION_BUDGET_S = 240.0
 # The share of RAM a model may take on a CPU: the app, its index and the rest of the machine keep the rest.
 RAM_SHARE = 0.6
+# The method whose time per question the Models dialog, the first-run panel and the recommendation's reason show: the
+# default one (quoted reader, then one short choice by the text model).
+DEFAULT_METHOD = "cascade"
+# What each method asks of the model, for its estimate before it has run on this machine; a method not named does
+# SimpleDoc's work or more (the deep-reading methods: their measured runs replace the estimate).
+WORKLOADS = {DEFAULT_METHOD: CASCADE}
+
+
+def workload(method: str) -> Workload:
+    return WORKLOADS.get(method, SIMPLEDOC)
 
 
 @dataclass(frozen=True)
@@ -28,12 +40,14 @@ class Choice:
     seconds_per_question: float
 
 
-def estimate(entry: CatalogEntry, hardware: Hardware, variant: str | None = None) -> float:
-    """About how long a question takes with `entry` on `hardware` (its weights and vision encoder, on the GPU when
-    it fits there)."""
+def estimate(entry: CatalogEntry, hardware: Hardware, variant: str | None = None,
+             work: Workload = SIMPLEDOC) -> float:
+    """About how long a question takes with `entry` on `hardware` for a method doing `work` (SimpleDoc's unless
+    given): its weights, and its vision encoder for a method that reads page images, on the GPU when it fits
+    there."""
     chosen = entry.variant(variant)
-    size = chosen.size_mb + (entry.projector.size_mb if entry.projector else 0)
-    return hardware.seconds_per_question(size, chosen.memory_gb, entry.parameters)
+    size = chosen.size_mb + (entry.projector.size_mb if entry.projector and work.reads_images else 0)
+    return hardware.seconds_per_question(size, chosen.memory_gb, entry.parameters, work)
 
 
 def recommend(catalog: Catalog, hardware: Hardware) -> Choice:
@@ -60,8 +74,10 @@ def _choice(entry: CatalogEntry, hardware: Hardware, standing: str) -> Choice:
     cores = hardware.cpu_cores
     where = (f"on your GPU ({hardware.gpu_memory_gb:.0f} GB)" if _on_gpu(entry, hardware)
              else f"on {cores} CPU core{'s' if cores != 1 else ''}")
+    default = estimate(entry, hardware, work=workload(DEFAULT_METHOD))
     return Choice(entry.name, entry.default_variant,
-                  f"{about(seconds)} a question {where}; {entry.licence_words}; {standing}", seconds)
+                  f"{about(default)} a question {where}, {about(seconds)} with SimpleDoc; {entry.licence_words}; "
+                  f"{standing}", seconds)
 
 
 def _on_gpu(entry: CatalogEntry, hardware: Hardware) -> bool:

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..llm.catalog_choice import ANSWERING_ROLES, Choice, estimate, recommend
+from ..llm.catalog_choice import ANSWERING_ROLES, DEFAULT_METHOD, WORKLOADS, Choice, estimate, recommend, workload
 from ..llm.gguf_file import ModelSize, size_text
 from ..llm.hardware import Hardware
 from ..llm.manager import ModelStatus, VerifyResult
@@ -16,16 +16,44 @@ from ..llm.runtime import Runtime
 from ..vectors.torch_runtime import torch_device
 from ..methods import METHODS, MethodSpec, method_spec
 from ..settings import Settings
+from ..progress import about
 from ..settings import save as save_settings
+from ..store import answers as answers_store
 from .resources import Resources
+
+# How many of a method's newest answers with a model its measured time is the median of.
+MEASURED_ANSWERS = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class PerQuestion:
+    """About how long a question takes here with a method and a model: the median of this machine's own answers
+    when there are some, else the estimate (llm/catalog_choice.py)."""
+    seconds: float | None  # None: nothing to go on (a server's model, before its first answer)
+    measured: int = 0  # the answers measured; 0: an estimate
+
+    @property
+    def text(self) -> str:
+        """ "about 14 s per question, measured over 9 questions", "about 3 min per question (estimate)"; "" when
+        there is nothing to go on."""
+        if self.seconds is None:
+            return ""
+        duration = about(self.seconds).lstrip("~")
+        if self.measured:
+            return (f"about {duration} per question, measured over {self.measured} "
+                    f"question{'s' if self.measured != 1 else ''}")
+        return f"about {duration} per question (estimate)"
 
 
 @dataclasses.dataclass(frozen=True)
 class Recommendation:
     """A model as the first-run panel, the Models dialog and `docqa models list` offer it on this machine."""
     model: ModelStatus
-    seconds_per_question: int | None  # a rough expectation here (catalog_choice.estimate); None: not a language model
+    # about how long a question takes here with the default method (Models.overview): the median of this machine's
+    # answers with the model, else the estimate (catalog_choice.estimate); None: not a language model
+    seconds_per_question: int | None
     why: str  # why it is the one recommended here; "" for the others
+    measured: int = 0  # the answers seconds_per_question is the median of; 0: an estimate
 
     @property
     def recommended(self) -> bool:
@@ -149,20 +177,52 @@ class Models:
         front end shows."""
         return recommend(self._resources.models.catalog, self.hardware)
 
-    def overview(self) -> list[Recommendation]:
+    def overview(self, method: str = DEFAULT_METHOD) -> list[Recommendation]:
         """Every model (statuses()) as offered here: the language models with about how long a question takes on
-        this machine, the recommended one marked with why."""
-        hw, choice = self.hardware, self.recommendation()
-        catalog = self._resources.models.catalog
+        this machine with `method` (the default one, the cascade, unless given; per_question), the recommended one
+        marked with why."""
+        choice = self.recommendation()
         rows = []
         for status in self.statuses():
-            entry = catalog.find(status.name)
-            seconds = None
+            seconds, measured = None, 0
             if status.role in ANSWERING_ROLES:
-                seconds = round(estimate(entry, hw, status.variant) if entry is not None
-                                else hw.seconds_per_question(status.size_mb, status.memory_gb))
-            rows.append(Recommendation(status, seconds, choice.why if status.name == choice.name else ""))
+                timing = self._per_question(method, self._timings(status.name), status)
+                seconds, measured = round(timing.seconds), timing.measured
+            rows.append(Recommendation(status, seconds, choice.why if status.name == choice.name else "", measured))
         return rows
+
+    # -- time per question: measured here, else estimated -------------------------------------------
+
+    def per_question(self, methods: list[str] | None = None, model: str | None = None) -> dict[str, PerQuestion]:
+        """About how long a question takes here with each method (every one when none are named) and `model`
+        (the one serving text tasks unless given), by method name: the median of this machine's newest
+        MEASURED_ANSWERS finished answers of the method that the model wrote in or that called no model, from the
+        first one on; before it, the estimate of the method's work for the model's size."""
+        methods = list(METHODS) if methods is None else methods
+        model = self._text_model_name() if model is None else model
+        timings = self._timings(model)
+        status = next((s for s in self.statuses() if s.name == model), None) if model else None
+        return {method: self._per_question(method, timings, status) for method in methods}
+
+    def _timings(self, model: str) -> dict[str, tuple[float, int]]:
+        return answers_store.method_timings(self._resources.db.cursor(), model, MEASURED_ANSWERS)
+
+    def _text_model_name(self) -> str:
+        """The name the answers record for the model serving text tasks ("" when there is none)."""
+        llm = self._settings.llm
+        if llm.backend == "remote":
+            return llm.remote_model or "remote"
+        return self.roles()["text"] or ""
+
+    def _per_question(self, method: str, timings: dict[str, tuple[float, int]],
+                      status: ModelStatus | None) -> PerQuestion:
+        if method in timings:
+            return PerQuestion(*timings[method])
+        if not _calls_a_model(method) or status is None:
+            return PerQuestion(None)
+        entry, work, hw = self._resources.models.catalog.find(status.name), workload(method), self.hardware
+        return PerQuestion(estimate(entry, hw, status.variant, work) if entry is not None
+                           else hw.seconds_per_question(status.size_mb, status.memory_gb, workload=work))
 
     def runs_on(self, onnx_device: str) -> dict[str, str]:
         """Where each model family runs here: llama.cpp, the page embedder (torch), layout and OCR (onnxruntime,
@@ -203,3 +263,10 @@ class Models:
     def remove(self, name: str, keep_files: bool = False) -> list[str]:
         """Forget a model; returns the downloaded files deleted from the cache (none with keep_files)."""
         return self._resources.models.remove(name, keep_files)
+
+
+def _calls_a_model(method: str) -> bool:
+    """Whether `method`'s time depends on the language model: a method with a workload, or one that needs a
+    model (MethodSpec.min_model_params); the quoted reader calls none. A method not registered (yet): assumed to."""
+    spec = METHODS.get(method)
+    return method in WORKLOADS or spec is None or spec.min_model_params > 0

@@ -41,3 +41,24 @@ def thread_answers(cur, thread_id: str) -> list[Answer]:
                        "WHERE id = ? OR json_extract_string(record, '$.thread') = ? ORDER BY created_at, rowid",
                        [thread_id, thread_id]).fetchall()
     return [_answer(*row) for row in rows]
+
+
+# The answers a method ran to the end: their time is what a question takes (a failed or stopped one is cut short).
+FINISHED = ("answered", "unverified", "passages", "not_found")
+
+
+def method_timings(cur, model: str, last: int = 20) -> dict[str, tuple[float, int]]:
+    """What questions took on this machine with `model`: by method, the median seconds of its newest `last`
+    finished answers that the model wrote in or that called no model (the quoted reader; a cascade whose quote
+    needed no choice: its time whatever the model), and how many that is."""
+    rows = cur.execute(
+        "WITH finished AS ("
+        "  SELECT method, created_at, rowid AS n, CAST(json_extract(record, '$.seconds') AS DOUBLE) AS seconds,"
+        "         json_extract_string(record, '$.calls[*].model') AS models"
+        "  FROM answers WHERE json_extract_string(record, '$.status') IN (SELECT unnest(?))),"
+        " newest AS ("
+        "  SELECT method, seconds, row_number() OVER (PARTITION BY method ORDER BY created_at DESC, n DESC) AS rank"
+        "  FROM finished WHERE len(models) = 0 OR list_contains(models, ?))"
+        " SELECT method, median(seconds), count(*) FROM newest WHERE rank <= ? GROUP BY method",
+        [list(FINISHED), model, last]).fetchall()
+    return {method: (float(seconds), count) for method, seconds, count in rows}

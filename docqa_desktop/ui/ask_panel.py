@@ -46,6 +46,7 @@ class AskPanel(QWidget):
         self.question.returnPressed.connect(self._ask)
         self.specs = {spec.name: spec for spec in methods}
         self.shortfalls: dict[str, str] = {}
+        self.timings: dict[str, str] = {}  # by method: about how long a question takes here (set_timings)
         self.method = QComboBox()
         self.method.setItemDelegate(MethodItems(self.method))
         for spec in methods:
@@ -130,9 +131,17 @@ class AskPanel(QWidget):
         view.setMinimumWidth(view.sizeHintForColumn(0) + 24)  # the popup as wide as its longest line
         self._describe(self.method.currentText())
 
+    def set_timings(self, timings: dict[str, str]) -> None:
+        """About how long a question takes here with each method and the current model (service.models.
+        per_question's texts: measured over this machine's answers, else the estimate), shown under the picker."""
+        self.timings = {name: text for name, text in timings.items() if text}
+        self._describe(self.method.currentText())
+
     def _describe(self, name: str) -> None:
         spec = self.specs.get(name)
         about = f"{spec.title} — {spec.description} Cost: {spec.cost}." if spec else ""
+        if spec and self.timings.get(name):
+            about += f" Here: {self.timings[name]}."
         if spec and self.shortfalls.get(name):
             about += f" ⚠ {spec.title} {self.shortfalls[name]}; its answers are labelled unverified."
         self.about.setText(about)
