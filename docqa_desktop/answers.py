@@ -125,6 +125,9 @@ class Answer:
     # gives the value from quoted numbers ("" when the value is read off a quote) and what the check found
     computation: str = ""
     check: str = ""
+    # a follow-up as the methods read it, its thread's subject and period written in ("And how many employees did
+    # it have?" -> "How many employees did Best Buy have …?"); "" when it was read as asked
+    standalone_question: str = ""
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
@@ -166,6 +169,8 @@ class Answer:
             shape["confidence"] = self.confidence
         if self.check:
             shape["proof"] = {"computation": self.computation, "check": self.check}
+        if self.standalone_question:
+            shape["read_as"] = self.standalone_question
         return shape
 
     def as_record(self) -> dict:

@@ -76,7 +76,8 @@ def print_answer(answer: Answer, printer: "StreamPrinter") -> None:
     was streamed as the model wrote it), the text (an unverified draft labelled as such), what was computed and
     checked, then the numbered citations (for a draft or passages: the passages to read)."""
     printer.finish(shown_text(answer), "" if answer.status.confident else answer.status.verdict)
-    proof = [line for line in (computed_line(answer), answer.check) if line]
+    read_as = f"Read as: {answer.standalone_question}" if answer.standalone_question else ""  # a follow-up, written out
+    proof = [line for line in (computed_line(answer), answer.check, read_as) if line]
     if proof:
         print("\n".join(proof) + ("\n" if answer.citations else ""), file=printer.out)
     for n, c in enumerate(answer.citations, 1):

@@ -18,7 +18,7 @@ from ..llm.gguf_file import ModelSize, size_text
 from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
                        method_settings, method_spec, run_method, typed_overrides)
 from ..methods.base import Turn
-from ..methods.conversation import question_in_context
+from ..methods.conversation import question_in_context, standalone_question
 from ..progress import Cancelled, Progress, ProgressFn, StreamFn
 from ..retrieval.page_source import PageSource
 from ..retrieval.scoped_search import ScopedSearch
@@ -87,10 +87,11 @@ class Answers:
         thread, turns = self._thread(follow_up)
         db = resources.db
         pages = PageSource(db)
+        asked = standalone_question(question, turns)  # a follow-up's "it", "and in 2012?" written out from the thread
         answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
-                        thread=thread)
+                        thread=thread, standalone_question=asked if asked != question else "")
         ctx = MethodContext(
-            question=question if spec.follow_ups == "conversation" else question_in_context(question, turns),
+            question=asked if spec.follow_ups == "conversation" else question_in_context(asked, turns),
             answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
             search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
             text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
@@ -158,7 +159,9 @@ class Answers:
         # stopped and failed answers are not what the thread knows
         earlier = [a for a in answers if a.status in (AnswerStatus.ANSWERED, AnswerStatus.PASSAGES, AnswerStatus.NOT_FOUND)]
         keep = self._resources.settings.ask.follow_up_turns
-        return answers[0].thread_id, [Turn(a.question, a.text) for a in earlier[-keep:]] if keep > 0 else []
+        # each turn's question as it was read, so that a chain of follow-ups keeps its subject
+        return answers[0].thread_id, ([Turn(a.standalone_question or a.question, a.text) for a in earlier[-keep:]]
+                                      if keep > 0 else [])
 
     # -- export -------------------------------------------------------------------------------------
 

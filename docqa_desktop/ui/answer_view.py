@@ -38,7 +38,14 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
     size = "large" if answer.status.confident else "medium"
     return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
             f'{verdict}<p style="font-size:{size}">{_paragraph(shown_text(answer))}</p>{proof_html(answer)}'
-            f'{error}{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+            f'{read_as_html(answer)}{error}{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+
+
+def read_as_html(answer: Answer) -> str:
+    """A follow-up as the app read it, its thread's subject and period written in; nothing when it was read as
+    typed."""
+    return (f'<p style="color:gray">Read as: {html.escape(answer.standalone_question)}</p>'
+            if answer.standalone_question else "")
 
 
 def earlier_html(earlier: list[Answer]) -> str:

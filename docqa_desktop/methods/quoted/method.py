@@ -122,9 +122,10 @@ def _reader_settings(settings: QuotedSettings) -> ReaderSettings:
 def _asked(ctx: MethodContext) -> Question:
     """The question as asked; a follow-up that names too little itself ("And in 2012?") is read with the
     thread's last question, keeping its own kind of value where it asks one. A follow-up that stands on its own
-    is read alone: the thread's words would pull in the last topic's pages and kind ("what time …")."""
+    is read alone: the thread's words would pull in the last topic's pages and kind ("what time …"); so is one
+    the service wrote out as a standalone question (ctx.question: its subject and period from the thread)."""
     own = parse_question(ctx.question)
-    if not ctx.conversation or (own.kind and len(own.terms) >= FOLLOW_UP_WORDS):
+    if not ctx.conversation or ctx.answer.standalone_question or (own.kind and len(own.terms) >= FOLLOW_UP_WORDS):
         return own
     thread = parse_question(thread_query(ctx.question, ctx.conversation))
     return replace(thread, kind=own.kind or thread.kind)
