@@ -37,11 +37,12 @@ SAMPLES = _common.REPO / "resources" / "samples"
 UNSEEN = "unseen"  # a question's "set" when no rule was written against its document
 
 
-def run_eval(name: str, questions: Path, home: Path, corpus: Path, report_only: bool, out_dir: Path) -> Path:
+def run_eval(name: str, questions: Path, home: Path, corpus: Path, report_only: bool, out_dir: Path,
+             method: str = "quoted", env: dict | None = None) -> Path:
     out = out_dir / name
     command = [str(_common.REPO / ".venv" / "bin" / "docqa"), "--home", str(home), "eval", str(questions),
-               "--corpus", str(corpus), "--method", "quoted", "--out", str(out)]
-    subprocess.run(command + (["--report-only"] if report_only else []), check=True, cwd=_common.REPO)
+               "--corpus", str(corpus), "--method", method, "--out", str(out)]
+    subprocess.run(command + (["--report-only"] if report_only else []), check=True, cwd=_common.REPO, env=env)
     return out
 
 

@@ -209,9 +209,9 @@ def test_cancelling_indexing_keeps_a_consistent_library(window, qtbot, tmp_path)
 
 def test_settings_dialog_saves_and_applies_the_asking_defaults(window, qtbot):
     from docqa_desktop.settings import Settings
-    assert window.ask_panel.method.currentText() == "quoted"  # only the built-in model: quoted answers
+    assert window.ask_panel.method.currentText() == "cascade"  # the default; with the built-in model it only quotes
     dialog = window.open_settings()
-    assert dialog.method.currentText() == "auto" and dialog.shown_method == "quoted"  # what auto uses now
+    assert dialog.method.currentText() == "auto" and dialog.shown_method == "cascade"  # what auto uses
     dialog.method.setCurrentText("m3docrag")  # the form below shows the chosen method's own settings
     assert set(dialog.method_fields) == {"k", "page_tokens", "answer_tokens"}
     dialog.method_fields["k"].setValue(7)
@@ -270,9 +270,9 @@ def test_the_app_names_the_three_verdicts_and_shows_passages_as_passages(window,
                                       window.answer_view.text.toHtml())
     assert set(shown) == {"answered", "passages", "not_found"}
     answered, passages, not_found = shown["answered"], shown["passages"], shown["not_found"]
-    assert answered[0].short_answer == "09:30" and "Answered · quoted" in answered[1]
+    assert answered[0].short_answer == "09:30" and "Answered · cascade" in answered[1] and "quoted; " in answered[1]
     assert passages[1].index("Closest passages, not an answer") < passages[1].index("The closest passages")
-    assert passages[0].citations and "Closest passages · quoted" in passages[1]
+    assert passages[0].citations and "Closest passages · cascade" in passages[1]
     assert "Not found in the documents" in not_found[1] and not not_found[0].citations
     from docqa_desktop.ui.answer_view import answer_html
     assert '<p style="font-size:large">09:30' in answer_html(answered[0])  # only an answer is set large

@@ -137,9 +137,9 @@ def test_the_first_run_panel_offers_models_and_downloads_one(qtbot, home, tmp_pa
         panel.table.selectRow(names.index("tiny-vl (Q4_K_M)"))
         panel.download_button.click()
         qtbot.waitUntil(lambda: "Installed tiny-vl" in panel.message.text(), timeout=60_000)
-    assert service.models.roles()["text"] == "tiny-vl" and service.answers.default_method == "simpledoc"
+    assert service.models.roles()["text"] == "tiny-vl" and service.answers.chooser() is not None
     assert not service.models.first_run_needed()  # a model of one's own: no welcome panel again
-    qtbot.waitUntil(lambda: window.ask_panel.method.currentText() == "simpledoc", timeout=10_000)
+    qtbot.waitUntil(lambda: window.ask_panel.method.currentText() == "cascade", timeout=10_000)
     assert "tiny-vl answers your questions now" in window.status_text.text()
     panel.reject()  # closed with Esc or the window's X: shown once all the same
     assert service.settings.locations.first_run_done.exists()
@@ -152,4 +152,4 @@ def test_skipping_the_first_run_keeps_quoted_answers_and_does_not_ask_again(wind
     panel = window.open_first_run()
     panel.skip_button.click()
     assert not panel.isVisible() and service.settings.locations.first_run_done.exists()
-    assert not service.models.first_run_needed() and service.answers.default_method == "quoted"
+    assert not service.models.first_run_needed() and service.answers.chooser() is None  # quoting only

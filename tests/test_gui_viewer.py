@@ -260,12 +260,12 @@ def test_the_data_folder_in_the_settings_file_is_where_the_next_start_keeps_the_
 
 def test_settings_with_auto_show_the_settings_of_the_method_auto_uses(window, qtbot):
     dialog = window.open_settings()
-    assert dialog.method.currentText() == "auto" and window.service.answers.default_method == "quoted"
-    quoted = window.service.answers.method_settings("quoted")
-    assert set(dialog.method_fields) == set(quoted) and dialog.shown_method == "quoted"
+    assert dialog.method.currentText() == "auto" and window.service.answers.default_method == "cascade"
+    cascade = window.service.answers.method_settings("cascade")
+    assert set(dialog.method_fields) == set(cascade) and dialog.shown_method == "cascade"
     texts = [label.text() for label in dialog.method_area.widget().findChildren(type(dialog.data_note))]
-    assert "auto uses Quoted answer now; its settings:" in texts
-    assert "Quoted answer: min coverage" in texts
+    assert "auto uses Answer (quoted, then the model chooses) now; its settings:" in texts
+    assert "Answer (quoted, then the model chooses): min coverage" in texts
     dialog.method_fields["passages"].setValue(quoted["passages"] + 1)
     dialog.accept()
     qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)

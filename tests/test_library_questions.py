@@ -173,7 +173,7 @@ def _ask_json(home, question: str, capsys, *docs: str) -> dict:
 
 def test_which_documents_mention_a_phrase_lists_every_one_cited_at_its_first_page(library_home, capsys):
     answer = _ask_json(library_home, "Which documents mention Port Ellery?", capsys)
-    assert answer["method"] == "quoted" and answer["status"] == "answered" and answer["llm_calls"] == 0
+    assert answer["method"] == "cascade" and answer["status"] == "answered" and answer["llm_calls"] == 0
     assert answer["answer_format"] == "List"
     assert json.loads(answer["short_answer"]) == ["alpha.pdf", "beta.pdf", "gamma.pdf"]
     assert answer["answer"].startswith("From the library index: 3 of the 4 documents in the library mention "

@@ -79,18 +79,20 @@ def test_auto_never_picks_a_method_the_text_model_is_too_small_for(home, tmp_pat
     from tiny_gguf import write_header_only
 
     with Service(make_settings(home)) as service:
-        assert service.answers.default_method == "quoted"  # the built-in 135M model alone
+        assert service.answers.default_method == "cascade" and service.answers.chooser() is None  # the built-in 135M
         small = write_header_only(tmp_path / "small.gguf", 400_000_000, "small-text")  # no label: its weights
         service.models.import_file(small, name="small-text")
-        assert service.models.roles()["text"] == "small-text" and service.answers.default_method == "quoted"
+        assert service.models.roles()["text"] == "small-text" and service.answers.chooser() is None
         assert service.models.shortfall("simpledoc").startswith(
             "needs a language model of about 1B parameters or more; the text model small-text is a 400M model — ")
         large = write_header_only(tmp_path / "large.gguf", 200_000_000, "large-text", size_label="1.5B")
         service.models.import_file(large, name="large-text")
         service.models.set_default("text", "large-text")
-        assert service.answers.default_method == "simpledoc" and not any(service.models.shortfalls().values())
+        assert service.answers.chooser() is not None and not any(service.models.shortfalls().values())
+        assert service.answers.chooser_said() == "the cascade's choices are made by large-text"
         service.models.set_default("text", "smollm2-135m-instruct")  # the built-in one, chosen while others exist
-        assert service.answers.default_method == "quoted"
+        assert service.answers.chooser() is None  # the 135M never chooses
+        assert service.answers.chooser_said().startswith("the cascade quotes only: ")
         assert service.models.shortfall("m3docrag").startswith(
             "needs a language model of about 1B parameters or more; the text model smollm2-135m-instruct is a "
             "135M model — ")
@@ -102,7 +104,8 @@ def test_auto_never_picks_a_method_the_text_model_is_too_small_for(home, tmp_pat
         service.apply_settings(dataclasses.replace(service.settings, llm=dataclasses.replace(
             service.settings.llm, backend="remote", remote_url="http://127.0.0.1:9/v1"),
             ask=dataclasses.replace(service.settings.ask, method="auto")))
-        assert service.models.text_model_size() is None and service.answers.default_method == "simpledoc"
+        assert service.models.text_model_size() is None and service.answers.default_method == "cascade"
+        assert service.answers.chooser() is not None
         assert not any(service.models.shortfalls().values())
 
 
@@ -143,7 +146,7 @@ def test_the_method_picker_shows_the_floor_beside_the_methods_it_concerns(window
             assert option.text == f"{name} — needs a ≥1B model" and BUILT_IN_ONLY in tip
         else:
             assert option.text == name and "needs a language model" not in tip
-    assert panel.method.currentText() == "quoted" and "needs a language model" not in panel.about.text()
+    assert panel.method.currentText() == "cascade" and "needs a language model" not in panel.about.text()
     panel.method.setCurrentText("m3docrag")  # still selectable
     assert panel.method.currentText() == "m3docrag"
     assert f"M3DocRAG {BUILT_IN_ONLY}" in panel.about.text() and "labelled unverified" in panel.about.text()

@@ -329,19 +329,22 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
         assert main(["models", "list", "--home", home]) == 0
         return next(line for line in capsys.readouterr().out.splitlines() if line.startswith("text tasks"))
 
-    def default_method() -> str:
+    def chooser() -> str:
+        """Who makes the default cascade's choices, as `docqa methods` says under it."""
         assert main(["methods", "--home", home]) == 0
-        return next(line.split()[0] for line in capsys.readouterr().out.splitlines() if "(default)" in line)
+        lines = capsys.readouterr().out.splitlines()
+        assert next(line.split()[0] for line in lines if "(default)" in line) == "cascade"
+        return next(line.strip() for line in lines if line.strip().startswith("the cascade "))
 
     assert serving() == "text tasks   → smollm2-135m-instruct (the most capable installed)"
-    assert default_method() == "quoted"  # the built-in model alone: quoted answers
+    assert chooser().startswith("the cascade quotes only")  # the built-in model alone: quoted answers
     assert main(["models", "import", str(tiny_vlm_files[0]), "--name", "tiny-text", "--home", home]) == 0
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")  # fewer weights than the built-in
     # SmolLM2 has 134.5 M weights; this one is labelled 1.5B, above the floor of the methods that need a model
     big = write_header_only(tmp_path / "big.gguf", 200_000_000, size_label="1.5B")
     assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
     assert serving() == "text tasks   → big-text (the most capable installed)"
-    assert default_method() == "simpledoc"  # a capable model answers with the default paper method
+    assert chooser() == "the cascade's choices are made by big-text"  # a capable model chooses
     assert main(["models", "default", "text", "tiny-text", "--home", home]) == 0  # the user's choice wins
     assert serving().startswith("text tasks   → tiny-text (your choice")
     assert 'text_model = "tiny-text"' in (tmp_path / "home" / "config" / "settings.toml").read_text(encoding="utf-8")
@@ -351,4 +354,4 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
     assert serving().startswith("text tasks   → big-text ")
     assert main(["models", "remove", "big-text", "--home", home]) == 0
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")
-    assert default_method() == "quoted"
+    assert chooser().startswith("the cascade quotes only")

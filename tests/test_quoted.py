@@ -212,7 +212,7 @@ def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(sample
     """A fresh library with only the built-in model: `docqa ask` quotes the memo (found through OCR), leads
     with the time, cites the sentence's region, calls no model and says it was quoted."""
     answer = _ask_json(samples_home, FERRY, capsys)
-    assert answer["method"] == "quoted" and answer["status"] == "answered" and answer["llm_calls"] == 0
+    assert answer["method"] == "cascade" and answer["status"] == "answered" and answer["llm_calls"] == 0
     assert answer["short_answer"] == "18:40" and answer["answer"].startswith("18:40\n")
     assert "Quoted from ferry-memo-scanned.pdf, page 1" in answer["answer"]
     cited = answer["citations"][0]
@@ -232,11 +232,12 @@ def test_a_question_the_library_cannot_answer_gets_no_confident_quote(samples_ho
 
 def test_the_built_in_model_is_still_a_method_option(home):
     with Service(make_settings(home, layout=False)) as service:
-        assert service.answers.default_method == "quoted" and "simpledoc" in [s.name for s in service.answers.methods()]
+        assert service.answers.default_method == "cascade" and service.answers.chooser() is None
+        assert "simpledoc" in [s.name for s in service.answers.methods()]
         remote = dataclasses.replace(service.settings, llm=dataclasses.replace(
             service.settings.llm, backend="remote", remote_url="http://127.0.0.1:9"))
         service.apply_settings(remote)
-        assert service.answers.default_method == "simpledoc"  # a configured server is a capable model
+        assert service.answers.chooser() is not None  # a configured server is a capable chooser
         chosen = dataclasses.replace(remote, ask=dataclasses.replace(remote.ask, method="m3docrag"))
         service.apply_settings(chosen)
         assert service.answers.default_method == "m3docrag"  # the user's choice always wins
@@ -284,7 +285,7 @@ def test_the_three_verdicts_through_the_cli_and_the_four_export_formats(hours_ho
     assert main(["ask", question, "--home", str(hours_home)]) == 0
     printed = capsys.readouterr().out
     label = AnswerStatus(status).label
-    assert f"\n{label} · quoted" in printed
+    assert f"\n{label} · cascade" in printed
     assert (VERDICTS.get(AnswerStatus(status), "") in printed)
     for fmt in ("md", "html", "pdf", "json"):
         out = tmp_path / f"{status}.{fmt}"

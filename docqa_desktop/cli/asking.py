@@ -8,7 +8,7 @@ import textwrap
 
 from ..answers import Answer
 from ..progress import describe
-from ..service import METHOD_NAMES, QUOTED, Service, cited_line, computed_line, method_setting_defaults, shown_text
+from ..service import CASCADE, METHOD_NAMES, QUOTED, Service, cited_line, computed_line, method_setting_defaults, shown_text
 from .common import add_doc_option, cancel_on_sigint, positive
 
 METHOD_HELP = "default: setting ask.method (auto: quoted answers until a capable model is installed)"
@@ -66,7 +66,7 @@ def ask(service: Service, args) -> int:
         print(f"\n{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
-        if answer.method == QUOTED:
+        if answer.method in (QUOTED, CASCADE) and not answer.calls:  # no model had a say
             print(service.models.upgrade_hint())
     return EXIT_CODES.get(answer.status.value, 1)
 
@@ -127,6 +127,8 @@ def methods(service: Service, args) -> int:
             print("  " + "; ".join(extras))
         if shortfalls[spec.name]:
             print(f"  {spec.name} {shortfalls[spec.name]}")
+        if spec.name == CASCADE:
+            print(f"  {service.answers.chooser_said()}")
         print("  settings: " + ", ".join(f"{k}={v}" for k, v in spec.as_json()["settings"].items()))
     return 0
 

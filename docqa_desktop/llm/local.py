@@ -153,7 +153,10 @@ class LocalBackend(Backend):
         """
         from llama_cpp import LlamaGrammar, LogitsProcessorList, StoppingCriteriaList
 
-        grammar = LlamaGrammar.from_string(schema_grammar(options.schema), verbose=False) if options.schema else None
+        gbnf = schema_grammar(options.schema) if options.schema else options.grammar
+        grammar = LlamaGrammar.from_string(gbnf, verbose=False) if gbnf else None
+        first_tokens = {choice: llm.tokenize(choice.encode("utf-8"), add_bos=False, special=False)[0]
+                        for choice in options.choices}
         seeds = _seeds(options.seed, n)
         results: list[tuple[dict, TokenObserver, float]] = []
         evaluated = _Evaluated()
@@ -168,7 +171,7 @@ class LocalBackend(Backend):
             for seed in seeds:
                 if cancel is not None and cancel.is_set():
                     break
-                observer = TokenObserver(options.logprobs, cancel)
+                observer = TokenObserver(options.logprobs, cancel, first_tokens)
                 stops = [*handler_stops, observer.should_stop]
                 if options.on_text is not None and n == 1:
                     stops.append(TextStream(llm.detokenize, options.on_text))
@@ -240,7 +243,8 @@ def _finish(raw: list[tuple[dict, TokenObserver, float]], options: Options, prom
             finish_reason="cancelled" if observer.cancelled else choice["finish_reason"] or "stop",
             usage=Usage(prompt_tokens if i == 0 else 0, out["usage"]["completion_tokens"], seconds,
                         cached_tokens if i == 0 else 0),
-            token_logprobs=observer.logprobs, token_entropies=observer.entropies)
+            token_logprobs=observer.logprobs, token_entropies=observer.entropies,
+            choice_probabilities=observer.choice_probabilities)
         completions.append(completion)
     if options.schema is not None:
         parse_samples(completions, options.schema)

@@ -12,9 +12,12 @@ import numpy as np
 
 
 class TokenObserver:
-    def __init__(self, measure: bool, cancel: threading.Event | None):
+    def __init__(self, measure: bool, cancel: threading.Event | None, first_tokens: dict[str, int] | None = None):
         self.measure = measure
         self.cancel = cancel
+        self.first_tokens = first_tokens or {}  # {choice: its first token}: their probabilities at the first step
+        self.choice_probabilities: dict[str, float] = {}
+        self._first_step = True
         self.entropies: list[float] = []
         self.logprobs: list[float] = []
         self._last: np.ndarray | None = None  # log-softmax of the previous step
@@ -22,6 +25,10 @@ class TokenObserver:
         self.cancelled = False  # this sample was stopped by cancellation
 
     def __call__(self, input_ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        if self._first_step:
+            self._first_step = False
+            if self.first_tokens:
+                self._record_choices(np.asarray(logits, dtype=np.float64))
         if not self.measure:
             return logits
         self._record_chosen(input_ids)
@@ -32,6 +39,17 @@ class TokenObserver:
         self.entropies.append(float(-(np.exp(log_p) * log_p).sum()))
         self._last, self._seen = log_p, len(input_ids)
         return logits
+
+    def _record_choices(self, scores: np.ndarray) -> None:
+        """Each choice's share of the probability the first step gives all the choices' first tokens (choices
+        that begin with the same token split its share)."""
+        tokens = list(self.first_tokens.values())
+        ids = sorted(set(tokens))
+        picked = scores[ids]
+        weights = np.exp(picked - picked.max())
+        by_token = dict(zip(ids, weights / weights.sum()))
+        self.choice_probabilities = {choice: float(by_token[token]) / tokens.count(token)
+                                     for choice, token in self.first_tokens.items()}
 
     def _record_chosen(self, input_ids: np.ndarray) -> None:
         # The token chosen at the previous step is the one that entered input_ids since.

@@ -83,6 +83,8 @@ class RemoteBackend(Backend):
             body["repeat_penalty"] = options.repeat_penalty  # llama.cpp and vLLM extension
         if options.logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        if options.grammar:
+            body["grammar"] = options.grammar  # llama.cpp's server extension; others ignore it (the reply is checked)
         started = time.perf_counter()
         if options.schema is None:
             response = self._open("POST", "/chat/completions", body)

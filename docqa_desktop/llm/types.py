@@ -20,6 +20,10 @@ class Options:
     temperature: float = 0.0
     seed: int | None = None  # a seeded call gives the same output every time on the same backend
     schema: dict | None = None  # JSON schema: decoding is constrained and the output parsed
+    grammar: str | None = None  # GBNF: decoding is constrained to it, the output left as text (not with schema)
+    # the replies the grammar allows begin with one of these: the completion gives each one's probability at the
+    # first step (its first token's, renormalised over them), the model's margin between the choices it had
+    choices: tuple[str, ...] = ()
     logprobs: bool = False  # per-token log-probabilities and entropies of the output
     repeat_penalty: float = 1.0  # > 1 discourages loops in free text; keep 1.0 for JSON (it repeats quotes)
     # called with the whole text generated so far as it grows (streaming; one-sample calls only)
@@ -44,6 +48,7 @@ class Completion:
     parsed: Any = None  # the JSON value when Options.schema was given
     token_logprobs: list[float] = field(default_factory=list)
     token_entropies: list[float] = field(default_factory=list)  # nats, one per sampling step
+    choice_probabilities: dict[str, float] = field(default_factory=dict)  # Options.choices: {choice: p}, sum 1
 
     @property
     def mean_entropy(self) -> float:

@@ -18,9 +18,9 @@ from .proof.verify import verify as verify_proof
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
                                                                  mdocagent.SPEC, mmrag.SPEC, docreact.SPEC,
-                                                                 quoted.SPEC)}
-AUTO = "auto"  # ask.method's default: quoted answers on the built-in models alone, else SimpleDoc
-QUOTED, CAPABLE_DEFAULT = quoted.SPEC.name, simpledoc.SPEC.name
+                                                                 quoted.SPEC, quoted.CASCADE)}
+AUTO = "auto"  # ask.method's default: the cascade (quoted, then with a model at or above the floor its choice)
+QUOTED, CASCADE, CAPABLE_DEFAULT = quoted.SPEC.name, quoted.CASCADE.name, simpledoc.SPEC.name
 
 
 

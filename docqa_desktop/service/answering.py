@@ -15,7 +15,7 @@ from ..errors import InvalidRequest, UnknownDocument
 from ..evaluation import EvalOutcome, EvalPorts, EvalQuestion, EvalRunner, saved_records, write_report
 from ..export import export as export_answer
 from ..llm.gguf_file import ModelSize, size_text
-from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, METHODS, QUOTED, MethodContext, MethodSpec, PrepareContext,
+from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, CASCADE, METHODS, MethodContext, MethodSpec, PrepareContext,
                        method_settings, method_spec, run_method, typed_overrides)
 from ..methods.base import Turn
 from ..methods.conversation import question_in_context, standalone_question
@@ -48,12 +48,22 @@ class Answers:
 
     @property
     def default_method(self) -> str:
-        """The method a question goes to: ask.method, or with "auto" (the default) SimpleDoc when the text model
-        is as large as it needs (MethodSpec.min_model_params), else quoted answers (the built-in model alone)."""
+        """The method a question goes to: ask.method, or with "auto" (the default) the cascade: quoted answers,
+        then a choice by the text model among candidates when it is large enough (chooser())."""
         chosen = self._resources.settings.ask.method
-        if chosen != AUTO_METHOD:
-            return chosen
-        return QUOTED if self._models.shortfall(CAPABLE_DEFAULT) else CAPABLE_DEFAULT
+        return CASCADE if chosen == AUTO_METHOD else chosen
+
+    def chooser(self):
+        """The text model when it may choose among candidates: at or above the model methods' floor, or a
+        server's (its size is the user's choice); None with the built-in model alone."""
+        return None if self._models.shortfall(CAPABLE_DEFAULT) else self._resources.runtimes.text()
+
+    def chooser_said(self) -> str:
+        """Which model makes the cascade's choice, or why none does, in a sentence."""
+        shortfall = self._models.shortfall(CAPABLE_DEFAULT)
+        if shortfall:
+            return f"the cascade quotes only: choosing among candidates {shortfall}"
+        return f"the cascade's choices are made by {self._models.roles()['text'] or 'the server\'s model'}"
 
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""
@@ -96,7 +106,8 @@ class Answers:
             search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
             text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
-            progress=progress or (lambda p: None), cancel=cancel, stream=stream, conversation=turns)
+            progress=progress or (lambda p: None), cancel=cancel, stream=stream, conversation=turns,
+            chooser=self.chooser())
         run_method(spec, ctx, settings.ask.check_proofs)
         mark_below_floor(answer, spec, self._models.writers(answer.models, ctx.text_model, ctx.vision_model))
         if save:

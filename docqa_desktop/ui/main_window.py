@@ -23,7 +23,7 @@ from .. import settings as settings_file
 from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
 from ..progress import Progress, describe
-from ..service import EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
+from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
 from .elided import ElidedLabel
@@ -308,7 +308,8 @@ class MainWindow(QMainWindow):
         def run(progress, cancel):
             answer = self.service.answers.ask(question, docs, method, progress=progress, cancel=cancel,
                                       stream=progress, follow_up=follow_up)  # text so far, as a str event
-            return answer, self.service.models.upgrade_hint() if answer.method == QUOTED else ""
+            return answer, self.service.models.upgrade_hint() if answer.method in (QUOTED, CASCADE) and not answer.calls \
+                else ""
 
         def event(value) -> None:
             if isinstance(value, str):
@@ -320,6 +321,7 @@ class MainWindow(QMainWindow):
             answer, hint = result
             self.thread = earlier + [answer]
             self.show_answer(answer, earlier)
+            self._check_models()  # the picker's measured time per question now counts this answer
             if hint:  # what a recommended model would add to a quoted answer
                 self.status_text.setText(hint)
 
@@ -477,12 +479,14 @@ class MainWindow(QMainWindow):
         """Which models serve now (off the GUI thread: it reads their files' headers): the first-run note while
         there is no vision model, and beside each method whether the text model is large enough for it."""
         def roles(progress, cancel):
-            return self.service.models.roles(), self.service.models.shortfalls()
+            models = self.service.models
+            return models.roles(), models.shortfalls(), {n: t.text for n, t in models.per_question().items()}
 
         def show(found) -> None:
-            roles, shortfalls = found
+            roles, shortfalls, timings = found
             self.first_run.setVisible(roles.get("vision") is None)
             self.ask_panel.set_shortfalls(shortfalls)
+            self.ask_panel.set_timings(timings)  # this machine's measured time per question, or the estimate
 
         self.tasks.start("models", roles, show)
 

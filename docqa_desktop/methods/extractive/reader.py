@@ -13,12 +13,13 @@ from .qualifiers import subject_names
 from .question import Question, parse_question
 from .scoring import Candidate, Found, Scored, rank, value_candidates
 from .sentences import sentences
-from .table_answers import TableReading, label_words, read_tables
+from .table_answers import CellAnswer, TableReading, candidate_cells, label_words, read_tables
 
 NAMES_CHECKED = 40  # the best sentences looked at for the question's names
 TABLE_PAGES = 5  # pages whose tables' row labels name the question's words, read beside the retrieved ones
 TITLE_CHARS = 200  # a page's first characters, its title, name what its tables are about ("Consolidated …")
 AMBIGUITY = 0.05  # two values of one sentence this close in affinity cannot be told apart
+NEAR_CELLS = 12  # cells kept by their labels' nearness to the question, for a model to choose among
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Reading(NamedTuple):
     table: TableReading  # what the pages' tables, read as tables, answer
     key_terms: tuple[str, ...]  # the question's most specific words that the pages hold (none: not about it)
     computed: Computed | None  # a difference of two cells the question names, computed by the app
+    near_cells: tuple[CellAnswer, ...]  # the cells nearest the question by their labels, nearest first
 
 
 def read(ctx: MethodContext, question: Question, pages: list[PageRef],
@@ -58,7 +60,7 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
     computed = None if table.answer else compute(question, lambda q: read_tables(q, tables, subjects))
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
                    table, tuple(word for _, word in ranking.core) + _names_held(question, ranking.sentences),
-                   computed)
+                   computed, tuple(candidate_cells(question, tables, subjects, NEAR_CELLS)))
 
 
 def _names_held(question: Question, ranked: list[Scored]) -> tuple[str, ...]:

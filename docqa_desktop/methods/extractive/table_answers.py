@@ -33,6 +33,8 @@ VERBATIM_BONUS = 0.05
 SUBJECT_BONUS = 0.1
 _YEARS = re.compile(r"\b(?:19|20)\d\d\b")
 _FISCAL_YEAR = re.compile(r"fy(?:19|20)?\d\d")  # "FY2023": the year, which the labels must say
+# what a cell's labels naming the question's years, and its names ("Texas"), add to its nearness (candidate_cells)
+NEAR_YEARS, NEAR_NAMES = 0.3, 0.3
 CONTEXT_WEIGHT = 0.1  # what the caption and the page's title add to a cell's fit: a tie-break, never a match
 _REFERENCE = re.compile(r"\b(?:table|figure|fig\.?|exhibit|section|appendix)\s+[\dIVX]+[a-z]?\b", re.I)
 _EXCLUDING = re.compile(r"\b(?:excluding|except(?:ing)?|other than|without|not including|net of)\s+((?:the\s+)?"
@@ -103,6 +105,35 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
     if tied:
         return TableReading(None, (fitting[0], *tied), tuple(notes))
     return TableReading(fitting[0], (), tuple(notes))
+
+
+def candidate_cells(question: Question, tables: list[tuple[PageRef, TableOnPage, str]],
+                    subjects: frozenset[str], most: int) -> list[CellAnswer]:
+    """The `most` cells nearest the question by their labels alone, with none of read_tables' rejections: what a
+    model may choose among when no cell answers by the rules (a cell whose row names nothing asked is left
+    out; a cell naming a year the question does not ask ranks below one naming its years)."""
+    numeric = question.kind in NUMERIC_KINDS
+    terms = _terms(question, subjects)
+    if not terms or (question.kind is not None and not numeric):
+        return []
+    near = []
+    for ref, table, title in tables:
+        context = WordSet(f"{table.caption} {title}")
+        for cell in table.cells:
+            if cell.column == 0 or (numeric and cell.number is None) or not cell.text.strip():
+                continue
+            row = WordSet(cell.row_path)
+            if not any(_has(row, t) for t in terms):
+                continue
+            labels = f"{cell.row_path} {cell.column_path} {table.caption}"
+            years = sum(y in labels for y in question.years) / max(1, len(question.years))
+            names = sum(name.lower() in labels.lower() for name in question.names) / max(1, len(question.names))
+            fit = _share(terms, row, WordSet(cell.column_path)) + CONTEXT_WEIGHT * _share(terms, context) + \
+                NEAR_YEARS * years - YEAR_PENALTY * _other_years(question, cell) + NEAR_NAMES * names
+            near.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
+                                   f"{_labels(cell)}: {cell.text}"))
+    near.sort(key=lambda a: -a.fit)
+    return near[:most]
 
 
 def label_words(question: Question, subjects: frozenset[str]) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ...answers import AnswerStatus, Citation, PageRef
 from ..base import MethodContext
@@ -47,26 +48,40 @@ class QuotedSettings:
     max_sentences: int = 600  # sentences scored at most (the retrieved pages' first ones, best page first)
 
 
+class Read(NamedTuple):
+    """What the reader read for a question, for a step after it (the cascade's choice)."""
+    question: Question
+    reading: Reading
+    pages: list[PageRef]
+
+
 def run(ctx: MethodContext) -> None:
+    answer_quoted(ctx)
+
+
+def answer_quoted(ctx: MethodContext) -> Read | None:
+    """The quoted verdict on ctx.answer; what was read, or None when the index answered (a library question, a
+    title block's authors)."""
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
     question = _asked(ctx)
     library_question = parse_library_question(ctx.question)
     if library_question is not None:  # "which of my files mention …": the index answers, exactly
         answer_library_question(ctx, library_question)
-        return
+        return None
     ctx.step("retrieving pages")
     pages = ctx.readable(ctx.retrieve(question.text, settings.k))
     answer.note_stage("retrieved", pages)
     authors = authors_asked(ctx.question)
     if authors and answer_authors(ctx, authors, pages):  # the title block, as the library index read it
-        return
+        return None
     ctx.step("finding the sentences that answer")
     reading = read(ctx, question, pages, _reader_settings(settings))
     answer.pages_used = pages
     answer.note_stage("read", pages)
     answer.notes += _trace(question, reading, settings)
     _conclude(ctx, question, reading, pages)
+    return Read(question, reading, pages)
 
 
 def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: list[PageRef]) -> None:

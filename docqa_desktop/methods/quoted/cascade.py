@@ -1,0 +1,161 @@
+"""The default answer ("auto"): quoted, then the model chooses.
+
+a. The quoted reader answers when it is sure (no model; about a second).
+b. Otherwise, with a text model at or above the floor (ctx.chooser), the model gets the question and a short
+   lettered list of candidates from the pages read (candidates.py) and makes one grammar-constrained choice
+   (choice.py): a candidate, a span of one, an operation over two values that the app computes, or none.
+c. The choice stands only when what it quotes is on its cited page and the model's margin holds: its probability
+   for the reply at least `min_probability`, or the reply is the value the reader itself ranked first.
+d. Otherwise the quoted verdict stays: the closest passages (with the model's lean said to be one), or not found.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ...answers import AnswerStatus, Citation
+from ...llm import ModelError
+from ..base import MethodContext
+from ..citations import cite
+from ..proof.quotes import number_values
+from . import choice as choosing
+from .candidates import Option, options
+from .method import QuotedSettings, Read, answer_quoted
+
+PROMPT_TOKENS = 1200  # the choice's prompt at most: a laptop's model reads it in about ten seconds
+
+
+@dataclass(frozen=True)
+class CascadeSettings(QuotedSettings):
+    # the least probability the model's first step gives its reply, among the replies allowed, for the choice to
+    # stand without the reader's agreement (set on dev.jsonl: benchmarks/cascade.py)
+    min_probability: float = 0.6
+    prompt_tokens: int = PROMPT_TOKENS
+
+
+def run(ctx: MethodContext) -> None:
+    started = time.perf_counter()
+    read = answer_quoted(ctx)
+    answer = ctx.answer
+    if read is None or answer.status is AnswerStatus.ANSWERED:
+        _say_step(ctx, "quoted", started)
+        return
+    if ctx.chooser is None or answer.status is not AnswerStatus.PASSAGES:
+        return  # no model that may choose, or no page read is about the question: quoted's verdict stands
+    _choose(ctx, read, started)
+
+
+def _choose(ctx: MethodContext, read: Read, started: float) -> None:
+    chooser, settings, answer = ctx.chooser, ctx.settings, ctx.answer
+    reserve = sum(chooser.count_tokens(m.text) for m in choosing.messages(read.question.text, [], True))
+
+    def fits(trial: list[Option]) -> bool:
+        return reserve + sum(chooser.count_tokens(o.line()) + 1 for o in trial) <= settings.prompt_tokens
+
+    offered = options(read.question, read.reading, fits)
+    if not offered:
+        answer.notes.append("cascade: no candidate to choose among")
+        return
+    operations = choosing.operations_allowed(offered)
+    ctx.step(f"the model chooses among {len(offered)} candidates")
+    try:
+        completion = ctx.call("choose among candidates", chooser, choosing.messages(ctx.question, offered, operations),
+                              choosing.reply_options(offered, operations), read.pages)
+    except ModelError as exc:  # the quoted verdict stands; the failure is noted, not the answer's
+        answer.notes.append(f"cascade: the model failed ({exc}); the passages stand")
+        return
+    chosen = choosing.parse(completion.text, offered, completion.choice_probabilities)
+    answer.notes += [f"cascade: candidate {o.line()[:200]}" for o in offered]
+    answer.notes.append(f"cascade: the model replied {chosen.reply!r}" + ("" if chosen.none else f", the value "
+                        f"{_value(chosen)!r},") + f" with probability {chosen.probability:.3f}")
+    if chosen.none:
+        answer.notes.append("cascade: the model found none of the candidates an answer; the passages stand")
+        return
+    problem = _unproven(ctx, chosen)
+    agreed = _agrees(read, chosen)
+    if problem or not (chosen.probability >= settings.min_probability or agreed):
+        why = problem or f"its probability {chosen.probability:.2f} is under {settings.min_probability}"
+        answer.notes.append(f"cascade: the choice is not trusted: {why}")
+        _lean(ctx, chosen, why)
+        return
+    _answered(ctx, chosen, len(offered), agreed, started)
+
+
+def _unproven(ctx: MethodContext, chosen: choosing.Choice) -> str:
+    """Why the choice's quote does not hold on its page ("" when it does): a span copied from its candidate, and
+    each value among the numbers (or words) of the page it is cited to."""
+    if chosen.span and " ".join(chosen.span.split()).lower() not in " ".join(chosen.options[0].context.split()).lower():
+        return f"the span {chosen.span!r} is not copied word for word from candidate {chosen.options[0].label}"
+    for option in chosen.options:
+        page = ctx.pages.text_or_empty(option.ref)
+        values = number_values(option.value)
+        if values and not set(values) <= set(number_values(page)):
+            return f"{option.value!r} is not on {option.ref.source}"
+    return ""
+
+
+def _agrees(read: Read, chosen: choosing.Choice) -> bool:
+    """Whether the choice is the value the reader ranked first among its sentences' (not a cell of a tie: the
+    reader ranks tied cells by chance)."""
+    if chosen.operation or chosen.span:
+        return False
+    first = next((f for f in read.reading.found if not f.rejected), None)
+    option = chosen.options[0]
+    return first is not None and first.scored.candidate.ref.key() == option.ref.key() and \
+        first.value.text == option.value
+
+
+def _answered(ctx: MethodContext, chosen: choosing.Choice, offered: int, agreed: bool, started: float) -> None:
+    answer = ctx.answer
+    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(chosen.probability, 3)
+    sources = " and ".join(f"{o.ref.source}: “{o.context}”" for o in chosen.options)
+    if chosen.operation:
+        value = _shown(chosen)
+        answer.short_answer, answer.answer_format, answer.computation = value, "Float", chosen.expression
+        answer.text = f"{value}\n\nComputed by the app ({chosen.operation}) from the values the model chose: {sources}"
+        how = f"computed by the app from 2 of {offered} candidates the model chose"
+    else:
+        value = chosen.span or chosen.options[0].value
+        answer.short_answer, answer.answer_format, answer.computation = value, "Str", ""
+        answer.text = f"{value}\n\nChosen by the model among {offered} candidates from the pages: {sources}"
+        how = f"chosen by the model among {offered} candidates"
+    answer.citations = [c for o in chosen.options for c in _citations(ctx, o, value)]
+    margin = "the reader ranked it first" if agreed and chosen.probability < ctx.settings.min_probability \
+        else f"probability {chosen.probability:.2f}"
+    answer.check = f"{how} ({margin}); {_elapsed(started)}"
+
+
+def _lean(ctx: MethodContext, chosen: choosing.Choice, why: str) -> None:
+    """The passages stay the answer; the model's choice is shown above them, said to be uncertain."""
+    answer = ctx.answer
+    lean = _value(chosen)
+    where = ", ".join(o.ref.source for o in chosen.options)
+    answer.text = f"The model leans to “{lean}” ({where}), but not surely enough to answer ({why}).\n\n{answer.text}"
+
+
+def _citations(ctx: MethodContext, option: Option, value: str) -> list[Citation]:
+    ref = option.ref
+    if option.box is not None:  # a cell: its box
+        return [Citation(ref.doc, ref.path, ref.page, ref.label, option.context, option.box)]
+    return cite(ctx.pages, [(ref, option.context)], value, [ref])
+
+
+def _value(chosen: choosing.Choice) -> str:
+    """What the choice answers: the computed value, the span, or the candidate's value."""
+    return _shown(chosen) if chosen.operation else chosen.span or chosen.options[0].value
+
+
+def _shown(chosen: choosing.Choice) -> str:
+    value = round(chosen.computed, 2)
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{text}%" if chosen.operation == "change" else text
+
+
+def _say_step(ctx: MethodContext, step: str, started: float) -> None:
+    answer = ctx.answer
+    said = f"{step}; {_elapsed(started)}"
+    answer.check = f"{said}; {answer.check}" if answer.check else said
+
+
+def _elapsed(started: float) -> str:
+    return f"{time.perf_counter() - started:.1f} s"
