@@ -17,7 +17,7 @@ from ..export import export as export_answer
 from ..llm.gguf_file import ModelSize, size_text
 from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, CASCADE, METHODS, MethodContext, MethodSpec, PrepareContext,
                        method_settings, method_spec, run_method, typed_overrides)
-from ..methods.base import Turn
+from ..methods.base import LANGUAGE_MODEL_FLOOR, Turn
 from ..methods.conversation import question_in_context, standalone_question
 from ..progress import Cancelled, Progress, ProgressFn, StreamFn
 from ..retrieval.page_source import PageSource
@@ -56,14 +56,15 @@ class Answers:
     def chooser(self):
         """The text model when it may choose among candidates: at or above the model methods' floor, or a
         server's (its size is the user's choice); None with the built-in model alone."""
-        return None if self._models.shortfall(CAPABLE_DEFAULT) else self._resources.runtimes.text()
+        size = self._models.text_model_size()
+        return None if size is not None and size.below(LANGUAGE_MODEL_FLOOR) else self._resources.runtimes.text()
 
     def chooser_said(self) -> str:
         """Which model makes the cascade's choice, or why none does, in a sentence."""
         shortfall = self._models.shortfall(CAPABLE_DEFAULT)
         if shortfall:
             return f"the cascade quotes only: choosing among candidates {shortfall}"
-        return f"the cascade's choices are made by {self._models.roles()['text'] or 'the server\'s model'}"
+        return f"the cascade's choices are made by {self._models.roles()['text'] or 'the server’s model'}"
 
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""
