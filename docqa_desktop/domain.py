@@ -199,3 +199,29 @@ class IndexReport:
         fields = [(k, getattr(self, k)) for k in self.__slots__]
         at = self.__slots__.index("stages")
         return dict(fields[:at]) | stages | dict(fields[at + 1:])
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """A document as the library lists it (store/mentions.py)."""
+    doc_id: int
+    name: str  # the file name of its first path
+    path: str
+    title: str  # "" when neither its metadata nor its first page gives one (store/document_info.py)
+    authors: str  # "Ann Lee, Bo Chen", or ""
+    year: int | None
+    pages: int
+    indexed_at: str  # when its content was indexed, ISO 8601 ("2026-11-27T04:22:21")
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """A node of a tree of summaries over a document's chunks (store/summary_trees.py): layer 1 summarises chunks
+    (children are chunk ids), layer n > 1 the nodes of layer n-1 (node ids); text None until it is written."""
+    id: int
+    doc_id: int
+    layer: int
+    seq: int
+    children: list[int]
+    pages: list[int]
+    text: str | None

@@ -18,3 +18,13 @@ class UnknownDocument(DocQAError, ValueError):
 
 class InvalidRequest(DocQAError, ValueError):
     """A request the app cannot act on as given (an empty question, a file to export that is no answer)."""
+
+
+class PageGone(LookupError):
+    """The page's document was removed from the index or from disk (the watcher removes a deleted file while a
+    question runs): a method drops that page instead of failing the whole answer. Raised by the page port
+    (retrieval/page_source.py)."""
+
+
+class VisualUnavailable(DocQAError, LookupError):
+    """Visual page search was asked for while no page images are embedded (retrieval/page_retriever.py)."""

@@ -64,13 +64,13 @@ def setup(indexed):
     return Descriptions(ArtifactStore(db), PageSource(db)), ref, picture
 
 
-def stored(descriptions: Descriptions) -> list[tuple]:
-    return descriptions.artifacts.db.cursor().execute(
+def stored(db) -> list[tuple]:
+    return db.cursor().execute(
         "SELECT kind, doc_id, page, item, model, value FROM artifacts ORDER BY created_at").fetchall()
 
 
-def test_a_miss_asks_the_vision_model_once_with_the_crop_and_stores_it(setup):
-    descriptions, ref, picture = setup
+def test_a_miss_asks_the_vision_model_once_with_the_crop_and_stores_it(setup, indexed):
+    (descriptions, ref, picture), db = setup, indexed[0]
     vision, trace = ScriptedVision("qwen2-vl", "A colour gradient labelled Megawatt hours per month."), Trace()
     got = descriptions.describe(ref, picture, vision, trace)
     assert got == Description("A colour gradient labelled Megawatt hours per month.", "vision", "qwen2-vl")
@@ -81,12 +81,12 @@ def test_a_miss_asks_the_vision_model_once_with_the_crop_and_stores_it(setup):
     image = pymupdf.Pixmap(message.images[0])  # the picture's region, sharp but within the pixel budget
     assert image.width * image.height <= DESCRIBE_MAX_PIXELS
     assert image.width / image.height == pytest.approx(300 / 187, rel=0.02)
-    assert stored(descriptions) == [(ELEMENT_DESCRIPTION, ref.doc_id, 1, picture.seq, "qwen2-vl",
+    assert stored(db) == [(ELEMENT_DESCRIPTION, ref.doc_id, 1, picture.seq, "qwen2-vl",
                                      "A colour gradient labelled Megawatt hours per month.")]
 
 
-def test_a_hit_makes_no_call_and_another_vision_model_writes_its_own(setup):
-    descriptions, ref, picture = setup
+def test_a_hit_makes_no_call_and_another_vision_model_writes_its_own(setup, indexed):
+    (descriptions, ref, picture), db = setup, indexed[0]
     first, trace = ScriptedVision("qwen2-vl", "First description."), Trace()
     descriptions.describe(ref, picture, first, trace)
     again = Descriptions(descriptions.artifacts, descriptions.pages).describe(ref, picture, first, trace)
@@ -95,7 +95,7 @@ def test_a_hit_makes_no_call_and_another_vision_model_writes_its_own(setup):
     other = ScriptedVision("smolvlm", "Second description.")
     assert descriptions.describe(ref, picture, other, trace).text == "Second description."
     assert len(trace.steps) == 2 and len(other.received) == 1
-    assert [row[4:] for row in stored(descriptions)] == [("smolvlm", "Second description.")]  # one per element
+    assert [row[4:] for row in stored(db)] == [("smolvlm", "Second description.")]  # one per element
 
 
 def test_a_text_only_run_reads_the_latest_description(setup):
@@ -107,18 +107,18 @@ def test_a_text_only_run_reads_the_latest_description(setup):
     assert trace.steps == []
 
 
-def test_without_any_description_the_words_inside_the_box_stand_in(setup):
-    descriptions, ref, picture = setup
+def test_without_any_description_the_words_inside_the_box_stand_in(setup, indexed):
+    (descriptions, ref, picture), db = setup, indexed[0]
     trace = Trace()
     got = descriptions.describe(ref, picture, None, trace)
     assert got == Description(" ".join(CHART_WORDS), "ocr")  # the caption just below the box is left out
-    assert "Figure" not in got.text and trace.steps == [] and stored(descriptions) == []
+    assert "Figure" not in got.text and trace.steps == [] and stored(db) == []
     empty = PageElement(99, "picture", (400, 600, 500, 700), "")  # a region without words
     assert descriptions.describe(ref, empty, None, trace) == Description("", "ocr")
 
 
-def test_for_page_describes_every_picture_of_the_page(setup):
-    descriptions, ref, picture = setup
+def test_for_page_describes_every_picture_of_the_page(setup, indexed):
+    (descriptions, ref, picture), db = setup, indexed[0]
     vision, trace = ScriptedVision("qwen2-vl", "A chart."), Trace()
     assert descriptions.for_page(ref, vision, trace) == {picture.seq: Description("A chart.", "vision", "qwen2-vl")}
-    assert artifacts.count(descriptions.artifacts.db.cursor(), ELEMENT_DESCRIPTION, [ref.doc_id], "qwen2-vl") == 1
+    assert artifacts.count(db.cursor(), ELEMENT_DESCRIPTION, [ref.doc_id], "qwen2-vl") == 1

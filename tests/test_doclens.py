@@ -231,7 +231,7 @@ def test_crops_of_real_corpus_elements_land_inside_the_page_at_the_asked_resolut
             for element in zoom_elements(ctx, ref, 4):
                 x0, y0, x1, y1 = element.box
                 assert 0 <= x0 < x1 <= width + 1 and 0 <= y0 < y1 <= height + 1
-                image = Image.open(io.BytesIO(ctx.crop(ref, element.box, 200_000)))
+                image = Image.open(io.BytesIO(ctx.pages.crop(ref, element.box, 200_000)))
                 assert image.width * image.height <= 200_000 * 1.02
                 aspect = (x1 - x0) / (y1 - y0)
                 assert image.width / image.height == pytest.approx(aspect, rel=0.05)

@@ -25,7 +25,10 @@ Inside methods/, a method folder (methods/<name>/: every folder but the shared t
 sees the library only through its context: it imports the method base, the shared parts of methods/ and the plain
 types and helpers of the domain level and llm (METHOD_FOLDER_MAY_IMPORT), its own modules, and never another method.
 The shared parts (every module of methods/ outside a method folder) never import a method folder: every method
-uses them, so one that leaned on a method would make that method everyone's.
+uses them, so one that leaned on a method would make that method everyone's. Nor do they import store/, retrieval/
+or pdf/ (the registry aside, which imports the methods): they reach the library through the ports the service
+builds and hands in (the Protocols of methods/ports.py), so no method is one attribute away from the database.
+The one exception, SHARED_PART_MAY_IMPORT, is a pure function named with its reason.
 """
 from __future__ import annotations
 
@@ -82,6 +85,13 @@ METHOD_FOLDER_MAY_IMPORT = ("methods.base", "methods.toolkit", "methods.citation
 METHOD_FOLDER_MAY_IMPORT_FROM_LLM = ("llm", "llm.types", "llm.runtime", "llm.budget", "llm.jsonout",
                                      "llm.partial_json", "llm.images")
 SHARED_METHOD_FOLDERS = {"toolkit", "proof", "extractive"}  # folders of methods/ that every method uses, not methods
+# What the shared parts of methods/ reach the library through: the ports, never these components ...
+BEHIND_THE_PORTS = ("store", "retrieval", "pdf")
+# ... but for these (importer, imported module) pairs: a pure function of text, no database or file behind it
+SHARED_PART_MAY_IMPORT: set[tuple[str, str]] = {
+    # BM25 over a page's passages (toolkit/passages.py), the same scoring passage retrieval uses
+    ("methods.toolkit.passages", "retrieval.chunks"),
+}
 
 
 def method_folder(path: str) -> str | None:
@@ -107,12 +117,18 @@ def method_folder_breach(folder: str, imported: str, folders: set[str]) -> str |
     return f"method {folder} sees the library only through its context: not in METHOD_FOLDER_MAY_IMPORT"
 
 
-def shared_part_breach(imported: str, folders: set[str]) -> str | None:
-    """Why a shared part of methods/ may not import `imported` (None: it may): never a method folder. The
-    registry, which lists the methods, is the one module of methods/ that imports them all."""
+def shared_part_breach(importer: str, imported: str, folders: set[str]) -> str | None:
+    """Why the shared part `importer` of methods/ may not import `imported` (None: it may): never a method
+    folder, and nothing behind the ports (BEHIND_THE_PORTS) outside SHARED_PART_MAY_IMPORT. The registry, which
+    lists the methods, is the one module of methods/ that imports them all."""
     other = next((name for name in folders if imported == f"{PACKAGE}.methods.{name}" or
                   imported.startswith(f"{PACKAGE}.methods.{name}.")), None)
-    return f"a shared part of methods/ may not import method {other}" if other else None
+    if other:
+        return f"a shared part of methods/ may not import method {other}"
+    if component(imported) in BEHIND_THE_PORTS and \
+            (importer.removeprefix(f"{PACKAGE}."), imported.removeprefix(f"{PACKAGE}.")) not in SHARED_PART_MAY_IMPORT:
+        return "a shared part of methods/ reaches the library through the ports (methods/ports.py)"
+    return None
 
 
 def allowed_sideways(importer: str, imported: str) -> bool:
@@ -186,7 +202,7 @@ def check(sources: dict[str, str]) -> list[str]:
         shared = own == "methods" and folder is None and importer != f"{PACKAGE}.methods.registry"
         for line, imported in imports_of(path, source, known):
             why = method_folder_breach(folder, imported, folders) if folder else \
-                shared_part_breach(imported, folders) if shared else None
+                shared_part_breach(importer, imported, folders) if shared else None
             if why and f"{importer}:{line} -> {imported} ({why})" not in problems:
                 problems.append(f"{importer}:{line} -> {imported} ({why})")
             other = component(imported)
@@ -364,6 +380,31 @@ def test_a_shared_part_of_methods_importing_a_method_is_reported():
         "import method mmrag)",
         "docqa_desktop.methods.proof.x:1 -> docqa_desktop.methods.quoted.method (a shared part of methods/ may not "
         "import method quoted)"]
+
+
+def test_a_shared_part_of_methods_past_the_ports_is_reported():
+    sources = package_sources()
+    sources["docqa_desktop/methods/toolkit/x.py"] = ("from ...store.artifacts import ArtifactStore\n"
+                                                    "from ...retrieval.page_source import PageSource\n"
+                                                    "from ...pdf.render import render_region\n"
+                                                    "from ...retrieval.chunks import lexical_scores\n"
+                                                    "from ..ports import Pages\n"
+                                                    "from ...errors import PageGone\n")
+    sources["docqa_desktop/methods/base_extra.py"] = "from ..store import mentions\n"
+    problems = [p for p in check(sources) if "toolkit.x:" in p or "base_extra:" in p]
+    why = "(a shared part of methods/ reaches the library through the ports (methods/ports.py))"
+    assert problems == [f"docqa_desktop.methods.base_extra:1 -> docqa_desktop.store.mentions {why}",
+                        f"docqa_desktop.methods.toolkit.x:1 -> docqa_desktop.store.artifacts {why}",
+                        f"docqa_desktop.methods.toolkit.x:2 -> docqa_desktop.retrieval.page_source {why}",
+                        f"docqa_desktop.methods.toolkit.x:3 -> docqa_desktop.pdf.render {why}",
+                        f"docqa_desktop.methods.toolkit.x:4 -> docqa_desktop.retrieval.chunks {why}"]
+
+
+def test_every_exception_for_the_shared_parts_names_modules_that_exist():
+    known = {module_name(p) for p in package_sources()}
+    for importer, imported in SHARED_PART_MAY_IMPORT:
+        assert f"{PACKAGE}.{importer}" in known and f"{PACKAGE}.{imported}" in known, (importer, imported)
+        assert component(f"{PACKAGE}.{imported}") in BEHIND_THE_PORTS, imported
 
 
 def test_the_shared_parts_of_methods_are_not_method_folders():

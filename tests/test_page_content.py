@@ -1,15 +1,15 @@
 """Page content for methods (methods/toolkit/page_content.py): layout elements with their boxes, the page as
-Markdown in reading order, and crops of regions at the requested resolution — on a real PDF indexed by the
-real pipeline with layout analysis on."""
+Markdown in reading order, and crops of regions at the requested resolution (the page port's: PageSource.crop) —
+on a real PDF indexed by the real pipeline with layout analysis on."""
 import pymupdf
 import pytest
 
 from conftest import LAYOUT_INDEX, add_layout_report, make_settings, write_pdf
 from layout_pdf import CHART_WORDS, PAGE_SIZE, PICTURE_BOX
 from docqa_desktop.answers import PageRef
-from docqa_desktop.pdf.render import MAX_REGION_ZOOM
+from docqa_desktop.pdf.render import MAX_REGION_ZOOM, render_region
 from docqa_desktop.retrieval.page_source import PageGone, PageSource
-from docqa_desktop.methods.toolkit.page_content import PageElement, crop, elements, page_markdown, placeholder
+from docqa_desktop.methods.toolkit.page_content import PageElement, elements, page_markdown, placeholder
 from docqa_desktop.service import Service
 
 
@@ -77,7 +77,7 @@ def png_size(png: bytes) -> tuple[int, int]:
 def test_a_crop_has_the_requested_pixels_and_the_box_shape(indexed, max_pixels):
     service, ref, _ = indexed
     x0, y0, x1, y1 = PICTURE_BOX  # 300 x 187 points
-    width, height = png_size(crop(ref.path, ref, PICTURE_BOX, max_pixels))
+    width, height = png_size(PageSource(service.resources.db).crop(ref, PICTURE_BOX, max_pixels))
     assert width * height <= max_pixels
     assert width * height >= 0.99 * max_pixels  # as sharp as the budget allows (the zoom cap is not reached)
     assert width / height == pytest.approx((x1 - x0) / (y1 - y0), rel=0.01)
@@ -85,17 +85,17 @@ def test_a_crop_has_the_requested_pixels_and_the_box_shape(indexed, max_pixels):
 
 def test_a_small_crop_stops_at_the_zoom_cap(indexed):
     service, ref, _ = indexed
-    width, height = png_size(crop(ref.path, 1, (100, 100, 150, 120), 1_000_000))
+    width, height = png_size(PageSource(service.resources.db).crop(ref, (100, 100, 150, 120), 1_000_000))
     assert (width, height) == (round(50 * MAX_REGION_ZOOM), round(20 * MAX_REGION_ZOOM))
 
 
 def test_a_crop_is_clipped_to_the_page_and_shows_its_region(indexed):
     service, ref, _ = indexed
     # a box reaching past the bottom-right corner: only the part on the page is rendered
-    width, height = png_size(crop(ref.path, ref, (495, 742, 800, 1000), 40_000))
+    width, height = png_size(PageSource(service.resources.db).crop(ref, (495, 742, 800, 1000), 40_000))
     assert width / height == pytest.approx(100 / 100, rel=0.02) and width * height <= 40_000
     # the picture's crop is the gradient image: red grows to the right, green downwards
-    pix = pymupdf.Pixmap(crop(ref.path, ref, PICTURE_BOX, 60_000))
+    pix = pymupdf.Pixmap(PageSource(service.resources.db).crop(ref, PICTURE_BOX, 60_000))
     left, right = pix.pixel(5, pix.height // 2), pix.pixel(pix.width - 5, pix.height // 2)
     top, bottom = pix.pixel(pix.width // 2, 5), pix.pixel(pix.width // 2, pix.height - 5)
     assert right[0] - left[0] > 200 and bottom[1] - top[1] > 200
@@ -105,7 +105,7 @@ def test_a_crop_is_clipped_to_the_page_and_shows_its_region(indexed):
 def test_a_box_with_nothing_of_the_page_is_refused_naming_the_page(indexed, box):
     service, ref, _ = indexed
     with pytest.raises(ValueError, match="page 1"):
-        crop(ref.path, ref, box, 10_000)
+        PageSource(service.resources.db).crop(ref, box, 10_000)
 
 
 def test_a_crop_of_a_rotated_page_shows_the_stored_box(tmp_path):
@@ -117,7 +117,7 @@ def test_a_crop_of_a_rotated_page_shows_the_stored_box(tmp_path):
     page.set_rotation(90)
     doc.save(path)
     doc.close()
-    pix = pymupdf.Pixmap(crop(str(path), 1, (50, 60, 250, 110), 20_000))
+    pix = pymupdf.Pixmap(render_region(str(path), 1, (50, 60, 250, 110), 20_000).png)
     assert pix.height > pix.width  # shown rotated: the wide box stands upright
     dark = sum(1 for y in range(pix.height) for x in range(pix.width) if pix.pixel(x, y)[0] < 64)
     assert dark > 0.9 * pix.width * pix.height

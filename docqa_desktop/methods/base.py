@@ -7,6 +7,9 @@ crops and images, the models, settings, progress, cancellation — comes through
 call goes through `ctx.call` / `ctx.sample` so the trace records it. What a method keeps between questions
 goes through the context too: `ctx.artifacts` (texts a model wrote about a page or an element, by a kind the
 owner names) and `ctx.trees` (trees of summaries over a document's chunks); a method never sees the database.
+The four ports (`search`, `pages`, `artifacts`, `trees`) are Protocols (methods/ports.py, named here too): the
+service hands in the concrete ones, and a helper here adds behaviour to a port (a cancel check, a trace entry,
+gone pages noted), never a bare forward: a method calls the port itself (`ctx.search.documents()`).
 """
 from __future__ import annotations
 
@@ -14,23 +17,20 @@ import dataclasses
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import numpy as np
 
 from ..answers import Answer, LlmCall, PageRef
-from ..domain import BBox, ChunkHit, StageStatus
+from ..domain import CatalogueEntry, ChunkHit, StageStatus, TreeNode
+from ..errors import PageGone, VisualUnavailable
 from ..llm import Completion, Message, Options
 from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, counted, describe
-from ..retrieval.page_retriever import VisualUnavailable
-from ..retrieval.page_source import PageGone, PageSource
-from ..store.artifacts import ArtifactStore
-from ..store.mentions import CatalogueEntry
-from ..store.summary_trees import SummaryTrees, TreeNode
 from .citations import cite
+from .ports import Artifacts, Pages, Search, Trees
 from .toolkit import page_content
 from .toolkit.final_answer import FinalAnswer, record
 from .toolkit.descriptions import Description, Descriptions
@@ -50,11 +50,11 @@ LANGUAGE_MODEL_FLOOR = 1.0
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
 IMAGE_TOKENS = 1300  # a page image at the default pixel budget
 
-# PageGone, VisualUnavailable, SummaryTrees, TreeNode and CatalogueEntry: what the context's ports raise and hand
-# out, named here for the methods
-__all__ = ["LANGUAGE_MODEL_FLOOR", "Cancelled", "CatalogueEntry", "MethodContext", "MethodSpec", "PageGone",
-           "PrepareContext", "Search", "SummaryTrees", "TreeNode", "Turn", "VisualUnavailable", "page_label",
-           "pages_named"]
+# The ports (Search, Pages, Artifacts, Trees), what they raise (PageGone, VisualUnavailable) and hand out
+# (TreeNode, CatalogueEntry), named here for the methods
+__all__ = ["LANGUAGE_MODEL_FLOOR", "Artifacts", "Cancelled", "CatalogueEntry", "MethodContext", "MethodSpec",
+           "PageGone", "Pages", "PrepareContext", "Search", "TreeNode", "Trees", "Turn", "VisualUnavailable",
+           "page_label", "pages_named"]
 
 
 @dataclass(frozen=True)
@@ -62,35 +62,6 @@ class Turn:
     """An earlier question of the same thread and the answer it got."""
     question: str
     answer: str
-
-
-class Search(Protocol):
-    """Retrieval already scoped to the question's documents (built by the service). Asking for visual pages
-    raises VisualUnavailable when no page images are embedded."""
-
-    def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]: ...
-
-    def chunks(self, query: str, k: int) -> list[ChunkHit]: ...
-
-    def all_pages(self) -> list[PageRef]: ...
-
-    def documents(self) -> list[int]: ...
-
-    def mentions(self, phrase: str) -> dict[int, list[int]]:
-        """{doc_id: pages, in order} of the documents in scope whose pages (text layer or OCR) hold `phrase` as
-        whole words, case- and accent-insensitively: the exact answer to "which documents mention …"."""
-
-    def catalogue(self) -> list[CatalogueEntry]:
-        """Each document in scope as the library lists it: file name, path, title, authors, year, pages, when
-        indexed."""
-
-    def table_pages(self, words: list[str], k: int) -> list[PageRef]:
-        """The k pages whose tables' row labels hold the most of `words` (stems): pages a table answer may be
-        on that retrieval by whole text ranked too low."""
-
-    def similar_chunks(self, vector: np.ndarray, k: int) -> list[ChunkHit]: ...
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -115,9 +86,9 @@ class MethodContext:
     question: str
     answer: Answer
     search: Search
-    pages: PageSource
-    artifacts: ArtifactStore  # what methods keep between questions: page summaries, picture descriptions
-    trees: SummaryTrees  # summary trees over documents (MMRAG's, built by its prepare step)
+    pages: Pages
+    artifacts: Artifacts  # what methods keep between questions: page summaries, picture descriptions
+    trees: Trees  # summary trees over documents (MMRAG's, built by its prepare step)
     text_model: Runtime
     vision_model: Runtime | None
     settings: Any  # the method's own settings dataclass (MethodSpec.settings), resolved
@@ -260,10 +231,6 @@ class MethodContext:
         self.check_cancel()
         return self.search.all_pages()
 
-    def scope_documents(self) -> list[int]:
-        """The ids of the documents the question is about (every live document when none were named)."""
-        return self.search.documents()
-
     def mentions(self, phrase: str) -> dict[int, list[int]]:
         """{doc_id: pages} of the documents in scope whose pages hold `phrase` as whole words (the index's
         exact answer, every page read: not retrieval's best few)."""
@@ -297,21 +264,14 @@ class MethodContext:
         self.gone.extend(gone)
         return present
 
-    def elements(self, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
-        """Layout elements (kind, box in PDF points, Markdown) in reading order."""
-        return page_content.elements(self.pages, ref, kinds)
-
-    def markdown(self, ref: PageRef, descriptions: dict[int, str] | None = None) -> str:
-        """The page as Markdown in reading order (its plain text when layout found nothing); each picture's
-        placeholder is followed by its entry in `descriptions` ({element seq: text}) when there is one."""
-        return page_content.page_markdown(self.pages, ref, descriptions)
-
     def described_markdown(self, ref: PageRef, pictures: list[PageElement] | None = None) -> str:
         """The page's Markdown with each of `pictures` (default: all its pictures) described after its
         placeholder (describe()); every description is noted in the trace. A vision model's descriptions are
         announced with counts (one model call each, unless kept from an earlier question)."""
         descriptions = {}
-        chosen = [e for e in (self.elements(ref, {"picture"}) if pictures is None else pictures) if e.kind == "picture"]
+        if pictures is None:
+            pictures = page_content.elements(self.pages, ref, {"picture"})
+        chosen = [e for e in pictures if e.kind == "picture"]
         if self.vision_model is not None:
             chosen = self.counted(f"describing the pictures of {ref.doc} p.{ref.page}", chosen, "pictures")
         for element in chosen:
@@ -319,11 +279,7 @@ class MethodContext:
             descriptions[element.seq] = description.text
             self.answer.notes.append(f"describe {ref.doc} p.{ref.page} {element.kind} #{element.seq}: "
                                      f"{description.source}" + (f" ({description.model})" if description.model else ""))
-        return self.markdown(ref, descriptions)
-
-    def crop(self, ref: PageRef, box: BBox, max_pixels: int = 1024 * 1024) -> bytes:
-        """PNG of a region of the page, rendered as sharp as `max_pixels` allows."""
-        return page_content.crop(self.pages.path_on_disk(ref), ref.page, box, max_pixels)
+        return page_content.page_markdown(self.pages, ref, descriptions)
 
     def describe(self, ref: PageRef, element: PageElement) -> Description:
         """A picture or chart in words: the vision model's (cached per page, element and model), else one a
@@ -338,7 +294,7 @@ class MethodContext:
         A page over its share keeps the passages that match `query` (the question), not its first tokens.
         A page's text is `text_of(ref)` (default: its text with tables as Markdown); its images, in page
         order, `images_of(ref)` (default: the page rendered at image_side)."""
-        labels = [page_label(i, ref, self.multi_document(refs)) for i, ref in enumerate(refs, 1)]
+        labels = [page_label(i, ref, multi_document(refs)) for i, ref in enumerate(refs, 1)]
         text_of = text_of or self.pages.text
         texts = []
         for ref in refs:
@@ -360,17 +316,13 @@ class MethodContext:
         reply = max(options.max_tokens, output_token_bound(options.schema) or 0 if options.schema else 0)
         return max(200, runtime.info.context - reply - PROMPT_RESERVE_TOKENS - images * IMAGE_TOKENS)
 
-    @staticmethod
-    def multi_document(refs: list[PageRef]) -> bool:
-        return multi_document(refs)
-
 
 @dataclass
 class PrepareContext:
     """What a prepare step gets: the documents to prepare and the means to do it, resumably."""
-    artifacts: ArtifactStore
-    trees: SummaryTrees
-    pages: PageSource
+    artifacts: Artifacts
+    trees: Trees
+    pages: Pages
     search: Search  # scoped to the documents to prepare (its embed: the chunks' sentence embedder)
     doc_ids: list[int] | None  # None: the whole library
     text_model: Runtime
@@ -380,10 +332,6 @@ class PrepareContext:
     progress: ProgressFn = lambda progress: None
     cancel: threading.Event | None = None
     trace: Answer = field(default_factory=lambda: Answer(id="", question="", method="prepare"))
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Sentence embeddings of `texts` by the embedder the chunks were indexed with (L2-normalised rows)."""
-        return self.search.embed(texts)
 
     def counted(self, phase: str | Callable[[Any], str], items: list, unit: str):
         """Each of `items`, with progress before each one (MethodContext.counted, for `docqa prepare`)."""
@@ -415,7 +363,7 @@ class MethodSpec:
     prepare_label: str = ""  # what prepare makes, e.g. "page summaries"
     # how far prepare has got over the live library, read through the artifact port: its row in `docqa status`
     # (after the index stages), or None
-    prepared: Callable[[ArtifactStore], StageStatus] | None = None
+    prepared: Callable[[Artifacts], StageStatus] | None = None
     # how a follow-up's earlier turns reach the method: "question" (written into ctx.question) or "conversation"
     # (the method reads ctx.conversation itself); methods/conversation.py
     follow_ups: str = "question"

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 
 from ..answers import Citation, PageRef
-from ..retrieval.page_source import PageGone, PageSource
+from ..errors import PageGone
+from .ports import Pages
 
 MIN_WINDOW, MAX_WINDOW = 6, 40  # words in a cited span
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
-def cite(source: PageSource, evidence: list[tuple[PageRef, str]], answer_text: str,
+def cite(source: Pages, evidence: list[tuple[PageRef, str]], answer_text: str,
          pages_seen: list[PageRef]) -> list[Citation]:
     """Citations for (page, quote) pairs the model gave; pages it never saw are dropped. With no usable
     evidence, the seen page whose words best match the answer is cited."""
@@ -36,7 +37,7 @@ def cite(source: PageSource, evidence: list[tuple[PageRef, str]], answer_text: s
     return citations
 
 
-def _locate(source: PageSource, ref: PageRef, target: str) -> Citation | None:
+def _locate(source: Pages, ref: PageRef, target: str) -> Citation | None:
     try:
         words = source.words(ref)
     except PageGone:
@@ -53,7 +54,7 @@ def _locate(source: PageSource, ref: PageRef, target: str) -> Citation | None:
     return Citation(ref.doc, ref.path, ref.page, ref.label, " ".join(w for w, _ in span), bbox)
 
 
-def _region_citation(source: PageSource, ref: PageRef) -> Citation | None:
+def _region_citation(source: Pages, ref: PageRef) -> Citation | None:
     if ref.region is None:
         return None
     try:

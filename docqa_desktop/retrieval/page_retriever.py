@@ -6,7 +6,7 @@ from typing import Protocol
 import numpy as np
 
 from ..domain import ChunkHit, SearchHit
-from ..errors import DocQAError
+from ..errors import VisualUnavailable
 from ..settings import Fusion, SearchMode, SearchSettings
 from ..store.database import Database
 from ..vectors.text_embedder import MiniLMEmbedder
@@ -16,10 +16,6 @@ from .text_retriever import Mode, TextRetriever
 
 
 __all__ = ["PageRetriever", "SearchMode", "VisualUnavailable"]  # SearchMode: the setting's enum (settings.py)
-
-
-class VisualUnavailable(DocQAError, LookupError):
-    pass
 
 
 PageKey = tuple[int, int]  # (doc_id, page)

@@ -4,9 +4,8 @@ list of every page in scope (for methods that read them all), and what the index
 from __future__ import annotations
 
 from ..answers import PageRef
-from ..domain import ChunkHit
+from ..domain import CatalogueEntry, ChunkHit
 from ..store import content, mentions, tables
-from ..store.mentions import CatalogueEntry
 from . import dense
 from .page_retriever import PageRetriever
 from .page_source import PageSource
@@ -15,6 +14,7 @@ from .page_source import PageSource
 class ScopedSearch:
     def __init__(self, retriever: PageRetriever, pages: PageSource, doc_ids: list[int] | None, default_mode: str):
         self.retriever, self.source, self.doc_ids, self.default_mode = retriever, pages, doc_ids, default_mode
+        self._db = pages._db  # the page source's database, shared inside retrieval/: no method sees it
 
     def pages(self, query: str, k: int, mode: str | None = None) -> list[PageRef]:
         return self.source.refs(self.retriever.search(query, self.doc_ids, k, mode or self.default_mode))
@@ -24,7 +24,7 @@ class ScopedSearch:
 
     def all_pages(self) -> list[PageRef]:
         """Every page in scope (the named documents, else the whole library), in document and page order."""
-        return self.source.refs_for(content.pages_in_scope(self.source.db.cursor(), self.doc_ids))
+        return self.source.refs_for(content.pages_in_scope(self._db.cursor(), self.doc_ids))
 
     def documents(self) -> list[int]:
         """The documents in scope: the named ones, else every live document."""
@@ -35,19 +35,19 @@ class ScopedSearch:
     def mentions(self, phrase: str) -> dict[int, list[int]]:
         """{doc_id: pages} of the documents in scope whose pages hold `phrase` as whole words (case- and
         accent-insensitive; OCR'd pages included)."""
-        return mentions.pages_mentioning(self.source.db.cursor(), phrase, self.doc_ids)
+        return mentions.pages_mentioning(self._db.cursor(), phrase, self.doc_ids)
 
     def catalogue(self) -> list[CatalogueEntry]:
         """Each live document in scope as the library lists it (file, title, authors, year, pages, indexed at)."""
-        return mentions.catalogue(self.source.db.cursor(), self.doc_ids)
+        return mentions.catalogue(self._db.cursor(), self.doc_ids)
 
     def table_pages(self, words: list[str], k: int) -> list[PageRef]:
         """The k pages in scope whose tables' row labels hold the most of `words` (stems)."""
-        return self.source.refs_for(tables.pages_labelling(self.source.db.cursor(), words, self.doc_ids, k))
+        return self.source.refs_for(tables.pages_labelling(self._db.cursor(), words, self.doc_ids, k))
 
     def similar_chunks(self, vector, k: int) -> list[ChunkHit]:
-        found = dense.search_chunks(self.source.db, vector, self.doc_ids, k)
-        chunks = content.chunks_by_id(self.source.db.cursor(), [i for i, _ in found])
+        found = dense.search_chunks(self._db, vector, self.doc_ids, k)
+        chunks = content.chunks_by_id(self._db.cursor(), [i for i, _ in found])
         return [ChunkHit(i, *chunks[i], round(score, 6)) for i, score in found if i in chunks]
 
     def embed(self, texts: list[str]):

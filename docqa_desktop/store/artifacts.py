@@ -87,29 +87,30 @@ def page_counts(cur, kind: str) -> tuple[int, int]:
 
 
 class ArtifactStore:
-    """The artifacts as an answering method gets them (`ctx.artifacts`, methods/base.py): each call its own read or
-    transaction, and no database in sight. The owner of a kind spells it, "<owner>.<what>"."""
+    """The artifacts as an answering method gets them (`ctx.artifacts`: the Artifacts port, methods/ports.py):
+    each call its own read or transaction, and no database in sight. The owner of a kind spells it,
+    "<owner>.<what>"."""
 
     def __init__(self, db: Database):
-        self.db = db
+        self._db = db
 
     def get(self, kind: str, keys: list[Key], model: str) -> dict[Key, str]:
         """{key: text} for the keys that have a text of `kind` written by `model`."""
-        return get_many(self.db.cursor(), kind, keys, model)
+        return get_many(self._db.cursor(), kind, keys, model)
 
     def latest(self, kind: str, keys: list[Key]) -> dict[Key, tuple[str, str]]:
         """{key: (model, text)} for the keys that have a text of `kind` by any model, the newest."""
-        return latest(self.db.cursor(), kind, keys)
+        return latest(self._db.cursor(), kind, keys)
 
     def put(self, kind: str, key: Key, model: str, value: str) -> None:
         """Store one text, replacing the key's older one."""
-        with self.db.transaction() as cur:
+        with self._db.transaction() as cur:
             put(cur, kind, *key, model, value)
 
     def missing(self, kind: str, doc_ids: list[int] | None, model: str) -> list[tuple[int, int]]:
         """(doc_id, page) of the pages of `doc_ids` (None: every document) with no text of `kind` by `model`."""
-        return missing_pages(self.db.cursor(), kind, doc_ids, model)
+        return missing_pages(self._db.cursor(), kind, doc_ids, model)
 
     def page_counts(self, kind: str) -> tuple[int, int]:
         """(pages of the live library with a text of `kind` by any model, pages without one)."""
-        return page_counts(self.db.cursor(), kind)
+        return page_counts(self._db.cursor(), kind)

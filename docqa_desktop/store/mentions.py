@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
 
+from ..domain import CatalogueEntry
 from .catalog import listed, live_documents
 from .content import page_texts
 # the keyword index's own tokenisation (lower case, accents stripped, split on all but a-z0-9, stopwords dropped,
@@ -24,19 +24,6 @@ from .snapshot import snapshot
 READ_BATCH = 1024  # pages whose text is read at a time when a phrase has no term to narrow by
 # combining marks (accents) left apart from their letters by NFKD
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-
-
-@dataclass(frozen=True)
-class CatalogueEntry:
-    """A document as the library lists it."""
-    doc_id: int
-    name: str  # the file name of its first path
-    path: str
-    title: str  # "" when neither its metadata nor its first page gives one (store/document_info.py)
-    authors: str  # "Ann Lee, Bo Chen", or ""
-    year: int | None
-    pages: int
-    indexed_at: str  # when its content was indexed, ISO 8601 ("2026-11-27T04:22:21")
 
 
 def in_scope(cur, doc_ids: list[int] | None) -> list[int]:

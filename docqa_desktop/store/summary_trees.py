@@ -8,32 +8,22 @@ an answering method gets as `ctx.trees` (methods/base.py), without the database 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyarrow as pa
 
+from ..domain import TreeNode
 from .database import Database
 
 DIMENSION = 384  # all-MiniLM-L6-v2, the chunks' embedder (the chunks table's FLOAT[384])
 
 
-@dataclass(frozen=True)
-class TreeNode:
-    id: int
-    doc_id: int
-    layer: int
-    seq: int
-    children: list[int]
-    pages: list[int]
-    text: str | None
-
-
 class SummaryTrees:
+    """The trees as a method gets them (`ctx.trees`: the Trees port, methods/ports.py); the database stays
+    private."""
     dimension = DIMENSION  # of node and leaf embeddings
 
     def __init__(self, db: Database):
-        self.db = db
+        self._db = db
 
     def nodes(self, doc_id: int, model: str, layer: int | None = None) -> list[TreeNode]:
         """The document's nodes by `model` (one layer, or all), by layer then seq."""
@@ -42,13 +32,13 @@ class SummaryTrees:
         if layer is not None:
             sql += " AND layer = ?"
             params.append(layer)
-        return _nodes(self.db.cursor().execute(sql + " ORDER BY layer, seq", params).fetchall())
+        return _nodes(self._db.cursor().execute(sql + " ORDER BY layer, seq", params).fetchall())
 
     def node_vectors(self, node_ids: list[int]) -> np.ndarray:
         """The embeddings of written nodes, in the order of `node_ids` (a node without one is an error)."""
         if not node_ids:
             return np.zeros((0, DIMENSION), np.float32)
-        table = self.db.cursor().execute(
+        table = self._db.cursor().execute(
             "SELECT id, embedding FROM tree_nodes WHERE id IN (SELECT unnest(?::BIGINT[]))",
             [list(node_ids)]).fetch_arrow_table()
         by_id = dict(zip(table.column("id").to_pylist(), _embedding_rows(table.column("embedding"))))
@@ -56,8 +46,8 @@ class SummaryTrees:
 
     def plan_layer(self, doc_id: int, model: str, layer: int, clusters: list[tuple[list[int], list[int]]]) -> None:
         """Insert a layer's nodes unwritten: one (children, pages) per cluster, numbered in order."""
-        with self.db.transaction() as cur:
-            self.db.insert_arrow(cur, "tree_nodes", pa.table({
+        with self._db.transaction() as cur:
+            self._db.insert_arrow(cur, "tree_nodes", pa.table({
                 "doc_id": pa.array([doc_id] * len(clusters), pa.int64()),
                 "model": [model] * len(clusters),
                 "layer": pa.array([layer] * len(clusters), pa.int32()),
@@ -67,12 +57,12 @@ class SummaryTrees:
             }))
 
     def fill_node(self, node_id: int, text: str, embedding: np.ndarray) -> None:
-        with self.db.transaction() as cur:
+        with self._db.transaction() as cur:
             cur.execute("UPDATE tree_nodes SET text = ?, embedding = ?::FLOAT[384] WHERE id = ?",
                         [text, embedding.astype(np.float32).tolist(), node_id])
 
     def finish(self, doc_id: int, model: str, layers: int) -> None:
-        with self.db.transaction() as cur:
+        with self._db.transaction() as cur:
             cur.execute("INSERT OR REPLACE INTO tree_builds (doc_id, model, layers) VALUES (?, ?, ?)",
                         [doc_id, model, layers])
 
@@ -80,7 +70,7 @@ class SummaryTrees:
         """The documents among `doc_ids` whose tree by `model` is complete."""
         if not doc_ids:
             return set()
-        return {d for (d,) in self.db.cursor().execute(
+        return {d for (d,) in self._db.cursor().execute(
             "SELECT doc_id FROM tree_builds WHERE model = ? AND doc_id IN (SELECT unnest(?::BIGINT[]))",
             [model, list(doc_ids)]).fetchall()}
 
@@ -88,14 +78,14 @@ class SummaryTrees:
         """Every written node of the documents' trees by `model`, by document, layer and seq."""
         if not doc_ids:
             return []
-        return _nodes(self.db.cursor().execute(
+        return _nodes(self._db.cursor().execute(
             "SELECT id, doc_id, layer, seq, children, pages, text FROM tree_nodes WHERE model = ? "
             "AND text IS NOT NULL AND doc_id IN (SELECT unnest(?::BIGINT[])) ORDER BY doc_id, layer, seq",
             [model, list(doc_ids)]).fetchall())
 
     def leaves(self, doc_id: int) -> tuple[list[int], list[int], list[str], list[np.ndarray | None]]:
         """The document's chunks: (ids, pages, texts, embeddings or None where not embedded yet), in order."""
-        table = self.db.cursor().execute(
+        table = self._db.cursor().execute(
             "SELECT c.id, c.page, c.text, v.embedding FROM chunks c LEFT JOIN chunk_vectors v USING (id) "
             "WHERE c.doc_id = ? ORDER BY c.page, c.seq, c.id", [doc_id]).fetch_arrow_table()
         return (table.column("id").to_pylist(), table.column("page").to_pylist(), table.column("text").to_pylist(),

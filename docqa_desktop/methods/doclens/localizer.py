@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...answers import PageRef
 from ..base import MethodContext
 from ..base import PageGone
+from ..toolkit import page_content
 from ..toolkit.page_content import PageElement
 
 ZOOM_KINDS = {"picture", "table"}
@@ -36,10 +37,10 @@ def localize(ctx: MethodContext, ref: PageRef, vision: bool, elements: list[Page
     images = [ctx.pages.image(ref, ctx.image_side)]
     listed = []
     for element in elements:
-        images.append(ctx.crop(ref, element.box, ctx.settings.crop_pixels))
+        images.append(ctx.pages.crop(ref, element.box, ctx.settings.crop_pixels))
         listed.append(f"- image {len(images) - 1} after the screenshot: {element.kind} #{element.seq}")
         ctx.answer.notes.append(f"crop {_name(ref, element)} at up to {ctx.settings.crop_pixels:,} pixels")
-    text = ctx.markdown(ref)
+    text = page_content.page_markdown(ctx.pages, ref)
     if listed:
         text += f"\n{ZOOM_HEADER}\n" + "\n".join(listed)
     return PageEvidence(ref, text, tuple(images))
@@ -54,7 +55,8 @@ def zoom_elements(ctx: MethodContext, ref: PageRef, limit: int) -> list[PageElem
         width, height = ctx.pages.size(ref)
     except PageGone:
         return []
-    candidates = [e for e in ctx.elements(ref, ZOOM_KINDS) if _area(e) >= MIN_AREA_SHARE * width * height]
+    candidates = [e for e in page_content.elements(ctx.pages, ref, ZOOM_KINDS)
+                  if _area(e) >= MIN_AREA_SHARE * width * height]
     largest = sorted(candidates, key=_area, reverse=True)[:limit]
     return sorted(largest, key=lambda e: e.seq)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from ...answers import PageRef
 from ...llm import Completion, Message, Options
 from ..base import MethodContext, page_label
+from ..toolkit.batches import multi_document
 from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE
 from .candidates import CandidateSet, candidate_sets
@@ -186,7 +187,7 @@ def _answer(ctx: MethodContext, trajectory: list[Round], chosen: list[PageRef]) 
     if not chosen:
         record(answer, FinalAnswer.declined(), "No page answered the searches.")
         return
-    several = ctx.multi_document(chosen)
+    several = multi_document(chosen)
     labels = {ref.key(): page_label(i, ref, several) for i, ref in enumerate(chosen, 1)}
     options = Options(max_tokens=ctx.settings.answer_tokens,
                       schema=reasoned_answer_schema(list(range(1, len(chosen) + 1))))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ...answers import PageRef
 from ...llm.runtime import Runtime
 from ..base import MethodContext, PageGone, VisualUnavailable, page_label
+from ..toolkit.batches import multi_document
 from ..toolkit.passages import fit_all_to_question
 from .prompts import IMAGE_EVIDENCE, TEXT_EVIDENCE
 
@@ -48,7 +49,7 @@ class Retrieved:
         return next(i for i, p in enumerate(self.pages, 1) if p is ref)
 
     def label(self, ref: PageRef) -> str:
-        return page_label(self.number(ref), ref, MethodContext.multi_document(self.pages))
+        return page_label(self.number(ref), ref, multi_document(self.pages))
 
 
 def retrieve_segments(ctx: MethodContext) -> list[Segment]:

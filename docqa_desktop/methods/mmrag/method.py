@@ -55,7 +55,7 @@ def _tree_nodes(ctx: MethodContext) -> list[TreeHit]:
     if ctx.settings.tree_nodes <= 0:
         ctx.answer.notes.append("tree: summary retrieval is off (tree_nodes = 0)")
         return []
-    doc_ids = ctx.scope_documents()
+    doc_ids = ctx.search.documents()
     model = ctx.text_model.info.name
     finished = ctx.trees.finished(doc_ids, model)
     unfinished = [d for d in doc_ids if d not in finished]

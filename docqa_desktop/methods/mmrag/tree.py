@@ -22,7 +22,7 @@ from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
 from ...progress import Eta, Progress, check_cancel
-from ..base import PrepareContext, SummaryTrees, TreeNode
+from ..base import PrepareContext, TreeNode, Trees
 from .clustering import ClusterSettings, clusters_within, consecutive_runs
 from .settings import check_settings
 
@@ -42,7 +42,7 @@ class Layer:
 
 
 class TreeBuilder:
-    def __init__(self, trees: SummaryTrees, runtime: Runtime, embed: Callable[[list[str]], np.ndarray], settings,
+    def __init__(self, trees: Trees, runtime: Runtime, embed: Callable[[list[str]], np.ndarray], settings,
                  call, progress: Callable[[Progress], None] = lambda p: None, cancel=None):
         self.trees, self.runtime, self.embed, self.settings = trees, runtime, embed, settings
         self.call, self.progress, self.cancel = call, progress, cancel
@@ -124,7 +124,7 @@ def prepare_trees(ctx: PrepareContext) -> int:
     are kept per document and model: changing the tree settings later does not rebuild finished trees."""
     check_settings(ctx.settings)
     doc_ids = sorted(ctx.search.documents())
-    builder = TreeBuilder(ctx.trees, ctx.text_model, ctx.embed, ctx.settings, ctx.call, ctx.progress, ctx.cancel)
+    builder = TreeBuilder(ctx.trees, ctx.text_model, ctx.search.embed, ctx.settings, ctx.call, ctx.progress, ctx.cancel)
     done = ctx.trees.finished(doc_ids, builder.model)
     names = ctx.pages.document_names()
     for doc_id in doc_ids:

@@ -28,6 +28,7 @@ from ...answers import PageRef
 from ...llm import Message, Options
 from ..base import MethodContext, pages_named
 from ..conversation import memory_lines, thread_query
+from ..toolkit.batches import multi_document
 from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import (PAGE_RETRIEVAL, REASONER_INSTRUCTIONS, REASONER_PAGES, REASONER_REQUEST, reasoner_schema,
@@ -107,7 +108,7 @@ def _select(ctx: MethodContext, query: str, candidates: list[PageRef], round_: s
     summarizer = summarizer_for(ctx.artifacts, ctx.pages, ctx.reader, settings, ctx.image_side)
     summaries = summarizer.ensure(candidates, ctx.call, ctx.counted)
     ctx.step(f"{round_}choosing pages from {len(candidates)} summaries")
-    several = ctx.multi_document(candidates)
+    several = multi_document(candidates)
     listing = "\n".join(
         f"Page {i}{f' ({ref.doc}, page {ref.page})' if several else f' (page {ref.page})'}: "
         f"{summaries.get(ref.key(), '(no summary)')[:settings.summary_chars]}"

@@ -13,12 +13,11 @@ from typing import Callable
 from ...answers import PageRef
 from ...llm import Completion, Message, Options
 from ...llm.runtime import Runtime
-from ...retrieval.page_source import PageSource
-from ...store.artifacts import ArtifactStore
-from .page_content import PICTURE_KINDS, PageElement, crop, elements
+from ..ports import Artifacts, Pages
+from .page_content import PICTURE_KINDS, PageElement, elements
 
 ELEMENT_DESCRIPTION = "element-description"  # named before kinds carried their owner; databases hold it
-# about a megapixel: a chart's tick labels stay legible (see page_content.DEFAULT_CROP_PIXELS)
+# about a megapixel: a chart's tick labels stay legible (see page_source.DEFAULT_CROP_PIXELS)
 DESCRIBE_MAX_PIXELS = 1024 * 1024
 DESCRIPTION_TOKENS = 512  # a dense chart's values fit; a longer reply is mostly repetition
 DESCRIBE_PROMPT = ("Describe this {kind} from page {page}: its title, axes, legend, and every value you can read "
@@ -36,7 +35,7 @@ class Description:
 
 
 class Descriptions:
-    def __init__(self, artifacts: ArtifactStore, pages_source: PageSource, max_pixels: int = DESCRIBE_MAX_PIXELS,
+    def __init__(self, artifacts: Artifacts, pages_source: Pages, max_pixels: int = DESCRIBE_MAX_PIXELS,
                  max_tokens: int = DESCRIPTION_TOKENS):
         self.artifacts, self.pages = artifacts, pages_source
         self.max_pixels, self.max_tokens = max_pixels, max_tokens
@@ -74,7 +73,7 @@ class Descriptions:
         return "\n".join(" ".join(words) for words in lines.values())
 
     def _ask(self, ref: PageRef, element: PageElement, runtime: Runtime, call: CallFn) -> str:
-        png = crop(self.pages.path_on_disk(ref), ref.page, element.box, self.max_pixels)
+        png = self.pages.crop(ref, element.box, self.max_pixels)
         prompt = DESCRIBE_PROMPT.format(kind=element.kind, page=ref.page)
         completion = call(f"describe {element.kind} p.{ref.page} #{element.seq}", runtime,
                           [Message("user", prompt, (png,))], Options(max_tokens=self.max_tokens), [ref])

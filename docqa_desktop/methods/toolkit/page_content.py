@@ -1,5 +1,5 @@
-"""A page's content as methods read it: layout elements with their boxes, the page as Markdown in reading
-order, and sharp crops of regions (a table, a chart) for vision models.
+"""A page's content as methods read it: layout elements with their boxes and the page as Markdown in reading
+order (sharp crops of regions, a table or a chart, for vision models come from the page port: Pages.crop).
 
 Boxes are (x0, y0, x1, y1) in PDF points, origin top-left, as the layout stage stored them (index/layout.py).
 Element kinds are the layout model's classes: text, section-header, title, table, picture, caption, formula,
@@ -13,15 +13,11 @@ from dataclasses import dataclass
 
 from ...answers import PageRef
 from ...domain import BBox
-from ...pdf.render import MAX_REGION_ZOOM, render_region
-from ...retrieval.page_source import PageSource
+from ..ports import Pages
 
 # left out of the Markdown: running heads and page numbers repeat on every page and say nothing about it
 DROPPED_KINDS = frozenset({"page-header", "page-footer"})
 PICTURE_KINDS = frozenset({"picture"})
-# A crop of about a megapixel keeps a chart's axis labels and a table's digits legible (a half-page figure
-# reaches the 4x zoom cap below it) at a cost a vision model can take in one image.
-DEFAULT_CROP_PIXELS = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -32,7 +28,7 @@ class PageElement:
     markdown: str  # the stored text: tables as Markdown tables, empty for most pictures
 
 
-def elements(pages: PageSource, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
+def elements(pages: Pages, ref: PageRef, kinds: set[str] | None = None) -> list[PageElement]:
     """The page's layout elements in reading order, optionally of some kinds only; none when layout analysis
     was off or skipped for the page."""
     return [PageElement(seq, kind, box, text) for seq, kind, box, text in pages.layout(ref, kinds)]
@@ -43,7 +39,7 @@ def placeholder(page: int, element: PageElement) -> str:
     return f"[{element.kind} p.{page} #{element.seq}]"
 
 
-def page_markdown(pages: PageSource, ref: PageRef, descriptions: Mapping[int, str] | None = None) -> str:
+def page_markdown(pages: Pages, ref: PageRef, descriptions: Mapping[int, str] | None = None) -> str:
     """The page in reading order as Markdown: headings as `## `, tables as Markdown tables, each picture as a
     placeholder line (followed by its description when `descriptions` has one for its seq), other text as
     paragraphs; page headers and footers are left out. A page whose elements carry no text (layout off or
@@ -87,12 +83,3 @@ def _heading_text(text: str) -> str:
     bold = re.fullmatch(r"\*\*(.+)\*\*|__(.+)__", text)
     return (bold.group(1) or bold.group(2)).strip() if bold else text
 
-
-def crop(path: str, page: int | PageRef, box: BBox, max_pixels: int = DEFAULT_CROP_PIXELS,
-         max_zoom: float = MAX_REGION_ZOOM) -> bytes:
-    """PNG of a region of a page (1-based number or PageRef) from the PDF at `path`: rendered at the zoom
-    that gives it at most `max_pixels` pixels (as close to it as whole pixels allow), but never more than
-    `max_zoom` pixels per point (4 = 288 dpi by default). The box is clipped to the page; a box with nothing
-    of the page inside raises ValueError naming the page."""
-    number = page.page if isinstance(page, PageRef) else page
-    return render_region(path, number, box, max_pixels, max_zoom).png

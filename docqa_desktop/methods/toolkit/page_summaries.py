@@ -18,9 +18,9 @@ from ...domain import StageStatus
 from ...llm import Message, Options
 from ...llm.budget import trim_to_tokens
 from ...llm.runtime import Runtime
+from ...errors import PageGone
 from ...progress import StepsFn, uncounted
-from ...retrieval.page_source import PageGone, PageSource
-from ...store.artifacts import ArtifactStore
+from ..ports import Artifacts, Pages
 
 if TYPE_CHECKING:
     from ..base import PrepareContext
@@ -48,7 +48,7 @@ WRITING = "writing page summaries"  # what the user is told while they are writt
 
 
 class Summarizer:
-    def __init__(self, artifacts: ArtifactStore, pages: PageSource, runtime: Runtime, max_tokens: int = 160,
+    def __init__(self, artifacts: Artifacts, pages: Pages, runtime: Runtime, max_tokens: int = 160,
                  image_side: int = 1280, page_tokens: int = 1200):
         self.artifacts, self.pages, self.runtime = artifacts, pages, runtime
         self.max_tokens, self.image_side, self.page_tokens = max_tokens, image_side, page_tokens
@@ -85,7 +85,7 @@ class Summarizer:
         return _clean(completion.text) or text[:400]
 
 
-def summarizer_for(artifacts: ArtifactStore, pages: PageSource, runtime: Runtime, settings,
+def summarizer_for(artifacts: Artifacts, pages: Pages, runtime: Runtime, settings,
                    image_side: int) -> Summarizer:
     return Summarizer(artifacts, pages, runtime, settings.summary_tokens, image_side, settings.page_tokens)
 
@@ -100,7 +100,7 @@ def prepare_summaries(ctx: PrepareContext) -> int:
     return len(todo)
 
 
-def summary_status(artifacts: ArtifactStore) -> StageStatus:
+def summary_status(artifacts: Artifacts) -> StageStatus:
     """`docqa status`'s row for the page summaries: pages of the live library summarised, by any model."""
     done, pending = artifacts.page_counts(PAGE_SUMMARY)
     return StageStatus("summaries", done, pending, "pages", "written by `docqa prepare` or the first SimpleDoc question")
