@@ -35,10 +35,12 @@ class Option:
         return number_values(self.value)
 
     def line(self) -> str:
-        where = f"{self.ref.source}" + (" (table)" if self.box is not None else "")
+        """How the prompt lists it: the value first, then where it was read (the passage first for a sentence
+        without a value, so that a span copied from the line's start is the passage's, not its page's name)."""
+        where = f"{self.ref.source}" + (", a table" if self.box is not None else "")
         if not self.value:
-            return f"{self.label}. {where}: “{self.context}”"
-        return f"{self.label}. {self.value} — {where}: “{self.context}”"
+            return f"{self.label}. “{self.context}” ({where})"
+        return f"{self.label}. {self.value} — from “{self.context}” ({where})"
 
 
 def options(question: Question, reading: Reading, fits: Callable[[list[Option]], bool]) -> list[Option]:

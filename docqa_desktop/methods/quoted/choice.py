@@ -51,7 +51,8 @@ def messages(question: str, options: list[Option], operations: bool) -> list[Mes
     ops = OPERATIONS_LINE.format(explained="; ".join(text for text, _ in OPERATIONS.values())) if operations else ""
     listed = "\n".join(option.line() for option in options)
     return [Message("system", INSTRUCTIONS.format(operations=ops)),
-            Message("user", f"Question: {question}\n\nCandidates:\n{listed}\n\nReply:")]
+            Message("user", f"Question: {question}\n\nCandidates:\n{listed}\n\nWhich candidate answers: {question}\n"
+                            "Reply:")]
 
 
 def reply_options(options: list[Option], operations: bool) -> Options:
