@@ -16,7 +16,8 @@ from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods import METHODS, MethodContext, method_settings, method_spec
 from docqa_desktop.retrieval.page_source import PageSource
 from docqa_desktop.retrieval.scoped_search import ScopedSearch
-from docqa_desktop.methods.toolkit.final_answer import FinalAnswer, record
+from docqa_desktop.methods.toolkit.final_answer import FinalAnswer
+from docqa_desktop.methods.verdict import record
 from docqa_desktop.progress import Cancelled
 from docqa_desktop.retrieval.page_retriever import VisualUnavailable
 from docqa_desktop.service import Service
@@ -176,7 +177,7 @@ def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert main(["methods", "--json", "--home", str(home)]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
     assert set(listed) == set(METHODS) == {"simpledoc", "m3docrag", "doclens", "mdocagent", "mmrag", "docreact",
-                                           "quoted"}
+                                           "quoted", "cascade"}
     simpledoc = listed["simpledoc"]
     assert simpledoc["settings"]["k"] == 10 and simpledoc["settings"]["iterations"] == 3
     assert simpledoc["prepare"] == "page summaries" and "simpledoc.txt" in simpledoc["paper"]
@@ -223,7 +224,7 @@ def test_method_settings_from_the_settings_file_survive_a_save(home):
 
 
 def test_an_unknown_method_is_a_clear_error(fast_service):
-    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; choose one of cascade, doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc"):
         fast_service.answers.ask("q", method="nope")
     assert AnswerStatus.ANSWERED.value == "answered"
 
