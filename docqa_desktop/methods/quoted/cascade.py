@@ -22,6 +22,7 @@ from . import choice as choosing
 from .candidates import Option, options
 from .method import QuotedSettings, Read, answer_quoted
 
+WHOLE_PASSAGE = 0.7  # a span with more of its passage's words than this share is the passage, not an answer
 PROMPT_TOKENS = 1200  # the choice's prompt at most: a laptop's model reads it in about ten seconds
 
 
@@ -86,6 +87,8 @@ def _unproven(ctx: MethodContext, chosen: choosing.Choice) -> str:
     each value among the numbers (or words) of the page it is cited to."""
     if chosen.span and " ".join(chosen.span.split()).lower() not in " ".join(chosen.options[0].context.split()).lower():
         return f"the span {chosen.span!r} is not copied word for word from candidate {chosen.options[0].label}"
+    if chosen.span and len(chosen.span.split()) > WHOLE_PASSAGE * len(chosen.options[0].context.split()):
+        return f"the span is most of candidate {chosen.options[0].label}: the passage, not an answer in it"
     for option in chosen.options:
         page = ctx.pages.text_or_empty(option.ref)
         values = number_values(option.value)

@@ -21,12 +21,12 @@ OPERATIONS = {"difference": ("difference(A, B) is A − B", "{a} - {b}"),
               "sum": ("sum(A, B) is A + B", "{a} + {b}"),
               "ratio": ("ratio(A, B) is A ÷ B", "{a} / {b}"),
               "change": ("change(A, B) is the percentage change from B to A", "({a} - {b}) / {b} * 100")}
-SPAN_CHARS = 100
-REPLY_TOKENS = 40  # a span of SPAN_CHARS, or "difference(A, B)"
+SPAN_CHARS = 60  # an answer's words, not its passage: the 1.5B copied whole sentences when it could
+REPLY_TOKENS = 30  # a span of SPAN_CHARS, or "difference(A, B)"
 
 INSTRUCTIONS = """You answer a question about the user's documents by choosing among candidates that the app found on their pages. Reply with one of these and nothing else:
 - the letter of the candidate whose value answers the question, e.g. B
-- for a candidate shown without a value, its letter, a colon and the answer's words copied exactly from it, e.g. D: the Hubble telescope
+- for a candidate shown without a value, its letter, a colon and only the few words of it that answer, copied exactly, e.g. D: the Hubble telescope
 {operations}- none, when no candidate answers the question (a candidate about another year, group or measure does not answer it)."""
 OPERATIONS_LINE = ("- when the answer must be computed from two candidates' values, an operation over their letters: "
                    "{explained}\n")
@@ -59,7 +59,7 @@ def reply_options(options: list[Option], operations: bool) -> Options:
     """The decoding: the grammar of the replies allowed, and the choices whose first-step probabilities are read."""
     picks = [f'"{o.label}"' if o.value else f'"{o.label}: " span' for o in options]
     rules = [f"root ::= {' | '.join([*picks, f'{chr(34)}{NONE}{chr(34)}', *(['op'] if operations else [])])}",
-             f"span ::= [^\\n]{{1,{SPAN_CHARS}}}"]
+             f"span ::= [^\\n\"“”]{{1,{SPAN_CHARS}}}"]  # no quotation marks: the words, not the passage quoted
     valued = [o.label for o in options if o.value]
     if operations:
         rules += [f"op ::= ({' | '.join(f'{chr(34)}{name}{chr(34)}' for name in OPERATIONS)}) \"(\" operand "
@@ -96,7 +96,7 @@ def parse(reply: str, options: list[Option], probabilities: dict[str, float]) ->
     option = by_label.get(label.strip())
     if option is None or bool(span.strip()) == bool(option.value):
         return declined
-    return Choice(text, (option,), probabilities.get(option.label, 0.0), span=span.strip())
+    return Choice(text, (option,), probabilities.get(option.label, 0.0), span=span.strip().strip("\"“”").strip())
 
 
 def _plain(number: float) -> str:

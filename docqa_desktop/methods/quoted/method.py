@@ -21,8 +21,8 @@ from ..citations import cite
 from ..conversation import thread_query
 from ..toolkit.final_answer import NOT_ANSWERABLE
 from ..extractive.library_questions import parse_library_question
-from ..extractive.matching import stem
-from ..extractive.question import COUNT, KIND_WORDS, UNQUOTABLE, Question, content_words, parse_question
+from ..extractive.passages import about_question, closest, listed
+from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
 from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
 from ..extractive.reader import Reading, ReaderSettings, passes, read
@@ -32,7 +32,6 @@ from ..proof.quotes import number_values
 from .authors import answer_authors
 from .library import answer_library_question
 
-OWN_WORDS_CHECKED = 40  # the best sentences looked at for a word of the question as asked
 TRACED = 3  # the best sentences and values listed in the trace with their signals
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
 
@@ -97,20 +96,11 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
         _answered_by_cell(ctx, cell)
     elif best is not None:
         _answered(ctx, best, question, pages)
-    elif reading.table.tied or (_about_own_words(ctx.question, ranked) and
-                                (reading.key_terms or (ranked and ranked[0].coverage >= settings.related_coverage))):
+    elif reading.table.tied or about_question(ctx.question, reading, settings.related_coverage):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
         _passages(ctx, ranked, question, pages, list(reading.table.tied[:settings.passages]))
     else:
         _not_found(ctx, len(pages))
-
-
-def _about_own_words(asked: str, ranked: list[Scored]) -> bool:
-    """Whether the sentences read hold a word of the question as asked: a follow-up is read with its thread's
-    words ("And in 2012?"), but one about something else ("What is the capital city of Mars?") is not about the
-    thread's pages because they share the thread's words."""
-    own = [(stem(w), w) for w in content_words(asked) if w not in KIND_WORDS]
-    return not own or any(s.words.has(t, w) for s in ranked[:OWN_WORDS_CHECKED] for t, w in own)
 
 
 def _trace(question: Question, reading: Reading, settings: QuotedSettings) -> list[str]:
@@ -191,20 +181,12 @@ def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, page
     """The closest sentences (each once), and table cells that fit as well as each other, cited and
     highlighted, said to be passages and not an answer."""
     answer, settings = ctx.answer, ctx.settings
-    shown, texts = [], set()
-    for scored in ranked:
-        if len(shown) == settings.passages or scored.coverage < settings.related_coverage:
-            break
-        if scored.candidate.sentence.text not in texts:
-            shown.append(scored)
-            texts.add(scored.candidate.sentence.text)
+    shown = closest(ranked, settings.passages, settings.related_coverage)
     answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
     why = ("a yes/no or a list needs reading, which quoting cannot do" if question.kind in UNQUOTABLE
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
-    answer.text = (f"The closest passages ({why}; read them to judge):\n" +
-                   "\n".join(f"[{n}] {s.candidate.ref.source}: “{s.candidate.sentence.text}”"
-                             for n, s in enumerate(shown, 1)))
+    answer.text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
     answer.citations = cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
                             answer.text, pages)
 
