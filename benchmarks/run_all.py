@@ -153,6 +153,26 @@ def _quoted_trust_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _cascade_headline(path: Path) -> list[tuple[str, str]]:
+    data = _json(path)
+    rows = []
+    for name, s in data["sets"].items():
+        rows += [(f"cascade ({data['model']}, cpu preset), {name} ({s['questions']} questions, {s['answerable']} "
+                  "answerable): precision of answered % (right of answered); answerable right %; unanswerable "
+                  "declined %; p50 / p90 s",
+                  f"{_pct(s['precision_of_answered'])} ({s['answered_right']} of {s['answered']}); "
+                  f"{_pct(s['answerable_right'])}; {_pct(s['unanswerable_declined'])}; "
+                  f"{s['latency_p50_s']:.1f} / {s['latency_p90_s']:.1f}"),
+                 (f"cascade, {name}: per step questions, right, p50 s",
+                  "; ".join(f"{step} {v['questions']}, {v['right']}, {v['seconds_p50']:.1f}"
+                            for step, v in s["steps"].items())),
+                 (f"cascade, {name}: the model's choices let through (right / wrong) by probability threshold",
+                  "; ".join(f"≥{m['threshold']}: {m['right']}/{m['wrong']}" for m in s["margin"])),
+                 (f"cascade, {name}: per kind answered right / answerable",
+                  "; ".join(f"{kind} {k['right']}/{k['answerable']}" for kind, k in s["by_kind"].items()))]
+    return rows
+
+
 def _tables_stage_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
     return [(f"tables stage on {d['documents']} corpus PDFs with layout done ({d['pages']} pages, "
@@ -484,6 +504,9 @@ BENCHMARKS = [
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),
+    # needs the 1.5B (../shared/recipes/qwen15b_gguf.sh) imported as qwen2.5-coder-1.5b into a home with the corpus
+    Benchmark("cascade", lambda a: [PYTHON, str(BENCH / "cascade.py"), "--home", str(a.home), "--model",
+                                    "qwen2.5-coder-1.5b"], BENCH / "results/cascade.json", _cascade_headline),
     # the quoted method before issue 43 (0b1446f) on the grown facts.jsonl (less its library questions, which it
     # could not be asked: doc "*") and dev.jsonl: its results are kept; this only recomputes their figures
     Benchmark("quoted_trust_before_43", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--report-only",
