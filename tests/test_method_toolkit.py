@@ -157,7 +157,8 @@ def test_prompts_put_the_evidence_before_the_question(paper_service):
         ctx = context(paper_service, model, question)
         ctx.search = FixedPages(pages)
         method_spec("m3docrag").run(ctx)
-        assert ctx.answer.short_answer == "English" and ctx.answer.answer_format == "Str"
+        final = ctx.concluded.final  # the method's draft (methods/verdict.py sets the verdict after it)
+        assert final.short_answer == "English" and final.answer_format == "Str"
     ([first], _), ([second], _) = model.calls
     assert first.role == second.role == "user" and first.text.startswith("Answer the question using only")
     user_a, user_b = first.text, second.text

@@ -69,7 +69,7 @@ def test_docqa_methods_says_which_methods_the_built_in_model_is_too_small_for(ho
     assert all(listed[name]["model_shortfall"].startswith(BUILT_IN_ONLY) for name in MODEL_METHODS)
     assert main(["methods", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert "quoted (default)" in out
+    assert "cascade (default)" in out
     for name in MODEL_METHODS:
         assert f"\n  {name} {BUILT_IN_ONLY}" in out
     assert "quoted needs" not in out

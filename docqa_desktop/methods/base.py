@@ -29,10 +29,9 @@ from ..llm.jsonout import output_token_bound
 from ..llm.partial_json import partial_field
 from ..llm.runtime import Runtime
 from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, counted, describe
-from .citations import cite
 from .ports import Artifacts, Pages, Search, Trees
 from .toolkit import page_content
-from .toolkit.final_answer import FinalAnswer, record
+from .toolkit.final_answer import FinalAnswer
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 from .toolkit.batches import multi_document
@@ -44,7 +43,7 @@ log = logging.getLogger(__name__)
 # (issue 33): the built-in 135M SmolLM2 writes the reply schema back — SimpleDoc answered the literal text
 # "answer_format", M3DocRAG streamed "2022.2024. 2021.2024…", both marked answered — while a 1.5B model gets
 # about 10-17 % of the dev questions right. Below it, auto picks no model method, and an answer one writes anyway
-# is labelled unverified (service/answering.py: mark_below_floor).
+# is labelled unverified (methods/verdict.py: below_floor).
 LANGUAGE_MODEL_FLOOR = 1.0
 
 PROMPT_RESERVE_TOKENS = 1200  # instructions, question and memory around the page texts
@@ -76,9 +75,14 @@ class ModelReply:
 
 @dataclass(frozen=True)
 class Concluded:
-    """The method's final answer with the pages its proof's page numbers refer to (numbered[n - 1] is page n)."""
+    """The method's draft: its final answer with the pages its proof's page numbers refer to (numbered[n - 1] is
+    page n), the quotes it is cited to (None: its reply's "evidence") among the pages `seen` (None: numbered),
+    and, for a method that read no page, why (what "not found" says). methods/verdict.py judges it."""
     final: FinalAnswer
     numbered: list[PageRef]
+    quotes: list[tuple[PageRef, str]] | None = None
+    seen: list[PageRef] | None = None
+    unread: str = ""
 
 
 @dataclass
@@ -200,18 +204,16 @@ class MethodContext:
     # -- the final answer --------------------------------------------------------------------------
 
     def conclude(self, final: FinalAnswer, numbered: list[PageRef],
-                 quotes: list[tuple[PageRef, str]] | None = None, seen: list[PageRef] | None = None) -> bool:
-        """Record the model's final answer (True when it answers), cited to `quotes` (default: its reply's
-        "evidence" quotes, by page number in `numbered`) among the pages `seen` (default: `numbered`). Its
-        proof is checked after the method's last step (methods/proof), which may repair or downgrade it."""
-        self.concluded = Concluded(final, list(numbered))
-        if not record(self.answer, final):
-            return False
-        if quotes is None:
-            quotes = [(numbered[e["page"] - 1], e["quote"]) for e in (final.reply or {}).get("evidence", [])
-                      if 0 < e["page"] <= len(numbered)]
-        self.answer.citations = cite(self.pages, quotes, final.answer or final.short_answer, seen or numbered)
-        return True
+                 quotes: list[tuple[PageRef, str]] | None = None, seen: list[PageRef] | None = None) -> None:
+        """The method's draft: its final answer, cited to `quotes` (default: its reply's "evidence" quotes, by page
+        number in `numbered`) among the pages `seen` (default: `numbered`). Only recorded here: after the
+        method's last step, methods/verdict.py checks its proof and sets the verdict, once."""
+        self.concluded = Concluded(final, list(numbered), None if quotes is None else list(quotes),
+                                   None if seen is None else list(seen))
+
+    def decline(self, why: str) -> None:
+        """The method read no page (none matched, or none is left): `why` is what its "not found" says."""
+        self.concluded = Concluded(FinalAnswer.declined(), [], unread=why)
 
     # -- retrieval ---------------------------------------------------------------------------------
 

@@ -5,16 +5,15 @@ A new method is a folder methods/<name>/ whose __init__ defines SPEC, plus one l
 from __future__ import annotations
 
 import dataclasses
-import time
+from typing import Callable
 
-from ..answers import AnswerStatus
-from ..llm import ModelError
-from ..progress import Cancelled
+from ..answers import Answer
 from ..errors import DocQAError
+from ..llm.gguf_file import ModelSize
 from ..settings import Settings, SettingsError, merge_section, typed_value
 from . import doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
 from .base import MethodContext, MethodSpec
-from .proof.verify import verify as verify_proof
+from .verdict import finish
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
                                                                  mdocagent.SPEC, mmrag.SPEC, docreact.SPEC,
@@ -74,22 +73,8 @@ def setting_defaults(spec: MethodSpec) -> list[str]:
     return [f"{f.name}={getattr(defaults, f.name)}" for f in dataclasses.fields(defaults)]
 
 
-def run_method(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True) -> None:
-    """Run a method on ctx.answer: failures and Stop end up in the answer's status, not as exceptions. With
-    `check_proofs`, a model method's answer is checked after its last step (methods/proof)."""
-    started = time.perf_counter()
-    try:
-        spec.run(ctx)
-        if check_proofs:
-            verify_proof(ctx)
-    except Cancelled:
-        # what was already streamed stays: Stop ends the answer, it does not take it back
-        ctx.answer.status = AnswerStatus.CANCELLED
-        ctx.answer.text = ctx.streamed or "Stopped before an answer was found."
-    except ModelError as exc:
-        ctx.answer.status, ctx.answer.error = AnswerStatus.FAILED, str(exc)
-        ctx.answer.text = f"The model failed: {exc}"
-    ctx.answer.seconds = time.perf_counter() - started
-    if ctx.gone:
-        ctx.answer.notes.append("Skipped pages whose document was removed while answering: "
-                                + ", ".join(f"{p.doc} p.{p.page}" for p in ctx.gone))
+def run_method(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True,
+               writers: Callable[[Answer], list[ModelSize]] | None = None) -> None:
+    """Run a method on ctx.answer and set its verdict once (methods/verdict.py: failures and Stop in the answer's
+    status, a model method's draft checked with `check_proofs` and weighed against its floor by `writers`)."""
+    finish(spec, ctx, check_proofs, writers)

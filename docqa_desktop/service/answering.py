@@ -14,11 +14,11 @@ from ..domain import IndexReport
 from ..errors import InvalidRequest, UnknownDocument
 from ..evaluation import EvalOutcome, EvalPorts, EvalQuestion, EvalRunner, saved_records, write_report
 from ..export import export as export_answer
-from ..llm.gguf_file import ModelSize, size_text
 from ..methods import (AUTO_METHOD, CAPABLE_DEFAULT, CASCADE, METHODS, MethodContext, MethodSpec, PrepareContext,
                        method_settings, method_spec, run_method, typed_overrides)
 from ..methods.base import LANGUAGE_MODEL_FLOOR, Turn
 from ..methods.conversation import question_in_context, standalone_question
+from ..methods.verdict import below_floor as mark_below_floor  # noqa: F401 (the service names it)
 from ..progress import Cancelled, Progress, ProgressFn, StreamFn
 from ..retrieval.page_source import PageSource
 from ..retrieval.scoped_search import ScopedSearch
@@ -109,8 +109,8 @@ class Answers:
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
             progress=progress or (lambda p: None), cancel=cancel, stream=stream, conversation=turns,
             chooser=self.chooser())
-        run_method(spec, ctx, settings.ask.check_proofs)
-        mark_below_floor(answer, spec, self._models.writers(answer.models, ctx.text_model, ctx.vision_model))
+        run_method(spec, ctx, settings.ask.check_proofs,  # the verdict, once (methods/verdict.py), the floor too
+                   lambda done: self._models.writers(done.models, ctx.text_model, ctx.vision_model))
         if save:
             with db.transaction() as cur:
                 answers_store.save_answer(cur, answer)
@@ -210,18 +210,3 @@ class Answers:
                 "settings": {"preset": settings.ask.preset, "llm_threads": settings.llm.threads or "auto (cores - 1)",
                              "context": settings.llm.context},
                 "method_settings": {m: self.method_settings(m) for m in methods}}
-
-
-def mark_below_floor(answer: Answer, spec: MethodSpec, writers: list[ModelSize]) -> None:
-    """An answer that a model below the method's floor (MethodSpec.min_model_params) helped write is no answer
-    to stand behind: "answered" becomes an unverified draft, saying which model wrote it (a draft already
-    unverified, its proof not checking out, says so too)."""
-    below = [size for size in writers if size.below(spec.min_model_params)]
-    if not below or answer.status not in (AnswerStatus.ANSWERED, AnswerStatus.UNVERIFIED):
-        return
-    size = min(below, key=lambda s: s.billions)
-    writer = f"a {size.label} model" if size.label else "the built-in model"
-    note = (f"unverified — written by {writer} (this method needs about {size_text(spec.min_model_params)} "
-            "parameters or more)")
-    answer.status = AnswerStatus.UNVERIFIED
-    answer.check = f"{note}; {answer.check}" if answer.check else note

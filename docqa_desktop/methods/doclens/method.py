@@ -17,7 +17,7 @@ from ...llm import Options
 from ...llm.jsonout import output_token_bound
 from ..base import IMAGE_TOKENS, PROMPT_RESERVE_TOKENS, MethodContext
 from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate
-from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
+from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema
 from ..toolkit.page_content import PageElement
 from ..toolkit.prompt_layout import evidence_first
 from .localizer import PageEvidence, localize, zoom_elements
@@ -34,7 +34,7 @@ def run(ctx: MethodContext) -> None:
     model = ctx.reader
     located = ctx.readable(navigation.evidence)
     if not located:
-        record(answer, FinalAnswer.declined(), "No indexed page to read in the documents asked about.")
+        ctx.decline("No indexed page to read in the documents asked about.")
         return
     ctx.step("zooming in on figures and tables")
     plan = _fit_evidence(ctx, located, navigation, _answer_options(settings, len(located)))
@@ -53,7 +53,7 @@ def run(ctx: MethodContext) -> None:
     if not any(call.step == "adjudicate" for call in answer.calls):
         answer.notes.append(f"adjudicate: no call, {verdict.reasoning}")
     if verdict.chosen is None or verdict.answer == NOT_ANSWERABLE:
-        record(answer, FinalAnswer.declined())
+        ctx.conclude(FinalAnswer.declined(), pages)  # withheld: no sample stands
         return
     ctx.conclude(finals[verdict.chosen], pages)
 

@@ -27,7 +27,7 @@ from ...answers import PageRef
 from ...llm import Completion, Message, Options
 from ..base import MethodContext, page_label
 from ..toolkit.batches import multi_document
-from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
+from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE
 from .candidates import CandidateSet, candidate_sets
 from .prompts import (ANSWER, ANSWER_REQUEST, EXAMPLES, EXTRACT, EXTRACT_REQUEST, REACT, REACT_REQUEST,
@@ -54,7 +54,7 @@ def run(ctx: MethodContext) -> None:
     retrieved = ctx.readable(ctx.retrieve(ctx.question, settings.candidate_sets * settings.pages_per_set))
     answer.note_stage("retrieved", retrieved)
     if not retrieved:
-        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
+        ctx.decline("No indexed page matches the question.")
         return
     answer.notes.append(_entropy_source(ctx))
     trajectory: list[Round] = []
@@ -185,7 +185,7 @@ def _answer(ctx: MethodContext, trajectory: list[Round], chosen: list[PageRef]) 
     answer = ctx.answer
     answer.pages_used = list(chosen)
     if not chosen:
-        record(answer, FinalAnswer.declined(), "No page answered the searches.")
+        ctx.decline("No page answered the searches.")
         return
     several = multi_document(chosen)
     labels = {ref.key(): page_label(i, ref, several) for i, ref in enumerate(chosen, 1)}

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ...llm import Options
 from ..base import MethodContext, pages_named
-from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import INSTRUCTIONS, PAGES, REQUEST, answer_schema
 
@@ -31,7 +31,7 @@ def run(ctx: MethodContext) -> None:
     pages = ctx.readable(ctx.retrieve(ctx.question, ctx.settings.k))
     answer.note_stage("retrieved", pages)
     if not pages:
-        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
+        ctx.decline("No indexed page matches the question.")
         return
     model = ctx.reader
     ctx.step(f"reading {pages_named(pages)}")

@@ -23,7 +23,7 @@ from ...llm.runtime import Runtime
 from ...settings import SettingsError
 from ..base import MethodContext
 from ..toolkit.aggregate import NOT_ANSWERABLE, Candidate, aggregate, supporters
-from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema, record
+from ..toolkit.final_answer import FinalAnswer, reasoned_answer_schema
 from ..toolkit.prompt_layout import evidence_first
 from .prompts import (ANSWER_FORMAT, CLUE, CRITICAL_AGENT, CRITICAL_FORMATS, GENERAL_AGENT, GENERAL_AGENT_TEXT_ONLY,
                       GENERAL_ANSWER, IMAGE_AGENT, PREAMBLE, QUESTION, TEXT_AGENT, critical_schema)
@@ -64,7 +64,7 @@ def run(ctx: MethodContext) -> None:
         answer.note_stage("image retrieved", retrieved.images)
     answer.note_stage("retrieved", retrieved.pages)
     if not retrieved.pages:
-        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
+        ctx.decline("No indexed page matches the question.")
         return
     evidence = _render(ctx, retrieved)
     image_agent = _image_agent_runs(ctx, evidence)
@@ -196,7 +196,7 @@ def _summarize(ctx: MethodContext, agents: list[AgentAnswer], retrieved: Retriev
     if not any(call.step == "summarize" for call in answer.calls):
         answer.notes.append(f"summarize: no call, {verdict.reasoning}")
     if verdict.answer == NOT_ANSWERABLE:
-        record(answer, FinalAnswer.declined())
+        ctx.conclude(FinalAnswer.declined(), retrieved.pages)  # withheld: no agent's answer stands
         return
     contributing = [agents[i] for i in supporters(candidates, verdict.answer)]
     answer.notes.append("summarize: sided with the " + ", ".join(a.agent for a in contributing))

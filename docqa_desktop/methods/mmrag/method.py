@@ -22,7 +22,7 @@ from __future__ import annotations
 from ...llm import Options
 from ...llm.budget import trim_to_tokens
 from ..base import PROMPT_RESERVE_TOKENS, MethodContext, pages_named
-from ..toolkit.final_answer import FinalAnswer, record
+from ..toolkit.final_answer import FinalAnswer
 from ..toolkit.prompt_layout import PAGE_IMAGES_NOTE, evidence_first
 from .prompts import CONTEXT, EXAMPLES, GUIDELINES, QUESTION, REQUEST, RESPONSE_FORMAT, SUMMARIES, answer_schema
 from .retrieval import TreeHit, parent_pages, rerank, tree_hits
@@ -39,7 +39,7 @@ def run(ctx: MethodContext) -> None:
     candidates = parent_pages(ctx)
     answer.note_stage("retrieved", [ref for ref, _ in candidates])
     if not candidates:
-        record(answer, FinalAnswer.declined(), "No indexed page matches the question.")
+        ctx.decline("No indexed page matches the question.")
         return
     ranked = rerank(ctx, candidates)
     selected = [page.ref for page in ranked[:settings.pages]]

@@ -1,5 +1,5 @@
 """The check after a model method's last step: its answer stands only with a proof that holds, and its refusal
-only when no page it read states a confident value.
+only when no page it read states a confident value. It decides; methods/verdict.py writes the verdict.
 
 - An answer whose proof checks out (check.py) is *answered*, cited to its quotes as found on the pages.
 - One that does not gets one repair round: the model is told what did not check out and replies again in the
@@ -11,12 +11,12 @@ Confidence, for eval's risk–coverage: a checked answer that the extractive rea
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from ...answers import AnswerStatus, PageRef
+from ...answers import PageRef
 from ...llm import Message, ModelError
 from ...progress import Cancelled
-from ..base import MethodContext, ModelReply
-from ..citations import cite
+from ..base import Concluded, MethodContext, ModelReply
 from ..conversation import thread_query
 from ..extractive.reader import confident_value
 from ..extractive.scoring import Found
@@ -33,53 +33,70 @@ REFUSAL = """You said the documents do not contain the answer, but page {number}
 If this answers the question, reply again in the same JSON with the answer and this passage quoted as its proof. If it does not, say again that the documents do not contain the answer."""
 
 
-def verify(ctx: MethodContext) -> None:
-    """Check, repair once if needed, and set the verdict of a model method's concluded answer."""
-    concluded, answer = ctx.concluded, ctx.answer
-    if concluded is None or answer.status not in (AnswerStatus.ANSWERED, AnswerStatus.NOT_FOUND):
-        return
+ANSWERED, UNVERIFIED, DECLINED = "answered", "unverified", "declined"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the check decided about a draft: `answered` (cited to `quotes`, its proof's quotes as found),
+    `unverified` (cited to `quotes`, the quotes it checked, or to the pages read when None) or `declined` (the
+    model's refusal; `passage`: a page read states a value the model would not take, `asked`: it was asked
+    again). `seen`: the pages the quotes may be on (None: the pages the draft numbered)."""
+    verdict: str
+    final: FinalAnswer
+    quotes: list[tuple[PageRef, str]] | None = None
+    check: str = ""
+    confidence: float | None = None
+    passage: Found | None = None
+    asked: bool = False
+    seen: list[PageRef] | None = None
+
+
+def unchecked(concluded: Concluded) -> Decision:
+    """The method's own verdict, its proof not checked (ask.check_proofs off): cited as the method said."""
+    return Decision(ANSWERED if concluded.final.answerable else DECLINED, concluded.final, concluded.quotes,
+                    seen=concluded.seen)
+
+
+def verify(ctx: MethodContext, concluded: Concluded) -> Decision:
+    """Check the draft's proof, repairing it once if needed (a second model call), and say what it proves."""
+    answer = ctx.answer
     final, numbered = concluded.final, concluded.numbered
-    answer.notes.append(f"proof: the method's own verdict: {answer.status.value}"
-                        + (f", short answer {answer.short_answer!r}" if answer.status is AnswerStatus.ANSWERED else ""))
-    read = answer.pages_used or numbered
+    answer.notes.append("proof: the method's own verdict: " + ("answered" if final.answerable else "not_found")
+                        + (f", short answer {final.short_answer or final.answer!r}" if final.answerable else ""))
     question = thread_query(ctx.question, ctx.conversation)  # a follow-up read with its thread
     # on the pages of the call that concluded, which its proof and a second reply can name
     extractive = confident_value(ctx, question, numbered) if numbered else None
-    asked_again = answer.status is AnswerStatus.NOT_FOUND
+    asked_again = not final.answerable
     if asked_again:
-        final = _reconsidered(ctx, final, extractive, numbered)
-        if final is None:
-            return
+        if extractive is None:
+            return Decision(DECLINED, final)
+        second = _reconsidered(ctx, final, extractive, numbered)
+        if second is None or not second.answerable:
+            return Decision(DECLINED, second or final, passage=extractive, asked=second is not None)
+        final = second
     checked = _checked(ctx, question, final, numbered)
     if not checked.ok and checked.checkable and not asked_again:
         ctx.step("the proof did not check out: asking the model to repair it")
         second = _repair(ctx, final, REPAIR.format(problems="\n".join(f"- {p}" for p in checked.problems)))
         if second is not None and not second.answerable:
             answer.notes.append("proof: after the repair round the model says the documents do not tell")
-            ctx.conclude(second, numbered)
-            return
+            return Decision(DECLINED, second, asked=True)
         if second is not None:
             final, checked, asked_again = second, _checked(ctx, question, second, numbered), True
     if checked.ok:
-        _accept(ctx, final, checked, extractive, asked_again)
-    else:
-        _unverified(ctx, final, checked, read)
+        return _accepted(final, checked, extractive, asked_again)
+    return Decision(UNVERIFIED, final, [(q.ref, q.quote) for q in checked.quotes] or None, checked.summary())
 
 
-def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found | None,
+def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found,
                   numbered: list[PageRef]) -> FinalAnswer | None:
-    """The model's answer after it is shown the passage that states a confident value, when it declined;
-    None when its refusal stands (no such passage: not found; it declines again: that passage is shown)."""
-    if extractive is None:
-        return None
+    """The model's answer after it is shown the passage that states a confident value, when it declined (None:
+    the call is not on record, or failed)."""
     ctx.step("a page read states a value: asking the model again")
     candidate = extractive.scored.candidate
-    second = _repair(ctx, final, REFUSAL.format(number=numbered.index(candidate.ref) + 1,
-                                                source=candidate.ref.source, sentence=candidate.sentence.text))
-    if second is None or not second.answerable:
-        _leave_passage(ctx, extractive, asked=second is not None)
-        return None
-    return second
+    return _repair(ctx, final, REFUSAL.format(number=numbered.index(candidate.ref) + 1,
+                                              source=candidate.ref.source, sentence=candidate.sentence.text))
 
 
 def _checked(ctx: MethodContext, question: str, final: FinalAnswer, numbered: list[PageRef]) -> ProofCheck:
@@ -109,35 +126,12 @@ def _repair(ctx: MethodContext, final: FinalAnswer, request: str) -> FinalAnswer
     return FinalAnswer.from_reply(reply.parsed)
 
 
-def _accept(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, extractive: Found | None,
-            repaired: bool) -> None:
+def _accepted(final: FinalAnswer, checked: ProofCheck, extractive: Found | None, repaired: bool) -> Decision:
     """The answer stands, cited to its proof's quotes as found on the pages."""
-    ctx.conclude(final, ctx.concluded.numbered, [(q.ref, q.match.excerpt) for q in checked.found])
-    answer = ctx.answer
     agreed = extractive is not None and _agrees(extractive, final.short_answer)
-    answer.check = checked.summary() + ("; the extractive reader found the same value" if agreed else "")
-    answer.confidence = CONFIDENCE["agreed" if agreed else "repaired" if repaired else "checked"]
-
-
-def _unverified(ctx: MethodContext, final: FinalAnswer, checked: ProofCheck, read: list[PageRef]) -> None:
-    """The model's draft, said to be one, cited to the passages it read."""
-    answer = ctx.answer
-    ctx.conclude(final, ctx.concluded.numbered)
-    answer.status, answer.check, answer.confidence = AnswerStatus.UNVERIFIED, checked.summary(), None
-    quotes = [(q.ref, q.quote) for q in checked.quotes] or [(ref, "") for ref in read]
-    answer.citations = cite(ctx.pages, quotes, final.answer or final.short_answer, read)
-
-
-def _leave_passage(ctx: MethodContext, extractive: Found, asked: bool) -> None:
-    """The model keeps refusing a page that states a value: that passage is shown as the closest one."""
-    answer, candidate = ctx.answer, extractive.scored.candidate
-    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
-    answer.text = (f"The model found no answer, but this passage may hold one (read it to judge):\n"
-                   f"[1] {candidate.ref.source}: “{candidate.sentence.text}”")
-    answer.check = (f"The model declined{' twice' if asked else ''} although {candidate.ref.source} states "
-                    f"{extractive.value.text!r}")
-    answer.citations = cite(ctx.pages, [(candidate.ref, candidate.sentence.text)], candidate.sentence.text,
-                            [candidate.ref])
+    return Decision(ANSWERED, final, [(q.ref, q.match.excerpt) for q in checked.found],
+                    checked.summary() + ("; the extractive reader found the same value" if agreed else ""),
+                    CONFIDENCE["agreed" if agreed else "repaired" if repaired else "checked"])
 
 
 def _agrees(extractive: Found, short_answer: str) -> bool:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...answers import Answer, AnswerStatus
-
 FORMATS = ("Str", "Int", "Float", "List", "None")
 NOT_ANSWERABLE = "Not answerable"
 
@@ -95,15 +93,3 @@ class FinalAnswer:
         """No answer; `reply`: the model's reply that declined (so the proof check can ask it again)."""
         return cls("", NOT_ANSWERABLE, "None", reply=reply)
 
-
-def record(answer: Answer, final: FinalAnswer, declined_text: str = "Not answerable from the documents.") -> bool:
-    """Put the final answer on `answer` (status, long and short text, format); True when it answers."""
-    if final.answerable:
-        answer.status = AnswerStatus.ANSWERED
-        answer.text = final.answer or final.short_answer
-        answer.short_answer, answer.answer_format = final.short_answer or final.answer, final.answer_format
-        answer.computation = final.computation
-        return True
-    answer.status, answer.text = AnswerStatus.NOT_FOUND, declined_text
-    answer.short_answer, answer.answer_format, answer.computation = NOT_ANSWERABLE, "None", ""
-    return False
