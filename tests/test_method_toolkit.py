@@ -189,7 +189,8 @@ def test_registry_lists_every_method_with_paper_defaults(home, capsys):
     assert doclens["settings"]["library_pages"] == 40 and doclens["settings"]["skip_unanimous"] is False
     assert doclens["cpu_preset"]["navigator_samples"] == 2 and "doclens.txt" in doclens["paper"]
     assert main(["methods", "--home", str(home)]) == 0
-    assert "quoted (default)" in capsys.readouterr().out  # only the built-in model: quoted answers
+    printed = capsys.readouterr().out
+    assert "cascade (default)" in printed and "the cascade quotes only: " in printed  # only the built-in model
 
 
 def test_method_settings_resolve_in_order(home, monkeypatch):
