@@ -70,18 +70,21 @@ def choices(records: list[dict]) -> list[dict]:
             if match:
                 value = ast.literal_eval(match.group(2))  # written with !r
                 scored = score_record({**r, "status": "answered", "short_answer": value, "predicted_format": "Str"})
-                unproven = any(n.startswith("cascade: the choice is not trusted:") and "probability" not in n
-                               for n in r["notes"])
+                unproven = any(n.startswith("cascade: the choice is not trusted: ") and
+                               ("span" in n or " is not on " in n) for n in r["notes"])
+                consistent = not any("in reverse order, the model chose otherwise" in n for n in r["notes"])
                 made.append({"question": r["question"], "value": value, "probability": float(match.group(3)),
                              "right": r["answer_format"] != "None" and scored["score"] >= 0.5, "proven": not unproven,
-                             "answered": r["status"] == "answered", "kind": r.get("kind")})
+                             "consistent": consistent, "answered": r["status"] == "answered", "kind": r.get("kind")})
+                break  # the first asking (a second, the candidates reversed, is its check)
     return made
 
 
 def margin_table(made: list[dict]) -> list[dict]:
     """What each threshold would let through of the choices whose quote checks out (a span copied, a value on
-    its page): the margin is the only test left for them."""
-    proven = [c for c in made if c["proven"]]
+    its page) and that the model made again with the candidates reversed (where it was asked again: only a choice
+    over the threshold is)."""
+    proven = [c for c in made if c["proven"] and c["consistent"]]
     return [{"threshold": t, "let_through": sum(c["probability"] >= t for c in proven),
              "right": sum(c["probability"] >= t and c["right"] for c in proven),
              "wrong": sum(c["probability"] >= t and not c["right"] for c in proven)} for t in THRESHOLDS]

@@ -64,10 +64,12 @@ def test_the_real_model_replies_within_the_grammar_and_its_first_step_weighs_eve
 
 
 class Chooser:
-    """A model that makes a given choice with a given probability, and keeps the prompts it was shown."""
+    """A model that makes a given choice with a given probability, and keeps the prompts it was shown. Asked again
+    with the candidates in another order, it chooses the same candidates (their letters in the new list), unless
+    it is `by_letter` (a model that favours a letter, whatever stands there)."""
 
-    def __init__(self, reply: str, probability: float):
-        self.reply, self.probability = reply, probability
+    def __init__(self, reply: str, probability: float, by_letter: bool = False):
+        self.reply, self.probability, self.by_letter = reply, probability, by_letter
         self.info = ModelInfo("chooser", "remote", 8192, False)
         self.prompts: list[str] = []
 
@@ -76,10 +78,20 @@ class Chooser:
 
     def chat(self, messages, options, cancel=None):
         self.prompts.append(messages[-1].text)
-        first = re.match(r"[a-z]+|[A-Z]", self.reply).group()
+        reply = self.reply if self.by_letter else re.sub(r"\b[A-M]\b", self._same_candidate, self.reply)
+        first = re.match(r"[a-z]+|[A-Z]", reply).group()
         rest = (1 - self.probability) / (len(options.choices) - 1)
-        return Completion(self.reply, "stop", Usage(len(messages[-1].text.split()), 1, 0.01),
+        return Completion(reply, "stop", Usage(len(messages[-1].text.split()), 1, 0.01),
                           choice_probabilities={c: self.probability if c == first else rest for c in options.choices})
+
+    def _same_candidate(self, letter) -> str:
+        """The letter that the candidate lettered so in the first prompt has in the latest one."""
+        line = _lines(self.prompts[0])[letter.group()]
+        return next(label for label, text in _lines(self.prompts[-1]).items() if text == line)
+
+
+def _lines(prompt: str) -> dict[str, str]:
+    return dict(re.findall(r"^([A-Z])\. (.*)$", prompt, re.M))
 
     def close(self):
         pass
@@ -122,8 +134,9 @@ def test_a_sure_choice_answers_with_the_candidates_value_cited_to_its_cell(state
     chooser = Chooser("A", 0.9)
     answer = _ask(statement_home, chooser)
     offered = _offered(chooser.prompts[0])
-    assert answer.method == "cascade" and answer.status is AnswerStatus.ANSWERED and len(answer.calls) == 1
+    assert answer.method == "cascade" and answer.status is AnswerStatus.ANSWERED and len(answer.calls) == 2
     assert answer.short_answer == offered["A"] and answer.check.startswith("chosen by the model among ")
+    assert len(chooser.prompts) == 2 and _lines(chooser.prompts[1])["A"] == list(_lines(chooser.prompts[0]).values())[-1]
     cited = answer.citations[0]
     assert cited.page == 1 and cited.bbox is not None and offered["A"].split()[0].lstrip("$") in cited.quote
 
@@ -133,6 +146,12 @@ def test_an_unsure_choice_leaves_the_passages_and_says_where_the_model_leans(sta
     answer = _ask(statement_home, Chooser("A", 0.3))
     assert answer.status is AnswerStatus.PASSAGES and answer.text.startswith("The model leans to “")
     assert "probability 0.30 is under 0.7" in answer.text and answer.citations  # the passages, cited
+
+
+@pytest.mark.slow  # indexes a PDF
+def test_a_model_that_keeps_its_letter_when_the_candidates_are_reversed_is_not_trusted(statement_home):
+    answer = _ask(statement_home, Chooser("A", 0.95, by_letter=True))
+    assert answer.status is AnswerStatus.PASSAGES and "in reverse order, the model chose otherwise" in answer.text
 
 
 @pytest.mark.slow  # indexes a PDF
