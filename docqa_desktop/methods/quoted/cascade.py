@@ -69,7 +69,11 @@ def _choose(ctx: MethodContext, read: Read, started: float) -> None:
     chosen = _ask(ctx, "choose among candidates", offered, operations, read)
     if chosen is None or chosen.none:
         return  # the quoted verdict stands
-    problem = _unproven(ctx, chosen) or _unsure(chosen, settings)
+    unproven = _unproven(ctx, chosen)
+    if unproven:  # what it chose is not what the page says: no lean to show either
+        answer.notes.append(f"cascade: the choice is not trusted: {unproven}")
+        return
+    problem = _unsure(chosen, settings)
     if not problem and settings.order_check:
         ctx.step("the model chooses again, the candidates in reverse order")
         again = _ask(ctx, "choose again, candidates reversed", _reversed(offered), operations, read)
