@@ -476,19 +476,20 @@ class MainWindow(QMainWindow):
         self.tasks.start("settings", apply, applied, on_failed=self.show_error)
 
     def _check_models(self) -> None:
-        """Which models serve now (off the GUI thread: it reads their files' headers): the first-run note while
-        there is no vision model, and beside each method whether the text model is large enough for it."""
-        def roles(progress, cancel):
+        """Which models serve now (off the GUI thread: it reads their files' headers): the first-run note while the
+        built-in model is the only one, beside each method whether the text model is large enough for it, and how
+        long a question takes here."""
+        def models_now(progress, cancel):
             models = self.service.models
-            return models.roles(), models.shortfalls(), {n: t.text for n, t in models.per_question().items()}
+            return models.only_builtin(), models.shortfalls(), {n: t.text for n, t in models.per_question().items()}
 
         def show(found) -> None:
-            roles, shortfalls, timings = found
-            self.first_run.setVisible(roles.get("vision") is None)
+            builtin_only, shortfalls, timings = found
+            self.first_run.setVisible(builtin_only)  # the note says the built-in model is all there is
             self.ask_panel.set_shortfalls(shortfalls)
             self.ask_panel.set_timings(timings)  # this machine's measured time per question, or the estimate
 
-        self.tasks.start("models", roles, show)
+        self.tasks.start("models", models_now, show)
 
     def show_error(self, message: str) -> None:
         self.status_text.setText(message)
