@@ -241,7 +241,7 @@ def test_the_app_quotes_the_answer_by_default_and_says_what_a_model_adds(window,
     window.ask_panel.ask_button.click()
     qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=60_000)
     answer = window.answer_view.answer
-    assert (answer.method, answer.short_answer, answer.citations[0].doc) == ("quoted", "18:40",
+    assert (answer.method, answer.short_answer, answer.citations[0].doc) == ("cascade", "18:40",
                                                                              "ferry-memo-scanned.pdf")
     _wait_for_page(window, qtbot, answer.citations[0].path, 1)
     assert "no language model wrote this" in window.status_text.text()

@@ -266,10 +266,10 @@ def test_settings_with_auto_show_the_settings_of_the_method_auto_uses(window, qt
     texts = [label.text() for label in dialog.method_area.widget().findChildren(type(dialog.data_note))]
     assert "auto uses Answer (quoted, then the model chooses) now; its settings:" in texts
     assert "Answer (quoted, then the model chooses): min coverage" in texts
-    dialog.method_fields["passages"].setValue(quoted["passages"] + 1)
+    dialog.method_fields["passages"].setValue(cascade["passages"] + 1)
     dialog.accept()
     qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)
-    assert window.service.answers.method_settings("quoted")["passages"] == quoted["passages"] + 1
+    assert window.service.answers.method_settings("cascade")["passages"] == cascade["passages"] + 1
     assert window.service.settings.ask.method == "auto"
 
 

@@ -334,7 +334,7 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
         assert main(["methods", "--home", home]) == 0
         lines = capsys.readouterr().out.splitlines()
         assert next(line.split()[0] for line in lines if "(default)" in line) == "cascade"
-        return next(line.strip() for line in lines if line.strip().startswith("the cascade "))
+        return next(line.strip() for line in lines if line.strip().startswith("the cascade"))
 
     assert serving() == "text tasks   → smollm2-135m-instruct (the most capable installed)"
     assert chooser().startswith("the cascade quotes only")  # the built-in model alone: quoted answers
