@@ -57,7 +57,7 @@ def run(ctx: MethodContext) -> None:
 
 def _choose(ctx: MethodContext, read: Read, started: float) -> None:
     chooser, settings, answer = ctx.chooser, ctx.settings, ctx.answer
-    reserve = sum(chooser.count_tokens(m.text) for m in choosing.messages(read.question.text, [], True))
+    reserve = sum(chooser.count_tokens(m.text) for m in choosing.messages(ctx.question, [], True))  # as asked
 
     def fits(trial: list[Option]) -> bool:
         return reserve + sum(chooser.count_tokens(o.line()) + 1 for o in trial) <= settings.prompt_tokens
@@ -144,13 +144,12 @@ def _answered(ctx: MethodContext, chosen: choosing.Choice, offered: int, started
     answer = ctx.answer
     answer.status, answer.confidence = AnswerStatus.ANSWERED, round(chosen.probability, 3)
     sources = " and ".join(f"{o.ref.source}: “{o.context}”" for o in chosen.options)
+    value = _value(chosen)
     if chosen.operation:
-        value = _shown(chosen)
         answer.short_answer, answer.answer_format, answer.computation = value, "Float", chosen.expression
         answer.text = f"{value}\n\nComputed by the app ({chosen.operation}) from the values the model chose: {sources}"
         how = f"computed by the app from 2 of {offered} candidates the model chose"
     else:
-        value = chosen.span or chosen.options[0].value
         answer.short_answer, answer.answer_format, answer.computation = value, "Str", ""
         answer.text = f"{value}\n\nChosen by the model among {offered} candidates from the pages: {sources}"
         how = f"chosen by the model among {offered} candidates"
@@ -179,8 +178,7 @@ def _value(chosen: choosing.Choice) -> str:
 
 
 def _shown(chosen: choosing.Choice) -> str:
-    value = round(chosen.computed, 2)
-    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    text = f"{chosen.computed:,.2f}".rstrip("0").rstrip(".")
     return f"{text}%" if chosen.operation == "change" else text
 
 
