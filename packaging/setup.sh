@@ -51,8 +51,9 @@ if [ "$mode" = gpu ]; then
     tail -n +3 <<< "$gpu_plan" | run_plan  # onnxruntime-gpu over the CPU onnxruntime the app pulled in
     .venv/bin/docqa models list | sed -n 1,2p  # the GPU found, and where each part now runs
 fi
-# The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): say which are
-# missing, with the one apt-get / dnf command that installs them. The command line works without them.
-if ! .venv/bin/python -m docqa_desktop.ui.system_libraries; then
+# The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): as root with apt-get
+# or dnf they are installed here (and said); otherwise the one command that installs them is printed. The command
+# line works without them.
+if ! .venv/bin/python -m docqa_desktop.ui.system_libraries --install; then
     echo "setup: done; \`docqa gui\` will start once the libraries above are installed" >&2
 fi

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from docqa_desktop.ui.system_libraries import (explain, install_command, missing_libraries, not_found,
-                                               platform_needs_xcb, run_ldd, xcb_plugin)
+from docqa_desktop.ui.system_libraries import (DLOPENED, explain, install_as_root, install_command,
+                                               missing_libraries, not_found, platform_needs_xcb, run_ldd, xcb_plugin)
 
 PLUGIN = Path("/venv/PySide6/Qt/plugins/platforms/libqxcb.so")
 # ldd on a stock Ubuntu 24.04 with libxcb-cursor0 alone installed (as the README used to say), shortened
@@ -95,14 +95,37 @@ def test_the_check_applies_only_where_qt_will_use_xcb(environ, platform, wayland
     assert platform_needs_xcb(environ, platform, lambda: wayland_works) is checked
 
 
-def test_the_real_check_on_this_machine_finds_nothing_missing():
+def test_the_real_check_agrees_with_the_loader_on_this_machine():
+    """The check reports nothing missing exactly when the dynamic loader loads Qt's real xcb plugin and the
+    dlopened cursor library, whatever this machine happens to have installed."""
     plugin = xcb_plugin()
     assert plugin is not None and plugin.name == "libqxcb.so"
     assert "libxcb.so.1 => /" in run_ldd(plugin)  # ldd ran on the real plugin and resolved its libraries
-    assert missing_libraries(plugin) == []
+    load = ("import ctypes, sys\n"
+            "try:\n    [ctypes.CDLL(name) for name in sys.argv[1:]]\nexcept OSError as e:\n    sys.exit(str(e))\n")
+    loaded = subprocess.run([sys.executable, "-c", load, str(plugin), *DLOPENED], capture_output=True, text=True,
+                            timeout=120)
+    missing = missing_libraries(plugin)
+    assert (missing == []) is (loaded.returncode == 0), (missing, loaded.stderr)
     done = subprocess.run([sys.executable, "-m", "docqa_desktop.ui.system_libraries"], capture_output=True,
                           text=True, cwd=ROOT, env={**os.environ, "QT_QPA_PLATFORM": "xcb"}, timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert done.returncode == (1 if missing else 0)
+    assert all(name in done.stderr for name in missing)
+
+
+def test_root_installs_without_sudo_refreshing_apt_lists_once_when_the_first_try_fails():
+    ran = []
+
+    def apt(argv):
+        ran.append(argv)
+        return 100 if len(ran) == 1 else 0  # the first install fails: no package lists yet
+
+    assert install_as_root("sudo apt-get install libxcb-icccm4 libxcb-keysyms1", apt)
+    assert ran == [["apt-get", "install", "-y", "libxcb-icccm4", "libxcb-keysyms1"], ["apt-get", "update"],
+                   ["apt-get", "install", "-y", "libxcb-icccm4", "libxcb-keysyms1"]]
+    ran.clear()
+    assert not install_as_root("sudo dnf install xcb-util-wm", lambda argv: ran.append(argv) or 1)
+    assert ran == [["dnf", "install", "-y", "xcb-util-wm"]]  # dnf refreshes its own metadata: no second try
 
 
 @pytest.mark.slow  # a docqa process: ~4 s of imports

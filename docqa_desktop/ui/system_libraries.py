@@ -6,8 +6,9 @@ lists every library it and the libraries it loads need ("=> not found" for a mis
 checked by name as well, because Qt versions before 6.5 open it at run time (dlopen), where ldd does not look.
 The missing ones are said with the one apt-get (Debian, Ubuntu) or dnf (Fedora, RHEL) command that installs them.
 
-Run as `python -m docqa_desktop.ui.system_libraries` (packaging/setup.sh does): prints what is missing and exits 1,
-or exits 0 silently.
+Run as `python -m docqa_desktop.ui.system_libraries`: prints what is missing and exits 1, or exits 0 silently.
+With `--install` (packaging/setup.sh), root on a Debian/Ubuntu or Fedora/RHEL system installs the missing packages
+itself and says so; anyone else is shown the one command.
 """
 from __future__ import annotations
 
@@ -130,6 +131,17 @@ def install_command(sonames: list[str], os_release: str) -> str:
     return f"sudo {'apt-get' if family == DEBIAN else 'dnf'} install {' '.join(packages)}"
 
 
+def install_as_root(command: str, run: Callable[[list[str]], int] | None = None) -> bool:
+    """Runs `command` (install_command's) without its sudo, non-interactively; apt-get's package lists are
+    refreshed once when the first try fails (a new machine often has none). True when the packages went in."""
+    run = run or (lambda args: subprocess.call(args, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"}))
+    argv = command.split()[1:]  # no "sudo": we are root
+    argv.insert(2, "-y")
+    if run(argv) == 0:
+        return True
+    return argv[0] == "apt-get" and run(["apt-get", "update"]) == 0 and run(argv) == 0
+
+
 def platform_needs_xcb(environ: dict[str, str] = os.environ, platform: str = sys.platform,
                        wayland_works: Callable[[], bool] = lambda: False) -> bool:
     """Whether Qt will start on its xcb plugin here: on Linux, when QT_QPA_PLATFORM names it first (or names
@@ -179,7 +191,27 @@ def explain(missing: list[str], os_release: str) -> str:
             f"lacks: {', '.join(missing)}.\n{fix}\n(The command line works without them.)")
 
 
+def install_missing(os_release_path: Path = Path("/etc/os-release")) -> bool:
+    """As root on a known family of distributions: installs what problem() finds missing. True when it ran and
+    the check then finds nothing missing."""
+    plugin = xcb_plugin()
+    if plugin is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False
+    missing = missing_libraries(plugin)
+    try:
+        command = install_command(missing, os_release_path.read_text()) if missing else ""
+    except OSError:
+        command = ""
+    if not command or not shutil.which(command.split()[1]):
+        return False
+    print(f"docqa: installing the system libraries the desktop app needs: {command.removeprefix('sudo ')}",
+          file=sys.stderr)
+    return install_as_root(command) and not missing_libraries(plugin)
+
+
 if __name__ == "__main__":
+    if "--install" in sys.argv[1:]:
+        install_missing()
     said = problem()
     if said:
         print(f"docqa: {said}", file=sys.stderr)
