@@ -23,25 +23,27 @@ from urllib.parse import quote as url_quote
 import pymupdf
 
 from .answers import Answer, AnswerStatus, Citation
+from .documents import open_document
+from .errors import DocQAError
 from .files import write_atomically
 from .pdf.unicode_map import plain_text_maps
 
 FORMATS = ("md", "html", "pdf", "json")
 REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
-RenderFn = Callable[[Citation], bytes | None]  # PNG of the cited region, None if the PDF is gone
+RenderFn = Callable[[Citation], bytes | None]  # PNG of the cited region, None if the document is gone
 
 
 def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
     """PNG of the cited region (the whole page when no box is known), or None if the file is gone."""
     try:
-        with pymupdf.open(citation.path) as doc:
+        with open_document(citation.path) as doc:
             page = doc[citation.page - 1]
             clip = page.rect
             if citation.bbox:
                 x0, y0, x1, y1 = citation.bbox
                 clip = pymupdf.Rect(0, y0 - REGION_MARGIN, page.rect.width, y1 + REGION_MARGIN) & page.rect
             return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip).tobytes("png")
-    except (RuntimeError, ValueError, IndexError, OSError):
+    except (DocQAError, RuntimeError, ValueError, IndexError, OSError):  # DocQAError: the opener refused it
         return None
 
 

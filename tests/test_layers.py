@@ -17,9 +17,10 @@ layer, and the same-layer components or modules listed in SIBLINGS:
                   registry: evaluation is handed ports by the facade (EvalPorts) and asks through them
     4 engines     retrieval/, index/, llm/, visual/ -- side by side (the one exception: SIBLINGS)
     3 vectors     vectors/: the text and page embedders, codes, MaxSim kernels
-    2 store       store/, pdf/ (opening, reading and rendering PDFs)
+    2 store       store/, pdf/ (opening, reading and rendering PDFs), documents.py (the file kinds read: one
+                  table of openers, PDF's from pdf/)
     1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
-                  __init__.py
+                  host.py (the operating system: file lock, memory limit, cores, RAM, GPU driver), __init__.py
 
 Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/, extractive/ and proof/)
 sees the library only through its context: it imports the method base, the shared parts of methods/ and the plain
@@ -47,9 +48,9 @@ for _level, _name, _components in (
         (5, "methods", ("methods", "evaluation")),
         (4, "engines", ("retrieval", "index", "llm", "visual")),
         (3, "vectors", ("vectors",)),
-        (2, "store", ("store", "pdf")),
+        (2, "store", ("store", "pdf", "documents")),
         (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
-                       "__init__")),
+                       "host", "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)
@@ -63,6 +64,8 @@ SIBLINGS: set[tuple[str, str]] = {
     ("service", "export"),
     # engines: the page embedder is an installed model, found by the model manager
     ("visual", "llm.manager"),
+    # store level: the table of document openers names the PDF opener
+    ("documents", "pdf"),
     # domain level: plain helpers under the data types
     ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
 }

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..documents import is_document
 from ..errors import DocQAError
 from ..answers import Answer, AnswerStatus
 from ..domain import IndexReport
@@ -196,7 +197,7 @@ class EvalRunner:
 
     @staticmethod
     def _library(corpus: Path) -> list[str]:
-        pdfs = sorted(os.path.abspath(p) for p in corpus.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+        pdfs = sorted(os.path.abspath(p) for p in corpus.iterdir() if is_document(p) and p.is_file())
         if not pdfs:
             raise EvalError(f"{corpus} has no PDFs for the questions about the whole library (doc \"{LIBRARY_DOC}\")")
         return pdfs

@@ -1,20 +1,23 @@
-"""Finding PDFs below folders: recursive, symlink-loop safe, temporary files ignored."""
+"""Finding documents (the kinds documents.py reads) below folders: recursive, symlink-loop safe, temporary files
+ignored."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from ..documents import is_document
 
 _TEMP_PREFIXES = ("~$", ".~", "._", ".")
 _TEMP_SUFFIXES = (".part", ".crdownload", ".download", ".tmp", ".partial", ".swp")
 
 
 def is_candidate(path: str | os.PathLike) -> bool:
-    """A PDF a user means to index: not hidden, not an editor lock or half-finished download."""
+    """A document a user means to index: not hidden, not an editor lock or half-finished download."""
     name = os.path.basename(path)
     lower = name.lower()
     if name.startswith(_TEMP_PREFIXES) or lower.endswith(_TEMP_SUFFIXES):
         return False
-    return lower.endswith(".pdf")
+    return is_document(name)
 
 
 def normalise(path: str | os.PathLike) -> str:
@@ -23,7 +26,7 @@ def normalise(path: str | os.PathLike) -> str:
 
 
 def find_pdfs(root: str) -> tuple[list[str], list[str]]:
-    """All candidate PDFs below root (or root itself if it is a file), sorted, and the folders that
+    """All candidate documents below root (or root itself if it is a file), sorted, and the folders that
     could not be listed (their files are unknown, not deleted)."""
     if os.path.isfile(root):
         return ([root] if is_candidate(root) else []), []

@@ -1,4 +1,5 @@
-"""Following folders: react to created, modified, moved and deleted PDFs once they settle.
+"""Following folders: react to created, modified, moved and deleted documents (the kinds documents.py reads,
+as scan.is_candidate decides) once they settle.
 
 Events only say *that* something changed; the indexer's scan (cheap: size + mtime) decides
 *what* changed, so moves, renames, copies and deletions all take the same tested path.

@@ -10,6 +10,7 @@ and closes them once; `Service(settings, resources=Resources(settings, models=â€
 """
 from __future__ import annotations
 
+from ..documents import document_kind, is_document
 from ..errors import DocQAError, UnknownDocument
 from ..evaluation import load_questions
 from ..export import FORMATS as EXPORT_FORMATS
@@ -34,7 +35,8 @@ SEARCH_MODES = [mode.value for mode in SearchMode]
 __all__ = ["Service", "Resources", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
            "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "CASCADE", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
-           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "load_questions",
+           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "document_kind", "is_document",
+           "load_questions",
            "proof_html", "shown_text"]
 
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain import FileEntry, FileStatus, StageStatus
+from ..service import is_document
 
 COLUMNS = ("Title", "Authors", "Year", "Pages", "File", "Status")
 TITLE, AUTHORS, YEAR, PAGES, FILE, STATUS = range(len(COLUMNS))
@@ -235,7 +236,7 @@ class LibraryPanel(QWidget):
 
     def dropEvent(self, event: QDropEvent) -> None:
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        wanted = [p for p in paths if os.path.isdir(p) or p.lower().endswith(".pdf")]
+        wanted = [p for p in paths if os.path.isdir(p) or is_document(p)]
         if wanted:
             self.paths_dropped.emit(wanted)
             event.acceptProposedAction()

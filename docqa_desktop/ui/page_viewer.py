@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain import BBox
-from ..service import RenderedPage
+from ..service import RenderedPage, document_kind
 from .elided import ElidedLabel
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)  # of the whole page in view
@@ -72,7 +72,7 @@ class PageViewer(QWidget):
         self.zoom = FIT
         self.note = ""  # said after the page when no region is cited ("stopped, nothing cited")
         self.cited: QRect | None = None  # the cited box on the shown image, for scrolling it into view
-        self.open_failed: QMessageBox | None = None  # the notice shown when no viewer opens the PDF
+        self.open_failed: QMessageBox | None = None  # the notice shown when no viewer opens the document
         self.image = QLabel("Click a citation or a document to see its page here.")
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image.setWordWrap(True)
@@ -89,8 +89,7 @@ class PageViewer(QWidget):
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(40)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.open_button = QPushButton("Open PDF")
-        self.open_button.setToolTip("Open the document in the system's PDF viewer")
+        self.open_button = QPushButton()  # named for the shown document's kind in _update_buttons
         self.previous_button.clicked.connect(lambda: self.go(self.page - 1))
         self.next_button.clicked.connect(lambda: self.go(self.page + 1))
         self.zoom_out_button.clicked.connect(lambda: self.set_zoom(-1))
@@ -208,9 +207,9 @@ class PageViewer(QWidget):
         if self.path:
             url = QUrl.fromLocalFile(self.path)
             url.setFragment(f"page={self.page}")  # honoured by most PDF viewers
-            if not QDesktopServices.openUrl(url):  # no application is registered for PDFs
+            if not QDesktopServices.openUrl(url):  # no application is registered for the kind
                 self.open_failed = self._notice(
-                    f"No application on this computer is set up to open PDF files, so "
+                    f"No application on this computer is set up to open {document_kind(self.path)} files, so "
                     f"{os.path.basename(self.path)} did not open.\n\nIt is in {os.path.dirname(self.path)}",
                     "Open the folder", self._open_folder)
 
@@ -223,7 +222,8 @@ class PageViewer(QWidget):
 
     def _notice(self, text: str, action: str = "", then=None) -> QMessageBox:
         """A window-modal notice (it does not block the event loop), with an optional action button."""
-        box = QMessageBox(QMessageBox.Icon.Information, "Open PDF", text, QMessageBox.StandardButton.Close, self)
+        box = QMessageBox(QMessageBox.Icon.Information, self.open_button.text(), text,
+                          QMessageBox.StandardButton.Close, self)
         box.setTextFormat(Qt.TextFormat.PlainText)  # file names are shown as they are
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if action:
@@ -238,5 +238,9 @@ class PageViewer(QWidget):
         self.previous_button.setEnabled(has and self.page > 1)
         self.next_button.setEnabled(has and self.page < self.page_count)
         self.open_button.setEnabled(has)
+        # the shown document's kind as documents.py names it ("Open PDF"); before one is shown, PDF as ever
+        kind = document_kind(self.path) if has else "PDF"
+        self.open_button.setText(f"Open {kind}")
+        self.open_button.setToolTip(f"Open the document in the system's {kind} viewer")
         self.zoom_in_button.setEnabled(has and self.zoom < ZOOMS[-1])
         self.zoom_out_button.setEnabled(has and self.zoom > ZOOMS[0])
