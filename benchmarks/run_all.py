@@ -153,6 +153,13 @@ def _quoted_trust_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _minilm_bulk_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    return [(f"MiniLM bulk chunk embedding, one thread, {d['chunks']} corpus chunks: numpy (installer base) / torch "
+             "chunks per s (ratio; min cosine)",
+             f"{d['numpy_chunks_per_s']} / {d['torch_chunks_per_s']} ({d['numpy_over_torch']}x; {d['min_cosine']:.6f})")]
+
+
 def _cascade_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     rows = []
@@ -505,6 +512,8 @@ BENCHMARKS = [
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),
     # needs the 1.5B (../shared/recipes/qwen15b_gguf.sh) imported as qwen2.5-coder-1.5b into a home with the corpus
+    Benchmark("minilm_bulk", lambda a: [PYTHON, str(BENCH / "minilm_bulk.py")] + (["--chunks", "128"] if a.quick else []),
+              BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),
     Benchmark("cascade", lambda a: [PYTHON, str(BENCH / "cascade.py"), "--home", str(a.home), "--model",
                                     "qwen2.5-coder-1.5b"], BENCH / "results/cascade.json", _cascade_headline),
     # the quoted method before issue 43 (0b1446f) on the grown facts.jsonl (less its library questions, which it
