@@ -20,7 +20,7 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     2 store       store/, pdf/ (opening, reading and rendering PDFs), documents.py (the file kinds read: one
                   table of openers, PDF's from pdf/)
     1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
-                  __init__.py
+                  host.py (the operating system: file lock, memory limit, cores, RAM, GPU driver), __init__.py
 
 Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/, extractive/ and proof/)
 sees the library only through its context: it imports the method base, the shared parts of methods/ and the plain
@@ -50,7 +50,7 @@ for _level, _name, _components in (
         (3, "vectors", ("vectors",)),
         (2, "store", ("store", "pdf", "documents")),
         (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
-                       "__init__")),
+                       "host", "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)

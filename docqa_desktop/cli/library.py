@@ -5,6 +5,7 @@ import json
 import sys
 
 from ..domain import IndexReport, StageStatus
+from ..host import memory_limit_words
 from ..service import Service
 from .common import ProgressBar, cancel_on_sigint, require_existing
 
@@ -126,6 +127,7 @@ def status(service: Service, args) -> int:
     for stage in stages:
         print(f"  {stage.stage:12} {stage_line(stage)}")
     print(f"database: {service.library.database_path}")
+    print(f"worker memory: {memory_limit_words()}")
     return 0
 
 

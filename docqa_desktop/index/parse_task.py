@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..domain import BBox, Chunk, Element, ParsedPage, TableOnPage
+from ..host import PARSER_WORKER_MEMORY, limit_memory
 from ..settings import IndexSettings
 
 
@@ -64,23 +65,16 @@ def _exit_with_parent(poll_seconds: float = 1.0) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-# Address space a parser worker may use. A lying image header (a 64 px JPEG declaring 65500 x 65500) made
-# mupdf fill 21 GB; under a limit its allocations fail, and it draws the page smaller or the page gets
-# a "too large to index" error. Normal work peaks at ~1.7 GB (OCR models loaded).
-PARSER_ADDRESS_SPACE = 4 << 30
+# The memory a parser worker may use (host.py says why 4 GB, and how each system limits it)
+PARSER_ADDRESS_SPACE = PARSER_WORKER_MEMORY
 
 
 def _limit_memory() -> None:
     """In worker processes only: a caller parsing in its own process (tests, tools) keeps its limits."""
     import multiprocessing
-    import resource
 
-    if multiprocessing.parent_process() is None:
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY or soft > PARSER_ADDRESS_SPACE:
-        limit = PARSER_ADDRESS_SPACE if hard == resource.RLIM_INFINITY else min(hard, PARSER_ADDRESS_SPACE)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    if multiprocessing.parent_process() is not None:
+        limit_memory(PARSER_ADDRESS_SPACE)
 
 
 def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:

@@ -1,11 +1,11 @@
 """What this machine can run: CPU cores, RAM, GPUs, and whether llama.cpp was built to use them."""
 from __future__ import annotations
 
-import os
-import platform
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+
+from .. import host
 
 
 @dataclass(frozen=True)
@@ -107,22 +107,8 @@ def card_class(gpu: Gpu) -> str:
 
 
 def detect() -> Hardware:
-    return Hardware(cpu_cores=_usable_cores(), ram_gb=_ram_gb(), gpus=tuple(_nvidia_gpus() + _apple_gpu()),
+    return Hardware(cpu_cores=host.usable_cores(), ram_gb=host.ram_gb(), gpus=tuple(_nvidia_gpus() + _apple_gpu()),
                     llama_gpu_offload=_llama_gpu_offload())
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _ram_gb() -> float:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    except (ValueError, OSError, AttributeError):
-        return 0.0
 
 
 def _nvidia_gpus() -> list[Gpu]:
@@ -146,8 +132,8 @@ def _nvidia_gpus() -> list[Gpu]:
 
 def _apple_gpu() -> list[Gpu]:
     # Apple silicon shares RAM with its GPU; Metal can use about three quarters of it.
-    if platform.system() == "Darwin" and platform.machine() == "arm64":
-        usable = _ram_gb() * 0.75
+    if host.apple_silicon():
+        usable = host.ram_gb() * 0.75
         return [Gpu("Apple silicon GPU", usable, usable, "apple")]
     return []
 

@@ -7,15 +7,14 @@ a CLI search) may share the folder, so changes happen under a file lock, after r
 """
 from __future__ import annotations
 
-import fcntl
 import shutil
 import threading
 from collections.abc import Callable
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from ..host import exclusive_lock
 from ..store import page_vectors
 from ..store.database import Database
 from .regions import Box, best_region, similarity_map
@@ -43,7 +42,7 @@ class VisualLibraryIndex:
         wanted = np.sort(page_vectors.keys(self._db().cursor(), self.model))
         if np.array_equal(wanted, np.sort(self._current().ids())):
             return 0, 0  # the usual case before a search: sorting beats set differences (ms, not 100s of ms)
-        with self._locked():
+        with exclusive_lock(self.folder / ".lock"):
             index = self._current(force=True)  # another process may have caught up meanwhile
             removed = index.remove(np.setdiff1d(index.ids(), wanted, assume_unique=True))
             if index.garbage_ratio() > REBUILD_GARBAGE:
@@ -111,12 +110,3 @@ class VisualLibraryIndex:
                 item.unlink() if item.is_file() else shutil.rmtree(item)
         self._index = MultiVectorIndex(self.folder)
         return self._index
-
-    @contextmanager
-    def _locked(self):
-        with open(self.folder / ".lock", "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)

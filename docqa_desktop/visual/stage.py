@@ -8,7 +8,6 @@ only, since a changed document gets new page rows and a removed one takes its ve
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..domain import Reported, StageSkipped, StageStatus
 from ..errors import ModelError
+from ..host import nvidia_driver_present
 from ..pdf.document import PdfError
 from ..progress import ProgressTracker
 from ..progress import Cancelled, ProgressFn
@@ -273,7 +273,7 @@ def _gpu_likely() -> bool:
     torch = sys.modules.get("torch")
     if torch is not None:
         return torch.cuda.is_available()
-    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidia0")
+    return nvidia_driver_present()
 
 
 def _has_cuda() -> bool:
