@@ -154,3 +154,10 @@ def test_on_windows_the_probe_finds_nvidia_smi_on_the_path(tmp_path, monkeypatch
     tool.write_text("#!/bin/sh\n")
     tool.chmod(0o755)
     assert host.nvidia_driver_present(()) is True
+
+
+def test_docqa_status_says_which_memory_limit_applies(tmp_path, capsys):
+    from docqa_desktop.cli import main
+
+    assert main(["status", "--home", str(tmp_path / "home")]) == 0
+    assert f"worker memory: {host.memory_limit_words()}\n" in capsys.readouterr().out
