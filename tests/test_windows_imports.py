@@ -106,7 +106,7 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.slow  # imports every module (torch's too) and indexes the samples (OCR in a worker pool): ~60 s
+@pytest.mark.slow  # imports every module and indexes the samples (OCR in a worker pool): 5-7 s on 2 cores
 def test_every_module_imports_and_index_search_ask_export_work_as_on_windows(tmp_path):
     script = tmp_path / "as_on_windows.py"
     script.write_text(AS_ON_WINDOWS.replace("QUESTION", repr(QUESTION)))
