@@ -51,6 +51,12 @@ if [ "$mode" = gpu ]; then
     tail -n +3 <<< "$gpu_plan" | run_plan  # onnxruntime-gpu over the CPU onnxruntime the app pulled in
     .venv/bin/docqa models list | sed -n 1,2p  # the GPU found, and where each part now runs
 fi
+# The tests run the packaged app's self-test under Xvfb (tests/test_installer.py).
+if [ "$mode" = test ] && ! command -v xvfb-run >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing xvfb for the packaged app's self-test: apt-get install xvfb" >&2
+    apt-get install -y -qq xvfb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq xvfb >/dev/null; } \
+        || echo "setup: could not install xvfb; tests/test_installer.py will say so" >&2
+fi
 # The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): as root with apt-get
 # or dnf they are installed here (and said); otherwise the one command that installs them is printed. The command
 # line works without them.

