@@ -50,7 +50,7 @@ for _level, _name, _components in (
         (3, "vectors", ("vectors",)),
         (2, "store", ("store", "pdf", "documents")),
         (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
-                       "host", "__init__")),
+                       "host", "third_party", "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)
@@ -68,6 +68,8 @@ SIBLINGS: set[tuple[str, str]] = {
     ("documents", "pdf"),
     # domain level: plain helpers under the data types
     ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
+    # the product's version beside its licence and components
+    ("third_party", "__init__"),
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt
