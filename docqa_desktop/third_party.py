@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import __version__
-
 PRODUCT = "DocQA Desktop"
 PRODUCT_LICENCE = "AGPL-3.0-or-later"
 NOT_INSTALLED = "not installed"
@@ -108,9 +106,17 @@ COMPONENTS: tuple[Component, ...] = (
 )
 
 
+def product_version() -> str:
+    """The installed product's version (pyproject's; the package is always installed, from source too: -e)."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return NOT_INSTALLED
+
+
 def product_line() -> str:
     """'DocQA Desktop 0.1.0, licence AGPL-3.0-or-later'."""
-    return f"{PRODUCT} {__version__}, licence {PRODUCT_LICENCE}"
+    return f"{PRODUCT} {product_version()}, licence {PRODUCT_LICENCE}"
 
 
 def licence_file() -> Path | None:

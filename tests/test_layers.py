@@ -68,8 +68,6 @@ SIBLINGS: set[tuple[str, str]] = {
     ("documents", "pdf"),
     # domain level: plain helpers under the data types
     ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
-    # the product's version beside its licence and components
-    ("third_party", "__init__"),
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt
