@@ -170,3 +170,11 @@ def named_distributions() -> set[str]:
 def normalized(distribution: str) -> str:
     """A distribution's name as PyPI compares them: 'PySide6_Essentials' -> 'pyside6-essentials'."""
     return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+def model_rows(statuses) -> list[ComponentRow]:
+    """The models this copy has (built in, installed, or broken), each with its licence: `statuses` are the model
+    manager's (service.models.statuses()), whose catalog entries carry the licence; a model not installed is left
+    out."""
+    return [ComponentRow(m.name, f"{m.variant}, {m.state}" if m.variant else m.state, m.licence_text, m.licence_note)
+            for m in statuses if m.state != NOT_INSTALLED]

@@ -10,6 +10,7 @@ from ..service import Service, user_error
 from ..settings import Settings
 from . import app, asking, evaluation, history, library, models, pages
 from .common import signal_handlers_restored
+from .version import VersionAction
 
 COMMAND_GROUPS = (library, pages, asking, history, evaluation, app, models)
 OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (`| head`)
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="docqa", parents=[common], epilog=EXIT_CODES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="Private question answering over your PDF libraries.")
+    parser.add_argument("--version", action=VersionAction)  # prints and exits: no command needed
     sub = parser.add_subparsers(dest="command", required=True)
     for group in COMMAND_GROUPS:
         group.add_parsers(sub, common)  # each command's parser carries its run function (set_defaults(run=…))
