@@ -6,7 +6,7 @@ On the most common laptop screen (1366 x 768: the window takes the size it takes
 a fresh temporary home with the built-in models, captures the first-run panel (this machine's recommended model,
 each model's licence), adds resources/samples, captures the window while it indexes, asks a question with the default method (quoted answers, while only
 the built-in models are installed), asks one a table's cell answers (the cell's box highlighted), asks the first again with M3DocRAG forced on the built-in 135M model (an unverified
-draft: what a new user gets from a model method), opens the Models dialog, and repeats the quoted answer in the
+draft: what a new user gets from a model method), opens the Models dialog and the About dialog (licences), and repeats the quoted answer in the
 dark colour scheme. Writes docs/screenshot-*.png.
 """
 from __future__ import annotations
@@ -102,6 +102,10 @@ def main() -> int:
         settle(app, 2)
         shot(dialog, "models")
         dialog.close()
+        about = window.open_about()
+        wait_until(app, lambda: about.models.rowCount() > 0, 60, "the installed models")
+        shot(about, "about")
+        about.close()
 
         apply_theme(app, Qt.ColorScheme.Dark)  # what a dark system scheme switches to
         shot(window, "dark")

@@ -24,6 +24,7 @@ from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
 from ..progress import Progress, describe
 from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
+from .about_dialog import AboutDialog
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
 from .elided import ElidedLabel
@@ -164,6 +165,8 @@ class MainWindow(QMainWindow):
         action(tools_menu, "Models…", self.open_models)
         action(tools_menu, "Settings…", self.open_settings, "Ctrl+,")
         action(tools_menu, "Prepare documents for the method", self.prepare_documents)
+        help_menu = self.menuBar().addMenu("&Help")
+        action(help_menu, "About DocQA Desktop", self.open_about)
 
     # -- library --------------------------------------------------------------------------
 
@@ -434,6 +437,11 @@ class MainWindow(QMainWindow):
     def open_models(self) -> ModelsDialog:
         dialog = ModelsDialog(self.service, self.tasks, self)
         dialog.finished.connect(lambda _: self._check_models())
+        dialog.open()
+        return dialog
+
+    def open_about(self) -> AboutDialog:
+        dialog = AboutDialog(self.service, self.tasks, self)
         dialog.open()
         return dialog
 
