@@ -198,6 +198,8 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(wheels), str(REPO)], check=True)
     subprocess.run([*pip, str(max(wheels.glob("docqa_desktop-*.whl"), key=os.path.getmtime))], check=True)
+    # the model catalog lives beside the package (llm/catalog.py reads ../../models from itself), as in a checkout
+    shutil.copytree(REPO / "models", site / "models", ignore=shutil.ignore_patterns("README.md"))
     prune_pyside(site)
     subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
                    check=True)
