@@ -51,11 +51,15 @@ if [ "$mode" = gpu ]; then
     tail -n +3 <<< "$gpu_plan" | run_plan  # onnxruntime-gpu over the CPU onnxruntime the app pulled in
     .venv/bin/docqa models list | sed -n 1,2p  # the GPU found, and where each part now runs
 fi
-# The tests run the packaged app's self-test under Xvfb (tests/test_installer.py).
-if [ "$mode" = test ] && ! command -v xvfb-run >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "setup: installing xvfb for the packaged app's self-test: apt-get install xvfb" >&2
-    apt-get install -y -qq xvfb >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq xvfb >/dev/null; } \
-        || echo "setup: could not install xvfb; tests/test_installer.py will say so" >&2
+# What the tests run beside Python: strace (the network guard) and Xvfb (the packaged app's self-test). Root with
+# apt-get installs them here, and says so; anyone else is told by the tests that need them.
+if [ "$mode" = test ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    missing=$(for tool in strace:strace xvfb-run:xvfb; do command -v "${tool%%:*}" >/dev/null || echo "${tool#*:}"; done)
+    if [ -n "$missing" ]; then
+        echo "setup: installing the test prerequisites: apt-get install" $missing >&2
+        apt-get install -y -qq $missing >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $missing >/dev/null; } \
+            || echo "setup: could not install $missing" >&2
+    fi
 fi
 # The desktop app also needs system libraries pip cannot install (those of Qt's X11 plugin): as root with apt-get
 # or dnf they are installed here (and said); otherwise the one command that installs them is printed. The command
