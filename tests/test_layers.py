@@ -20,7 +20,8 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     2 store       store/, pdf/ (opening, reading and rendering PDFs), documents.py (the file kinds read: one
                   table of openers, PDF's from pdf/)
     1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
-                  host.py (the operating system: file lock, memory limit, cores, RAM, GPU driver), __init__.py
+                  host.py (the operating system: file lock, memory limit, cores, RAM, GPU driver),
+                  components/ (the optional components: their table, installer and sys.path), __init__.py
 
 Inside methods/, a method folder (methods/<name>/: every folder but the shared toolkit/, extractive/ and proof/)
 sees the library only through its context: it imports the method base, the shared parts of methods/ and the plain
@@ -50,7 +51,7 @@ for _level, _name, _components in (
         (3, "vectors", ("vectors",)),
         (2, "store", ("store", "pdf", "documents")),
         (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
-                       "host", "third_party", "__init__")),
+                       "host", "third_party", "components", "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)

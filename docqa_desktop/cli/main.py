@@ -5,14 +5,15 @@ import argparse
 import os
 import sys
 
-from .. import logs
+from .. import components, logs
 from ..service import Service, user_error
 from ..settings import Settings
 from . import app, asking, evaluation, history, library, models, pages
+from . import components as components_cli
 from .common import signal_handlers_restored
 from .version import VersionAction
 
-COMMAND_GROUPS = (library, pages, asking, history, evaluation, app, models)
+COMMAND_GROUPS = (library, pages, asking, history, evaluation, app, models, components_cli)
 OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (`| head`)
 EXIT_CODES = f"""exit codes:
   0    done (an answer of any verdict: answered, unverified draft, closest passages, not found)
@@ -57,6 +58,7 @@ def _run(argv: list[str] | None) -> int:
     try:
         settings = Settings.load(getattr(args, "home", None))
         logs.configure(settings.locations)
+        components.activate(settings.locations)  # the optional components installed in the data folder, before use
         with Service(settings) as service, signal_handlers_restored():
             return args.run(service, args)
     except KeyboardInterrupt:

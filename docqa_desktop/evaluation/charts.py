@@ -1,26 +1,46 @@
-"""The report's two PNG charts: accuracy by evidence source per method, and cost against accuracy."""
+"""The report's two PNG charts: accuracy by evidence source per method, and cost against accuracy.
+
+matplotlib is the optional "charts" component: imported when charts are drawn, and without it the report is
+written without them and says why (charts_missing)."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: no display, no GUI toolkit
-import matplotlib.pyplot as plt  # noqa: E402
+from ..components import missing_message
 
 ACCURACY_BY_SOURCE = "accuracy_by_source.png"
 COST_VS_ACCURACY = "cost_vs_accuracy.png"
 
 
+def charts_missing() -> str:
+    """Why no charts can be drawn ("" when they can)."""
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        found = False
+    return "" if found else missing_message("charts")
+
+
 def write_charts(out_dir: Path, figures: dict[str, dict]) -> list[str]:
-    if not figures:
+    if not figures or charts_missing():
         return []
     _accuracy_by_source(out_dir / ACCURACY_BY_SOURCE, figures)
     _cost_vs_accuracy(out_dir / COST_VS_ACCURACY, figures)
     return [ACCURACY_BY_SOURCE, COST_VS_ACCURACY]
 
 
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display, no GUI toolkit
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _accuracy_by_source(path: Path, figures: dict[str, dict]) -> None:
+    plt = _pyplot()
     groups = sorted({s for f in figures.values() for s in f["by_source"]}) + ["unanswerable", "overall"]
     width = 0.8 / len(figures)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(groups)), 4.0), dpi=120)
@@ -53,6 +73,7 @@ def _group(figures: dict, group: str) -> tuple[float | None, int]:
 
 
 def _cost_vs_accuracy(path: Path, figures: dict[str, dict]) -> None:
+    plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), dpi=120)
     costs = (("seconds_p50", "median latency per question (s)"),
              ("prompt_tokens", "prompt + output tokens per question"))

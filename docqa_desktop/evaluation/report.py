@@ -273,7 +273,9 @@ def _result_sections(records: list[dict], figures: dict, run: dict, chart_files:
     lines += _breakdown(figures, "by_source", "Accuracy by evidence source")
     lines += _breakdown(figures, "by_kind", "Accuracy by evidence pages")
     lines += _breakdown(figures, "by_format", "Accuracy by answer format")
-    lines += ["## Charts", ""] + [f"![{name}]({name})" for name in chart_files] + [""]
+    missing = charts.charts_missing()
+    drawn = [f"![{name}]({name})" for name in chart_files] or [f"No charts: {missing}." if missing else "No charts."]
+    lines += ["## Charts", ""] + drawn + [""]
     lines += ["## Per question (extracted answer and score)", ""]
     lines += _table(["doc", "question", "gold", *methods], per_question_rows(records, methods))
     return lines

@@ -4,6 +4,7 @@
     service.pages     resolve documents, render pages and thumbnails, search
     service.answers   methods, ask, prepare, history, threads, export
     service.models    roles, defaults, recommendations, first run, pull / import / verify / remove
+    service.components  the optional components (visual retrieval, clustering, charts): list, install, remove
 
 `Service(settings)` builds the resources (database, model manager, language models, page embedder) on first use
 and closes them once; `Service(settings, resources=Resources(settings, models=…, runtimes=…))` hands in fakes.
@@ -23,6 +24,7 @@ from ..settings import Settings
 from ..store import StoreError
 from ..store.database import as_store_error
 from .answering import Answers, PrepareReport, mark_below_floor
+from .components import Components, InstallProgress
 from .library import Library
 from .models import Models, Recommendation
 from .pages import Pages
@@ -32,7 +34,7 @@ from .resources import Resources
 METHOD_NAMES = sorted(METHODS)
 SEARCH_MODES = [mode.value for mode in SearchMode]
 
-__all__ = ["Service", "Resources", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
+__all__ = ["Service", "Resources", "Components", "InstallProgress", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
            "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "CASCADE", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
            "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "document_kind", "is_document",
@@ -63,6 +65,7 @@ class Service:
         self.answers = Answers(self._resources, self.pages, self.models,
                                lambda paths, progress, cancel: self.library.index(paths, progress, cancel))
         self.library = Library(self._resources, self.answers.prepare, lambda: self.answers.default_method)
+        self.components = Components(self._resources)
 
     @property
     def settings(self) -> Settings:

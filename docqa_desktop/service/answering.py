@@ -25,6 +25,7 @@ from ..retrieval.scoped_search import ScopedSearch
 from ..store import answers as answers_store
 from ..store.artifacts import ArtifactStore
 from ..store.summary_trees import SummaryTrees
+from .components import refuse_without_components
 from .models import Models
 from .pages import Pages
 from .resources import Resources
@@ -94,6 +95,7 @@ class Answers:
             raise InvalidRequest("the question is empty")
         resources, settings = self._resources, self._resources.settings
         spec = method_spec(method or self.default_method)
+        refuse_without_components(spec)
         doc_ids = self._pages.resolve_documents(docs)
         thread, turns = self._thread(follow_up)
         db = resources.db
@@ -123,6 +125,7 @@ class Answers:
         spec = method_spec(method or self.default_method)
         if spec.prepare is None:
             return PrepareReport(spec.name, 0, False, "")
+        refuse_without_components(spec)
         last: list[Progress] = []
 
         def track(p: Progress) -> None:

@@ -19,6 +19,7 @@ from ..settings import Settings
 from ..progress import about
 from ..settings import save as save_settings
 from ..store import answers as answers_store
+from .components import missing_text
 from .resources import Resources
 
 # How many of a method's newest answers with a model its measured time is the median of.
@@ -119,8 +120,9 @@ class Models:
         size = self.text_model_size() if any(spec.min_model_params for spec in specs) else None
         short = {spec.name for spec in specs if size is not None and size.below(spec.min_model_params)}
         situation = self._small_model(size) if short else ""
-        return {spec.name: f"needs a language model of about {size_text(spec.min_model_params)} parameters or more; "
-                           f"{situation}" if spec.name in short else "" for spec in specs}
+        model = {spec.name: f"needs a language model of about {size_text(spec.min_model_params)} parameters or more; "
+                            f"{situation}" if spec.name in short else "" for spec in specs}
+        return {spec.name: "; ".join(filter(None, (missing_text(spec), model[spec.name]))) for spec in specs}
 
     def _small_model(self, size: ModelSize) -> str:
         """Which small model there is, and how to get a larger one."""

@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..launcher import ICON
+from .. import components
 from ..service import Service, StoreError
 from ..settings import Settings
 from .main_window import MainWindow
@@ -79,6 +80,7 @@ def open_main_window(service: Service, offer_models: bool = False) -> MainWindow
 
 
 def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None) -> int:
+    components.activate(settings.locations)  # the optional components installed in the data folder
     app = make_app(argv)
     with Service(settings) as service:
         try:

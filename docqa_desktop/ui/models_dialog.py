@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from ..progress import about
 from ..service import Recommendation, Service
+from .components_panel import ComponentsPanel
 from .tasks import Task, TaskRunner
 
 COLUMNS = ["Role", "Name", "State", "", "Variant", "Size", "Memory", "About per question", "Licence"]  # "": ★
@@ -85,7 +86,7 @@ class ModelsDialog(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Models")
-        self.resize(1180, 480)  # every column in view on a 1366-pixel screen
+        self.resize(1180, 660)  # every column in view on a 1366-pixel screen; the components below the models
         self.service = service
         self.tasks = tasks
         self.pull_task: Task | None = None
@@ -113,13 +114,15 @@ class ModelsDialog(QDialog):
         for b in (self.pull_button, self.cancel_button, self.import_button, self.verify_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.close_buttons)
         layout = QVBoxLayout(self)
         layout.addWidget(self.roles)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        self.components = ComponentsPanel(service, tasks, model_table)
+        layout.addWidget(self.components)
+        layout.addWidget(self.close_buttons)
         self.refresh()
 
     def refresh(self) -> None:

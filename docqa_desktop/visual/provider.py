@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ..components import is_installed, missing_message
 from ..llm.manager import ModelManager, ResolvedModel
 from ..settings import Settings
 from ..store import page_vectors
@@ -34,6 +35,8 @@ class VisualModels:
     def embedder(self) -> PageEmbedder:
         with self._loading:
             if self._embedder is None:
+                if not is_installed("visual"):
+                    raise LookupError(missing_message("visual"))
                 resolved = self.resolved()
                 if resolved is None:
                     raise LookupError(f"no page embedder installed ({EMBEDDER_HINT})")
@@ -46,9 +49,9 @@ class VisualModels:
 
     def library_index(self) -> VisualLibraryIndex | None:
         """The search cache for the installed embedder's pages, caught up with the database; None when the
-        embedder has embedded none."""
+        embedder has embedded none, or visual retrieval is not installed (search is by text then)."""
         resolved = self.resolved()
-        if resolved is None:
+        if resolved is None or not is_installed("visual"):
             return None
         with self._loading:
             index = self._indexes.get(resolved.name)

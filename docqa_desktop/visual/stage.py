@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Protocol
 
+from ..components import is_installed, missing_message
 from ..domain import Reported, StageSkipped, StageStatus
 from ..errors import ModelError
 from ..host import nvidia_driver_present
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 
 # Why the stage is off, in plain words (its row in `docqa status` and the app, its line in the index report), and
 # how to turn it on.
+NOT_INSTALLED = "off (visual retrieval is not installed)"
+NOT_INSTALLED_HINT = missing_message("visual")
 NO_EMBEDDER = "off (no page embedder installed)"
 EMBEDDER_HINT = "`docqa models pull colqwen2.5-v0.2`, or import a folder"
 NO_GPU = "off (no GPU)"
@@ -73,6 +76,8 @@ class PageImages:
     def enabled(self, settings: IndexSettings) -> str | None:
         if settings.visual == "off":
             return SWITCHED_OFF
+        if not is_installed("visual"):
+            return NOT_INSTALLED
         return None if self.models.resolved() else NO_EMBEDDER
 
     def status(self, cur, settings: IndexSettings) -> StageStatus:
@@ -81,7 +86,7 @@ class PageImages:
         why_not = self.enabled(settings)
         if why_not is None and settings.visual == "auto" and pending and not _gpu_likely():
             why_not = NO_GPU  # what run() will find (without importing torch here to ask)
-        hint = {NO_EMBEDDER: EMBEDDER_HINT, NO_GPU: GPU_HINT}.get(why_not or "", "")
+        hint = {NOT_INSTALLED: NOT_INSTALLED_HINT, NO_EMBEDDER: EMBEDDER_HINT, NO_GPU: GPU_HINT}.get(why_not or "", "")
         return StageStatus(self.name, done, pending, self.unit, why_not or "", off=why_not is not None, hint=hint)
 
     def run(self, ctx: RunContext) -> int:

@@ -14,5 +14,6 @@ SPEC = MethodSpec(
     description="Scores the pages of the best passages with the model, adds summaries of related parts from a "
                 "per-document summary tree, and answers step by step.",
     cost="high", settings=MMRAGSettings, cpu_preset=CPU_PRESET, run=run,
+    needs=("clustering",),  # the optional component with scikit-learn: the summary tree's clustering
     uses=("vision-model",), prepare=prepare_trees, prepare_label="summary-tree nodes",
     min_model_params=LANGUAGE_MODEL_FLOOR)
