@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,31 +26,6 @@ BUDGET = {"DOCQA_ASK_K": "3", "DOCQA_ASK_MAX_PAGES": "2", "DOCQA_ASK_PAGE_TOKENS
           "DOCQA_ASK_SUMMARY_TOKENS": "40", "DOCQA_ASK_ITERATIONS": "1"}
 
 
-def wait_until(app, condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        app.processEvents()
-        time.sleep(0.01)
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-
-
-def settle(app, seconds: float = 0.6) -> None:
-    wait_until(app, lambda end=time.monotonic() + seconds: time.monotonic() > end, seconds + 1, "a pause")
-
-
-def ask(app, window, method: str) -> None:
-    """Ask the question in the box with `method` ("" the default, listed first) and wait for the cited page."""
-    previous = window.answer_view.answer
-    window.ask_panel.follow_up.setChecked(False)  # each shot answers the question alone, not as a follow-up
-    window.ask_panel.method.setCurrentIndex(window.ask_panel.method.findText(method) if method else 0)
-    window.ask_panel.ask_button.click()
-    wait_until(app, lambda: window.answer_view.answer not in (None, previous), 600, "the answer")
-    pages = window.answer_view.pages
-    wait_until(app, lambda: "rendering" not in window.viewer.title.text()
-               and all(not pages.item(i).icon().isNull() for i in range(pages.count())), 60, "the page")
-
-
 def main() -> int:
     os.environ.update(BUDGET)
     from PySide6.QtCore import Qt
@@ -59,6 +33,7 @@ def main() -> int:
     from docqa_desktop.service import Service
     from docqa_desktop.settings import Settings
     from docqa_desktop.ui.app import apply_theme, make_app
+    from docqa_desktop.ui.driving import ask, settle, wait_until
     from docqa_desktop.ui.library_panel import STATUS
     from docqa_desktop.ui.main_window import MainWindow
 
