@@ -17,61 +17,18 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-TORCH = "torch==2.13.0"
-TORCHVISION = "torchvision==0.28.0"  # the release built with torch 2.13; colpali-engine's transformers needs it
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the product's torch_build: standard library only
+from docqa_desktop.components.torch_build import (TORCH, TORCHVISION, Gpu, find_gpu,  # noqa: E402
+                                                  torch_index)
+
 LLAMA = "llama-cpp-python==0.3.36"
 ONNXRUNTIME_GPU = "onnxruntime-gpu==1.31.1"  # pyproject's [gpu] extra; CUDA 12 + cuDNN 9 (torch's wheels bring both)
-# CUDA builds of torch on download.pytorch.org, newest first: (CUDA version it needs from the driver, index)
-TORCH_CUDA_INDEXES = [((13, 0), "cu130"), ((12, 8), "cu128"), ((12, 6), "cu126")]
 MIN_FREE_GB = float(os.environ.get("DOCQA_GPU_MIN_FREE_GB", "12"))
 # llama.cpp's portable CPU flags from setup.sh stay: the CPU part of a CUDA build runs the layers the GPU does not hold
 CPU_FLAGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON "
              "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DLLAMA_CURL=OFF")
-
-
-@dataclass
-class Gpu:
-    name: str
-    compute_cap: str  # "9.0"
-    driver: str
-    cuda: tuple[int, int] | None  # the newest CUDA the driver runs
-
-
-def find_gpu(missing: list[str]) -> Gpu | None:
-    tool = shutil.which("nvidia-smi")
-    if not tool:
-        missing.append("an NVIDIA GPU driver: `nvidia-smi` is not on PATH (install NVIDIA's driver for your GPU; "
-                       "without one there is nothing for the CUDA builds to use)")
-        return None
-    try:
-        rows = _run([tool, "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"])
-        header = _run([tool])
-    except (OSError, subprocess.SubprocessError) as exc:
-        missing.append(f"a working NVIDIA driver: `nvidia-smi` failed ({exc})")
-        return None
-    first = next((line for line in rows.splitlines() if line.strip()), "")
-    parts = [p.strip() for p in first.split(",")]
-    if len(parts) < 3 or not re.fullmatch(r"\d+\.\d+", parts[1]):
-        missing.append(f"a GPU that nvidia-smi reports with a compute capability (it said {first!r})")
-        return None
-    cuda = re.search(r"CUDA Version:\s*(\d+)\.(\d+)", header)
-    return Gpu(parts[0], parts[1], parts[2], (int(cuda.group(1)), int(cuda.group(2))) if cuda else None)
-
-
-def torch_index(gpu: Gpu, missing: list[str]) -> str | None:
-    if gpu.cuda is None:
-        missing.append("the driver's CUDA version (`nvidia-smi` printed no 'CUDA Version:')")
-        return None
-    for needs, index in TORCH_CUDA_INDEXES:
-        if gpu.cuda >= needs:
-            return index
-    oldest = ".".join(map(str, TORCH_CUDA_INDEXES[-1][0]))
-    missing.append(f"a newer NVIDIA driver: {gpu.driver} runs CUDA {gpu.cuda[0]}.{gpu.cuda[1]}, and {TORCH}'s "
-                   f"oldest CUDA build needs CUDA {oldest}")
-    return None
 
 
 def find_nvcc(missing: list[str]) -> str | None:
