@@ -69,6 +69,7 @@ SIBLINGS: set[tuple[str, str]] = {
     ("documents", "pdf"),
     # domain level: plain helpers under the data types
     ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
+    ("components", "host"),  # which torch build: the platform and its GPU driver are the host's to say
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt

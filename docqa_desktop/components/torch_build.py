@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
+
+from .. import host
 
 TORCH = "torch==2.13.0"
 TORCHVISION = "torchvision==0.28.0"  # the release built with torch 2.13; colpali-engine's transformers needs it
@@ -81,10 +82,11 @@ class TorchBuild:
         return f"{line}+{self.local}" if self.local else line
 
 
-def torch_build(platform: str = sys.platform) -> TorchBuild:
+def torch_build(platform: str | None = None) -> TorchBuild:
     """The build for this machine: CUDA from PyTorch's index when an NVIDIA driver runs one of its CUDA builds;
     else the CPU build — from PyTorch's CPU index on Linux and Windows (the package index's Linux wheel is the
     multi-GB CUDA one), from the package index on macOS (its only build there)."""
+    platform = platform or host.PLATFORM
     missing: list[str] = []
     gpu = find_gpu(missing) if platform != "darwin" else None
     index = torch_index(gpu, missing) if gpu else None
