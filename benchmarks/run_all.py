@@ -160,6 +160,15 @@ def _minilm_bulk_headline(path: Path) -> list[tuple[str, str]]:
              f"{d['numpy_chunks_per_s']} / {d['torch_chunks_per_s']} ({d['numpy_over_torch']}x; {d['min_cosine']:.6f})")]
 
 
+def _package_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    parts = ", ".join(f"{name} {mb:.0f}" for name, mb in list(d["packages_mb"].items())[:8])
+    return [("Linux package (no torch): unpacked MB (Python; largest packages MB); .tar.gz MB",
+             f"{d['total_mb']:.0f} (Python {d['python_mb']:.0f}; {parts}); {d['archive_mb']:.0f}"),
+            ("Linux package: self-test in env -i under Xvfb (index the samples, answer the ferry question, "
+             "screenshot), s; exit", f"{d['selftest']['seconds']:.1f}; {d['selftest']['exit']}")]
+
+
 def _cascade_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     rows = []
@@ -514,6 +523,8 @@ BENCHMARKS = [
     # needs the 1.5B (../shared/recipes/qwen15b_gguf.sh) imported as qwen2.5-coder-1.5b into a home with the corpus
     Benchmark("minilm_bulk", lambda a: [PYTHON, str(BENCH / "minilm_bulk.py")] + (["--chunks", "128"] if a.quick else []),
               BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),
+    Benchmark("package", lambda a: [PYTHON, str(BENCH / "package.py")], BENCH / "results/package.json",
+              _package_headline),
     Benchmark("cascade", lambda a: [PYTHON, str(BENCH / "cascade.py"), "--home", str(a.home), "--model",
                                     "qwen2.5-coder-1.5b"], BENCH / "results/cascade.json", _cascade_headline),
     # the quoted method before issue 43 (0b1446f) on the grown facts.jsonl (less its library questions, which it
