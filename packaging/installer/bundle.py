@@ -1,5 +1,5 @@
-"""Builds the Linux package: a folder with its own Python, the app and its base packages (no torch), launchers, a
-desktop entry and icon, then a .tar.gz of it. Run by packaging/build-installer.sh with .venv's Python.
+"""Builds the Linux package: a folder with its own Python, the app and its base packages (no torch), launchers (the
+app, its self-test, the command line, the applications-menu entry), then a .tar.gz of it. Run by packaging/build-installer.sh with .venv's Python.
 
 The Python is the one .venv was made from, copied with its shared library and the system libraries its extension
 modules load (as an AppImage does), its RUNPATHs set relative to the folder: the package runs from wherever it is
@@ -231,6 +231,7 @@ def part_sizes(folder: Path, site: Path, distributions: dict) -> dict:
             "distributions": sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions.values())}
 
 
+CLI = "import sys; from docqa_desktop.cli import main; sys.exit(main(sys.argv[1:]))"  # `docqa` with no command: its help
 LAUNCHER = """#!/bin/sh
 # {what}
 here=$(dirname "$(readlink -f "$0")")
@@ -239,51 +240,26 @@ here=$(dirname "$(readlink -f "$0")")
 
 
 def write_launchers(folder: Path) -> None:
-    """docqa-desktop (the app; --selftest checks it), bin/docqa (the command line), the desktop entry and icon,
-    and the script that installs them for the user."""
+    """docqa-desktop (the app; --selftest checks it), bin/docqa (the command line), the script that adds the app
+    to the user's applications menu with its icon, and the samples the self-test indexes."""
     python = f'"$here/{{up}}python/bin/{PY}" -I'
     launchers = {
         folder / APP: ("DocQA Desktop: the app; --selftest checks the package on the bundled samples",
                        'if [ "${1:-}" = --selftest ]; then\n    shift\n'
                        f'    exec {python.format(up="")} -m docqa_desktop.ui.selftest '
                        '--samples "$here/share/docqa-desktop/samples" "$@"\nfi\n'
-                       f'exec {python.format(up="")} -m docqa_desktop "$@"'),
-        folder / "bin" / "docqa": ("the docqa command line", f'exec {python.format(up="../")} -m docqa_desktop.cli "$@"'),
-        folder / "install-desktop-entry.sh": ("adds DocQA Desktop to this user's application menu", DESKTOP_INSTALL),
+                       f'exec {python.format(up="")} -m docqa_desktop gui "$@"'),
+        folder / "bin" / "docqa": ("the docqa command line", f'exec {python.format(up="../")} -c "{CLI}" "$@"'),
+        folder / "install-desktop-entry.sh": ("adds DocQA Desktop to this user's applications menu (launcher.py's entry)",
+                                              'exec "$here/bin/docqa" gui --install-launcher'),
     }
     for path, (what, body) in launchers.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(LAUNCHER.format(what=what, body=body))
         path.chmod(0o755)
-    share = folder / "share"
-    shutil.copytree(REPO / "resources" / "samples", share / APP / "samples")
-    icon = share / "icons" / "hicolor" / "scalable" / "apps" / f"{APP}.svg"
-    icon.parent.mkdir(parents=True)
-    shutil.copy2(REPO / "docqa_desktop" / "ui" / f"{APP}.svg", icon)
-    entry = share / "applications" / f"{APP}.desktop"
-    entry.parent.mkdir(parents=True)
-    entry.write_text(DESKTOP_ENTRY)
+    shutil.copytree(REPO / "resources" / "samples", folder / "share" / APP / "samples")
     shutil.copy2(REPO / "LICENSE", folder / "LICENSE") if (REPO / "LICENSE").exists() else None
 
-
-DESKTOP_ENTRY = """[Desktop Entry]
-Type=Application
-Name=DocQA Desktop
-GenericName=Document questions
-Comment=Ask questions of your PDF library, answered with citations, offline
-Exec=docqa-desktop %F
-Icon=docqa-desktop
-Terminal=false
-Categories=Office;Viewer;Education;
-MimeType=application/pdf;
-StartupWMClass=docqa-desktop
-"""
-DESKTOP_INSTALL = """apps=${XDG_DATA_HOME:-$HOME/.local/share}
-mkdir -p "$apps/applications" "$apps/icons/hicolor/scalable/apps"
-cp "$here/share/icons/hicolor/scalable/apps/docqa-desktop.svg" "$apps/icons/hicolor/scalable/apps/"
-sed "s|^Exec=docqa-desktop|Exec=\\"$here/docqa-desktop\\"|" "$here/share/applications/docqa-desktop.desktop" \\
-    > "$apps/applications/docqa-desktop.desktop"
-echo "DocQA Desktop added to the application menu ($apps/applications/docqa-desktop.desktop)\""""
 
 if __name__ == "__main__":
     sys.exit(main())
