@@ -45,7 +45,7 @@ def torch_device(nvidia_gpu: bool) -> str:
     try:
         installed = version("torch")
     except PackageNotFoundError:
-        return "not installed (no torch)"
+        return "not installed (an optional component: `docqa components install visual`)"
     if installed.endswith("+cpu"):
         return f"CPU (torch {installed} is a CPU build: `bash packaging/setup.sh gpu`)"
     if not nvidia_gpu:
