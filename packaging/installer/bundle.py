@@ -1,5 +1,6 @@
 """Builds the Linux package: a folder with its own Python, the app and its base packages (no torch), launchers (the
-app, its self-test, the command line, the applications-menu entry), then a .tar.gz of it. Run by packaging/build-installer.sh with .venv's Python.
+app, its self-test, the command line, the applications-menu entry), then a .tar.gz of it. Run by
+packaging/build-installer.sh with .venv's Python.
 
 The Python is the one .venv was made from, copied with its shared library and the system libraries its extension
 modules load (as an AppImage does), its RUNPATHs set relative to the folder: the package runs from wherever it is
