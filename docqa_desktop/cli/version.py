@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from .. import third_party
+from .. import components, third_party
 from ..service import Service
 from ..settings import Settings
 
@@ -20,7 +20,9 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        with Service(Settings.load(getattr(namespace, "home", None))) as service:
+        settings = Settings.load(getattr(namespace, "home", None))
+        components.activate(settings.locations)  # the optional components installed since: their versions too
+        with Service(settings) as service:
             print("\n".join(version_lines(service.models.statuses())))
         parser.exit()
 
