@@ -9,7 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from conftest import SAMPLES, SLIDES_OCR, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
+from conftest import ROOT, SAMPLES, SLIDES_OCR, SMALL_PAPER, corpus_pdf, entries_by_name, make_settings, write_pdf
 from docqa_desktop.domain import FileStatus
 from docqa_desktop.retrieval.text_retriever import Mode
 from docqa_desktop.service import Service
@@ -180,6 +180,9 @@ def test_huge_pdf_is_indexed_in_bounded_memory(home, tmp_path):
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 def test_unreadable_file_gets_a_permission_error():
     """Checked in a forked child that drops root: root reads any file, whatever its mode."""
+    closed = [str(p) for p in (ROOT, *ROOT.parents) if not p.stat().st_mode & 0o001]
+    assert not closed, (f"the child runs as uid 65534 and must reach the checkout's .venv, but {closed[0]} is closed to "
+                        "other users: put the checkout where others may traverse (e.g. not under a 0700 /root)")
     base = Path(tempfile.mkdtemp(prefix="docqa-perm-"))  # pytest's tmp_path is closed to other users
     folder = base / "perm"
     folder.mkdir()
