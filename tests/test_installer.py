@@ -70,3 +70,14 @@ def test_the_self_test_passes_in_a_clean_environment_under_xvfb(package, tmp_pat
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "18:40" in done.stdout and "cited ferry-memo-scanned.pdf, page 1" in done.stdout, done.stdout
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_menu_entry_starts_the_packaged_app(package, tmp_path):
+    folder = os.path.dirname(package)
+    done = subprocess.run([os.path.join(folder, "install-desktop-entry.sh")], capture_output=True, text=True,
+                          env={**clean_env(tmp_path), "XDG_DATA_HOME": str(tmp_path / "share")}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    entry = (tmp_path / "share" / "applications" / "docqa-desktop.desktop").read_text()
+    assert f"Exec={folder}/python/bin/{bundle.PY} -m docqa_desktop gui" in entry
+    icon = entry.split("Icon=")[1].splitlines()[0]
+    assert icon.startswith(folder) and os.path.isfile(icon)
