@@ -90,10 +90,9 @@ def closure(names: list[str]) -> dict[str, metadata.Distribution]:
     return found
 
 
-def copy_distribution(dist: metadata.Distribution, site: Path) -> int:
-    """Copies a distribution's files (its RECORD) into `site`; returns bytes copied. Scripts outside
-    site-packages (../../bin) are left: the package has its own launchers."""
-    copied = 0
+def copy_distribution(dist: metadata.Distribution, site: Path) -> None:
+    """Copies a distribution's files (its RECORD) into `site`, less UNUSED_FILES. Scripts outside site-packages
+    (../../bin) are left: the package has its own launchers."""
     for file in dist.files or []:
         if str(file).startswith("..") or any(fnmatch(str(file), glob) for glob in UNUSED_FILES):
             continue
@@ -106,8 +105,6 @@ def copy_distribution(dist: metadata.Distribution, site: Path) -> int:
             target.symlink_to(os.readlink(source))
             continue
         shutil.copy2(source, target)
-        copied += source.stat().st_size
-    return copied
 
 
 def patchelf(*args: str) -> None:
@@ -118,6 +115,16 @@ def ldd_paths(binary: Path) -> list[Path]:
     out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
     return [Path(line.split("=>")[1].split("(")[0].strip()) for line in out.splitlines()
             if "=> /" in line and not any(part in line.split("=>")[0] for part in GLIBC)]
+
+
+def stdlib_left_out(folder: str, names: list[str]) -> list[str]:
+    """shutil.copytree's ignore: STDLIB_LEFT_OUT at the top of the standard library, DYNLOAD_LEFT_OUT in lib-dynload."""
+    where = Path(folder)
+    if where.name == PY:
+        return [name for name in names if name in STDLIB_LEFT_OUT]
+    if where.name == "lib-dynload":
+        return [name for name in names if name.startswith(DYNLOAD_LEFT_OUT)]
+    return []
 
 
 def copy_python(target: Path) -> None:
@@ -131,10 +138,7 @@ def copy_python(target: Path) -> None:
     library = Path(sysconfig.get_config_var("LIBDIR")) / sysconfig.get_config_var("INSTSONAME")
     libdir.mkdir()
     shutil.copy2(library, libdir / library.name)
-    shutil.copytree(base / "lib" / PY, libdir / PY, symlinks=True,
-                    ignore=lambda folder, names: [n for n in names if (Path(folder) == base / "lib" / PY
-                                                                      and n in STDLIB_LEFT_OUT)
-                                                  or n.startswith(DYNLOAD_LEFT_OUT)])
+    shutil.copytree(base / "lib" / PY, libdir / PY, symlinks=True, ignore=stdlib_left_out)
     patchelf("--set-rpath", "$ORIGIN/../lib", str(target / "bin" / PY))
     subprocess.run(["strip", "--strip-unneeded", str(libdir / library.name)], check=True)  # 23 MB of symbols
     modules = list((libdir / PY / "lib-dynload").glob("*.so"))
