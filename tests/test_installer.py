@@ -41,6 +41,8 @@ def test_the_package_has_its_own_python_and_no_optional_component(package):
     assert os.path.isfile(python) and not os.path.islink(python)
     sizes = json.load(open(os.path.join(folder, "SIZES.json")))
     assert sizes["total_mb"] > 0 and sizes["packages_mb"]["docqa_desktop"] > 0
+    floor = tuple(map(int, sizes["glibc_floor"].split(".")))
+    assert (2, 17) <= floor <= tuple(map(int, os.confstr("CS_GNU_LIBC_VERSION").split()[1].split(".")))
     for component in ("torch", "colpali_engine", "transformers", "numba", "sklearn", "scipy", "matplotlib", "cv2.data"):
         assert component not in sizes["packages_mb"], component
     probe = ("import sys, importlib.util as u; print(sys.prefix); "

@@ -4,7 +4,8 @@ packaging/build-installer.sh with .venv's Python.
 
 The Python is the one .venv was made from, copied with its shared library and the system libraries its extension
 modules load (as an AppImage does), its RUNPATHs set relative to the folder: the package runs from wherever it is
-unpacked, on any x86-64 Linux with glibc 2.28 or newer (the wheels' manylinux floor). Base packages are copied
+unpacked, on any x86-64 Linux whose glibc is at least the newest version its binaries ask for (SIZES.json's
+glibc_floor: 2.35 when built on Debian 12, whose interpreter and locally compiled llama.cpp ask for it). Base packages are copied
 from .venv file by file (their RECORDs): exactly what the tests ran, nothing downloaded or compiled here but
 OpenCV's headless build (the one rapidocr asks for carries Qt 5 and FFmpeg: 190 MB against 60).
 """
@@ -14,6 +15,7 @@ import argparse
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -209,17 +211,28 @@ def main() -> int:
     subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
                    check=True)
     write_launchers(folder)
-    sizes = part_sizes(folder, site, distributions)
+    sizes = {**part_sizes(folder, site, distributions), "glibc_floor": glibc_floor(folder)}
     (folder / "SIZES.json").write_text(json.dumps(sizes, indent=2) + "\n")
     if not args.no_archive:
         archive = args.out / f"{folder.name}.tar.gz"
         with tarfile.open(archive, "w:gz", compresslevel=6) as tar:
             tar.add(folder, arcname=folder.name)
         print(f"archive: {archive} ({archive.stat().st_size / 1e6:.0f} MB)")
+    print(f"runs on glibc {sizes['glibc_floor']} or newer")
     print(f"unpacked: {sizes['total_mb']} MB (python {sizes['python_mb']} MB; largest packages: "
           + ", ".join(f"{name} {mb}" for name, mb in list(sizes["packages_mb"].items())[:8]) + ")")
     print(folder / APP)
     return 0
+
+
+def glibc_floor(folder: Path) -> str:
+    """The newest glibc symbol version any binary in the package asks for: the oldest glibc it runs on."""
+    versions = set()
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink() and (".so" in path.name or path.name == PY):
+            out = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True).stdout
+            versions |= {tuple(map(int, v.split("."))) for v in re.findall(r"GLIBC_(\d+\.\d+(?:\.\d+)?)", out)}
+    return ".".join(map(str, max(versions)))
 
 
 def tree_mb(path: Path) -> float:
