@@ -83,3 +83,22 @@ def test_the_menu_entry_starts_the_packaged_app(package, tmp_path):
     assert f"Exec={folder}/python/bin/{bundle.PY} -m docqa_desktop gui" in entry
     icon = entry.split("Icon=")[1].splitlines()[0]
     assert icon.startswith(folder) and os.path.isfile(icon)
+
+
+def test_an_older_glibc_is_told_plainly(package, tmp_path):
+    """The launchers compare the system's glibc with the newest one the package's binaries ask for, before the
+    loader stops with "version `GLIBC_x' not found"; here a copy asks for a glibc no system has."""
+    folder = os.path.dirname(package)
+    floor = json.load(open(os.path.join(folder, "SIZES.json")))["glibc_floor"]
+    launcher = open(os.path.join(folder, "bin", "docqa")).read()
+    assert f"needs glibc {floor} or newer" in launcher
+    future = os.path.join(folder, "bin", "docqa-future-glibc")
+    with open(future, "w") as out:
+        out.write(launcher.replace(floor, "99.0"))
+    os.chmod(future, 0o755)
+    try:
+        done = subprocess.run([future, "--help"], capture_output=True, text=True, env=clean_env(tmp_path), timeout=60)
+    finally:
+        os.unlink(future)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("DocQA Desktop needs glibc 99.0 or newer; this system has glibc 2.")

@@ -210,8 +210,9 @@ def main() -> int:
     prune_pyside(site)
     subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
                    check=True)
-    write_launchers(folder)
-    sizes = {**part_sizes(folder, site, distributions), "glibc_floor": glibc_floor(folder)}
+    floor = glibc_floor(folder)
+    write_launchers(folder, floor)
+    sizes = {**part_sizes(folder, site, distributions), "glibc_floor": floor}
     (folder / "SIZES.json").write_text(json.dumps(sizes, indent=2) + "\n")
     if not args.no_archive:
         archive = args.out / f"{folder.name}.tar.gz"
@@ -253,11 +254,17 @@ CLI = "import sys; from docqa_desktop.cli import main; sys.exit(main(sys.argv[1:
 LAUNCHER = """#!/bin/sh
 # {what}
 here=$(dirname "$(readlink -f "$0")")
+# an older glibc would stop the loader with "version `GLIBC_x' not found": say it plainly instead
+have=$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d" " -f2)
+if [ -n "$have" ] && [ "$(printf '%s\\n%s\\n' {floor} "$have" | sort -V | head -n 1)" != {floor} ]; then
+    echo "DocQA Desktop needs glibc {floor} or newer; this system has glibc $have." >&2
+    exit 1
+fi
 {body}
 """
 
 
-def write_launchers(folder: Path) -> None:
+def write_launchers(folder: Path, floor: str) -> None:
     """docqa-desktop (the app; --selftest checks it), bin/docqa (the command line), the script that adds the app
     to the user's applications menu with its icon, and the samples the self-test indexes."""
     python = f'"$here/{{up}}python/bin/{PY}" -I'
@@ -273,7 +280,7 @@ def write_launchers(folder: Path) -> None:
     }
     for path, (what, body) in launchers.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(LAUNCHER.format(what=what, body=body))
+        path.write_text(LAUNCHER.format(what=what, body=body, floor=floor))
         path.chmod(0o755)
     shutil.copytree(REPO / "resources" / "samples", folder / "share" / APP / "samples")
     shutil.copy2(REPO / "LICENSE", folder / "LICENSE") if (REPO / "LICENSE").exists() else None
