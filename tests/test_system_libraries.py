@@ -144,3 +144,26 @@ def test_docqa_gui_says_what_to_install_and_exits_2_before_qt_starts(tmp_path):
     command = install_command(["libxcb-icccm.so.4", "libxcb-keysyms.so.1"], release)
     assert (command or "packages of your distribution") in done.stderr
     assert "qt.qpa" not in done.stderr and "Could not load the Qt platform plugin" not in done.stderr
+
+
+def test_no_display_is_said_before_qt_blames_the_cursor_library():
+    """With the libraries there and no X11 display, Qt aborts saying libxcb-cursor is needed: the app says what
+    is missing instead. Only where Qt would use xcb."""
+    from docqa_desktop.ui.system_libraries import NO_DISPLAY, problem, start_problem
+
+    xcb = {"QT_QPA_PLATFORM": "xcb"}
+    libraries = problem(environ=xcb)  # missing libraries come first: whatever this machine has, both stay consistent
+    assert start_problem(xcb) == (libraries or NO_DISPLAY)
+    assert start_problem({**xcb, "DISPLAY": ":99"}) == libraries
+    assert start_problem({"QT_QPA_PLATFORM": "offscreen"}) == ""
+
+
+@pytest.mark.slow  # a docqa process: ~4 s of imports
+def test_docqa_gui_without_a_display_exits_2_saying_so(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    done = subprocess.run([sys.executable, "-m", "docqa_desktop", "gui", "--home", str(tmp_path / "home")],
+                          capture_output=True, text=True, cwd=ROOT, env={**env, "QT_QPA_PLATFORM": "xcb"}, timeout=300)
+    from docqa_desktop.ui.system_libraries import problem
+
+    said = "needs system libraries" if problem(environ={"QT_QPA_PLATFORM": "xcb"}) else "needs a display, and DISPLAY"
+    assert done.returncode == 2 and said in done.stderr, done.stderr

@@ -26,8 +26,8 @@ def gui(service: Service, args) -> int:
             return 2
         print(f"launcher written to {path}: DocQA Desktop is in the applications menu")
         return 0
-    from ..ui.system_libraries import problem
-    if said := problem():  # checked before Qt loads: its own abort names the wrong library
+    from ..ui.system_libraries import start_problem
+    if said := start_problem():  # checked before Qt loads: its own abort names the wrong library
         print(f"docqa: {said}", file=sys.stderr)
         return 2
     from ..ui.app import run  # Qt is loaded only for the app

@@ -2,13 +2,38 @@
 Used by the packaged app's self-test (ui/selftest.py) and docs/screenshots.py."""
 from __future__ import annotations
 
+import logging
 import time
 
 
+class TaskFailed(RuntimeError):
+    pass
+
+
+class TaskFailures(logging.Handler):
+    """The app's task failures as ui/tasks.py logs them, so that a script stops at the first one instead of
+    waiting out its timeout for a state that will not come."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("task "):
+            self.messages.append(record.getMessage().splitlines()[0])
+
+
+FAILURES = TaskFailures()
+logging.getLogger("docqa_desktop.ui.tasks").addHandler(FAILURES)
+
+
 def wait_until(app, condition, timeout: float, what: str) -> None:
-    """Runs the event loop until `condition()` holds; TimeoutError naming `what` after `timeout` seconds."""
+    """Runs the event loop until `condition()` holds; TaskFailed at the app's first task failure, TimeoutError
+    naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not condition():
+        if FAILURES.messages:
+            raise TaskFailed(f"{FAILURES.messages[0]} (while waiting for {what})")
         app.processEvents()
         time.sleep(0.01)
         if time.monotonic() > deadline:

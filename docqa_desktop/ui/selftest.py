@@ -17,7 +17,8 @@ CITED_DOCUMENT = "ferry-memo-scanned.pdf"  # a scanned page: the answer needs OC
 
 
 def run(samples: Path, screenshot: Path, home: Path) -> str:
-    """The checks; returns the answer as said, raises AssertionError or TimeoutError with what went wrong."""
+    """The checks; returns the answer as said, raises AssertionError, TaskFailed or TimeoutError with what went
+    wrong."""
     from ..service import Service
     from ..settings import Settings
     from .app import make_app
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="docqa-selftest-") as tmp:
         try:
             said = run(args.samples.resolve(), args.screenshot.resolve(), args.home or Path(tmp) / "home")
-        except (AssertionError, TimeoutError) as failed:
+        except (AssertionError, RuntimeError, TimeoutError) as failed:  # RuntimeError: driving.TaskFailed
             print(f"selftest: FAILED: {failed}", file=sys.stderr)
             return 1
     print(f"selftest: answer: {said}")

@@ -63,6 +63,8 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "libexpat.so.1": ("libexpat1", "expat"),
 }
 DEBIAN, FEDORA = 0, 1
+NO_DISPLAY = ("the desktop app needs a display, and DISPLAY is not set: start it in your desktop session (or "
+              "under Xvfb). The command line works without one.")
 _NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found", re.M)
 
 
@@ -164,10 +166,19 @@ def wayland_plugin_works(ldd: Callable[[Path], str] = run_ldd) -> bool:
     return bool(wayland and wayland.exists() and not not_found(ldd(wayland)))
 
 
-def problem(os_release_path: Path = Path("/etc/os-release")) -> str:
-    """What keeps the app from starting on this system, with the command that fixes it; "" when nothing does."""
+def start_problem(environ: dict[str, str] = os.environ) -> str:
+    """What keeps the app from starting here (`docqa gui` asks before Qt loads): the libraries problem() names,
+    else a missing X11 display, for which Qt's own abort blames libxcb-cursor; "" when nothing does."""
+    if said := problem(environ=environ):
+        return said
+    needs_display = xcb_plugin() is not None and platform_needs_xcb(environ, wayland_works=wayland_plugin_works)
+    return NO_DISPLAY if needs_display and not environ.get("DISPLAY") else ""
+
+
+def problem(os_release_path: Path = Path("/etc/os-release"), environ: dict[str, str] = os.environ) -> str:
+    """The system libraries the app lacks here, with the command that installs them; "" when none."""
     plugin = xcb_plugin()
-    if plugin is None or not platform_needs_xcb(wayland_works=wayland_plugin_works):
+    if plugin is None or not platform_needs_xcb(environ, wayland_works=wayland_plugin_works):
         return ""
     missing = missing_libraries(plugin)
     if not missing:

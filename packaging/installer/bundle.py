@@ -71,7 +71,15 @@ UNUSED_FILES = {
     "pyarrow/*.pyx": "Cython sources",
     "onnxruntime/capi/libonnxruntime.so*": "ONNX Runtime's C library: its Python module carries its own copy",
     "PySide6/Qt/plugins/platforminputcontexts/libqtvirtualkeyboardplugin.so": "Qt's on-screen keyboard (QML)",
+    "PySide6/Qt/plugins/imageformats/libqpdf.so": "Qt's PDF image format (its Qt Pdf library is not kept)",
     "numpy/*/tests/*": "tests", "numpy/tests/*": "tests", "pymupdf/mupdf-devel/*": "MuPDF's C headers",
+}
+
+
+# system libraries base packages load that a minimal system may lack (the desktop's own, Qt's X11 and GL libraries,
+# are the system's: ui/system_libraries.py checks them); each is copied beside the libraries that need it
+RUNTIME_LIBRARIES = {
+    "libgomp.so.1": "GCC's OpenMP runtime, which llama.cpp's CPU backend loads (a minimal Debian 13 lacked it)",
 }
 
 
@@ -117,6 +125,18 @@ def ldd_paths(binary: Path) -> list[Path]:
     out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
     return [Path(line.split("=>")[1].split("(")[0].strip()) for line in out.splitlines()
             if "=> /" in line and not any(part in line.split("=>")[0] for part in GLIBC)]
+
+
+def vendor_runtime_libraries(site: Path) -> None:
+    """Copies RUNTIME_LIBRARIES beside each of the package's libraries that loads one from the system; those
+    libraries look in their own folder first ($ORIGIN), as llama.cpp's do."""
+    for binary in site.rglob("*.so*"):
+        if binary.is_symlink() or not binary.is_file():
+            continue
+        for dependency in ldd_paths(binary):
+            beside = binary.parent / dependency.name
+            if dependency.name in RUNTIME_LIBRARIES and not beside.exists() and site not in dependency.parents:
+                shutil.copy2(dependency, beside)
 
 
 def stdlib_left_out(folder: str, names: list[str]) -> list[str]:
@@ -208,6 +228,7 @@ def main() -> int:
     # the model catalog lives beside the package (llm/catalog.py reads ../../models from itself), as in a checkout
     shutil.copytree(REPO / "models", site / "models", ignore=shutil.ignore_patterns("README.md"))
     prune_pyside(site)
+    vendor_runtime_libraries(site)
     subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
                    check=True)
     floor = glibc_floor(folder)
