@@ -4,17 +4,19 @@ Markdown and HTML show numbered citations with the cited region of each page as 
 can check the answer without the PDFs; PDF embeds the same images.
 
 Page text and model output are untrusted (a PDF can say "answer with <script>…"): every export shows them
-as text. Markdown escapes them so no HTML, image, link or autolink is formed, and its images are files
-beside it; HTML escapes them, embeds the images as data: URIs and forbids every remote load in its
-Content-Security-Policy.
+as text. Markdown escapes them where they would form markup (and only there, so the file reads as the answer
+did): no HTML, image, link or autolink is formed, and its images are files beside it. HTML escapes them, embeds
+the images as data: URIs and forbids every remote load in its Content-Security-Policy.
 """
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import json
 import re
+import unicodedata
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Callable
@@ -147,18 +149,20 @@ def proof_html(answer: Answer) -> str:
 def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
     images = out.with_name(out.stem + "_files")
     thread = len(answers) > 1
-    lines = [f"# {markdown_text(_thread_title(answers))}", ""] if thread else []
+    inline = functools.partial(markdown_text, starts_line=False)  # a piece inside a line of ours
+    lines = [f"# {inline(_thread_title(answers))}", ""] if thread else []
     for i, answer in enumerate(answers, 1):
         heading = "##" if thread else "#"
-        lines += [f"{heading} {markdown_text(_one_line(answer.question))}", "",
-                  f"**{markdown_text(answer.status.verdict)}**", "",
+        lines += [f"{heading} {inline(_one_line(answer.question))}", "",
+                  f"**{inline(answer.status.verdict)}**", "",
                   markdown_text(shown_text(answer)).replace("\n", "  \n"), ""]
-        computed = computed_line(answer, lambda n: f"**{n}**", markdown_text)
+        computed = computed_line(answer, lambda n: f"**{n}**", inline)
         lines += [computed, ""] if computed else []
-        lines += [f"*{markdown_text(_one_line(answer.check))}*", ""] if answer.check else []
-        lines += [f"*{run_line(answer, markdown_text)}*", "", f"{heading}# Citations", ""]
+        lines += [f"*{inline(_one_line(answer.check))}*", ""] if answer.check else []
+        lines += [f"*{run_line(answer, inline)}*", "", f"{heading}# Citations", ""]
         for n, c in enumerate(answer.citations, 1):
-            lines.append(f"{n}. {markdown_text(c.source)} — “{markdown_text(_one_line(c.quote))}”  \n"
+            # the source begins the list item's content (where a list or a heading could begin), the path a line
+            lines.append(f"{n}. {markdown_text(c.source)} — “{inline(_one_line(c.quote))}”  \n"
                          f"   {markdown_text(_one_line(c.path))}")
             png = render(c)
             if png:
@@ -170,20 +174,96 @@ def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
     write_atomically(out, "\n".join(lines))
 
 
-# Characters that start Markdown markup anywhere in a line: code, emphasis, links and images, tables,
-# strikethrough, math, and the ':' '/' '@' that GFM-style renderers turn into autolinks.
-_MD_INLINE = re.compile(r"([\\`*_\[\]|~$:/@!#])")
-_MD_LINE_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))", re.M)  # bullets, setext rules, "1." lists
-_MD_INNER_DOT = re.compile(r"\.(?=\S)")  # in "www.x.org" or "x.png": a dot autolinkers read as a domain
+# -- Markdown text --------------------------------------------------------------------------------------------
+# Text is escaped only where a character would start markup in its place, so that the file reads as the answer
+# did: parentheses, dots, hyphens, colons, dollar amounts and percentages stay as written. The rules are
+# CommonMark's (blocks at a line's start, emphasis by its delimiter-run rules, links, code, raw HTML, entities),
+# GFM's (tables, strikethrough, autolinks), linkify's bare domains (markdown-it, VS Code) and pandoc's and
+# GitHub's $…$ math. Markup of our own (**bold**, *italic*) only wraps whole pieces, so a piece's edges are
+# treated as the worst case: whatever is beyond them could let a delimiter there open or close.
+
+_HEADING_CLOSER = re.compile(r"(?<=[ \t])#+(?=[ \t]*$)")  # "# Title ##": a heading's closing hashes
+_BLOCK_MARKER = re.compile(
+    r"#{1,6}(?=[ \t]|$)"  # heading
+    r"|[-+*](?=[ \t]|$)"  # bullet
+    r"|>"  # block quote
+    r"|~{3,}"  # code fence (every backtick is escaped anyway)
+    r"|[-=*_:|][-=*_:| \t]*$")  # rule, setext underline or a table's delimiter row: its first character
+_ORDERED_ITEM = re.compile(r"\d{1,9}(?=[.)](?:[ \t]|$))")  # "1." or "1)" then a space: the '.' or ')'
+_ALWAYS = re.compile(r"`|\\(?=[!-/:-@\[-`{-~]|$)")  # code spans; a backslash that would escape or break a line
+_LINK_CLOSE = re.compile(r"\](?=[(:])")  # "[text](url)" and "[label]: url" need this bracket
+_MATH_CLOSE = re.compile(r"(?<!\s)\$(?!\d)")  # only a $ after a non-space (and not before a digit) closes math
+_DELIMITER_RUN = re.compile(r"\*+|_+|~+")
+# Autolinks: "//" of "http://" or "//host", the dot of "www.", a dot before a domain ending ("example.com",
+# "notes.md"), the @ of an address. A dot before a digit or a one-letter word ("3.5", "e.g.") is no domain.
+_AUTOLINK = re.compile(
+    r"/(?=/)|(?<![\w.-])(?i:www)(\.)"
+    r"|(?<=[\w-])\.(?=(?i:com|org|net|edu|gov|mil|int|info|biz|pro|name|aero|asia|coop|museum|shop|web|xxx|"
+    r"app|dev|xyz|online|site|[a-z]{2})(?![\w-]))"
+    r"|(?<=[\w.+-])@(?=[\w-])")
+_ENTITY = re.compile(r"&(?=#\d{1,7};|#[xX][\da-fA-F]{1,6};|[A-Za-z][A-Za-z\d]{1,31};)")
 
 
-def markdown_text(text: str) -> str:
-    """`text` as Markdown that renders as exactly that text: raw HTML and entities become entities,
-    markup characters are backslash-escaped, so nothing in it can form a tag, an image or a link."""
-    text = _MD_INLINE.sub(r"\\\1", text)
-    text = _MD_INNER_DOT.sub(r"\\.", text)
-    text = _MD_LINE_START.sub(lambda m: m[1] + ("\\" + m[2] if not m[2].isdigit() else m[2] + "\\"), text)
-    return html.escape(text, quote=False)
+def markdown_text(text: str, starts_line: bool = True) -> str:
+    """`text` as Markdown that renders as exactly that text: a character that would start markup where it
+    stands is backslash-escaped (`<` and an entity's `&` become entities), so nothing in it can form a tag, an
+    image, a link or a block; everything else is left as written. `starts_line`: the text begins a line (its
+    later lines always do), where headings, lists and quotes begin."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(_markdown_line(line, starts_line or i > 0) for i, line in enumerate(lines))
+
+
+def _markdown_line(line: str, starts_line: bool) -> str:
+    if starts_line:
+        line = line.lstrip(" \t")  # a renderer drops it, or reads four spaces as a code block
+    escaped = _markup_at(line, starts_line)
+    out = []
+    for i, ch in enumerate(line):
+        if ch == "<":
+            out.append("&lt;")  # never raw HTML or an <autolink>, whatever the renderer
+        elif ch == "&" and _ENTITY.match(line, i):
+            out.append("&amp;")
+        else:
+            out.append("\\" + ch if i in escaped else ch)
+    return "".join(out)
+
+
+def _markup_at(line: str, starts_line: bool) -> set[int]:
+    """Where in `line` a character would start or end markup."""
+    at = {_first_group_or_match(m) for pattern in (_HEADING_CLOSER, _ALWAYS, _LINK_CLOSE, _MATH_CLOSE, _AUTOLINK)
+          for m in pattern.finditer(line)}
+    if starts_line and (m := _BLOCK_MARKER.match(line) or _ORDERED_ITEM.match(line)):
+        at.add(m.end() if m.re is _ORDERED_ITEM else m.start())
+    for run in _DELIMITER_RUN.finditer(line):
+        if _run_delimits(run.group()[0], _kind(line, run.start() - 1), _kind(line, run.end())):
+            at.update(range(run.start(), run.end()))
+    return at
+
+
+def _first_group_or_match(m: re.Match) -> int:
+    return m.start(1) if m.lastindex else m.start()
+
+
+def _kind(line: str, i: int) -> str:
+    """'space', 'punctuation' or 'word', as CommonMark's flanking rules class the character at `i`; beyond the
+    line it is unknown, so 'punctuation': the kind that lets a delimiter beside it both open and close."""
+    if not 0 <= i < len(line):
+        return "punctuation"
+    if line[i].isspace():
+        return "space"
+    return "punctuation" if unicodedata.category(line[i])[0] in "PS" else "word"
+
+
+def _run_delimits(char: str, before: str, after: str) -> bool:
+    """Whether a run of `char` (* _ ~) between characters of these kinds could open or close emphasis or
+    strikethrough. A lone ~ that cannot close is left alone: only a closing run pairs, and we write no ~."""
+    left = after != "space" and (after != "punctuation" or before != "word")
+    right = before != "space" and (before != "punctuation" or after != "word")
+    if char == "*":
+        return left or right
+    if char == "~":
+        return right
+    return (left and (not right or before == "punctuation")) or (right and (not left or after == "punctuation"))
 
 
 def _one_line(text: str) -> str:

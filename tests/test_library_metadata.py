@@ -16,7 +16,7 @@ import pytest
 
 from conftest import FAST_INDEX, corpus_pdf, make_settings
 from docqa_desktop.domain import DocumentInfo
-from docqa_desktop.pdf.metadata import document_info, person_names, usable_title
+from docqa_desktop.pdf.metadata import document_kind, document_info, person_names, usable_title
 from docqa_desktop.service import Service
 
 BODY = ("The tidal range of the outer estuary was measured at four stations over two spring seasons, and the "
@@ -59,9 +59,124 @@ def test_junk_metadata_gives_way_to_the_first_page(tmp_path):
 
 
 @pytest.mark.parametrize("junk", ["", "untitled", "Microsoft PowerPoint - deck.pptx", "report_final.docx",
-                                  "0000764478-23-000006", "tidal-study"])
+                                  "0000764478-23-000006", "tidal-study", "Help Guide", "User's Manual"])
 def test_placeholder_titles_are_junk(junk):
     assert usable_title(junk, "tidal-study.pdf") == ""
+
+
+def test_a_document_kind_is_no_title_but_a_product_name_with_it_is():
+    for kind in ("Help Guide", "User Manual", "Owner’s Manual", "Reference Guide", "Quick Start Guide",
+                 "Operating Instructions", "INSTRUCTION MANUAL"):
+        assert document_kind(kind), kind
+    for title in ("4K UHD Display User Manual", "WH-1000XM4", "Guide to Tidal Energy", "Help", "Getting started"):
+        assert not document_kind(title), title
+
+
+PRODUCT_BODY = ("Use this guide if you have any problems or questions. Charge the speaker before using it for the "
+                "first time, and keep its software up to date. ") * 3
+
+
+def make_help_guide(path: Path, header: str) -> Path:
+    """A manual printed from its web help in 2022: `header` in the largest type at the top, the product's name
+    under it (a description in small type, the model number), body text, and "Copyright 2020 Aurora Audio" in
+    the footer of page 3."""
+    doc = pymupdf.open()
+    for number in range(1, 4):
+        page = doc.new_page(width=595, height=842)
+        if number == 1:
+            page.insert_text((40, 60), header, fontsize=14)
+            page.insert_text((40, 90), "Portable Wireless Speaker", fontsize=8)
+            page.insert_text((40, 103), "AX-300S", fontsize=10.5)
+            page.insert_textbox(pymupdf.Rect(40, 300, 555, 700), PRODUCT_BODY, fontsize=10)
+        else:
+            page.insert_textbox(pymupdf.Rect(40, 60, 555, 700), PRODUCT_BODY, fontsize=10)
+    page.insert_text((40, 800), "5-013-731-11(7) Copyright 2020 Aurora Audio", fontsize=8)
+    doc.set_metadata({"creationDate": "D:20220202073631Z"})
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.mark.parametrize("header", ["Help Guide", "User Manual", "Owner's Manual", "Reference Guide"])
+def test_a_manuals_product_name_beats_its_generic_header_and_its_footer_copyright_its_print_date(tmp_path, header):
+    """The generic header is the largest type on the cover; the product is named under it, smaller; the year is
+    on no cover but in the page footers (the print date is 2022)."""
+    pdf = make_help_guide(tmp_path / "help.pdf", header)
+    assert document_info(str(pdf)) == DocumentInfo("Portable Wireless Speaker AX-300S", "", 2020)
+
+
+def test_a_generic_metadata_title_gives_way_to_the_covers_largest_line(tmp_path):
+    """The browser's title "Help Guide" in the metadata and at the top of the cover; the cover's largest line is
+    the product name, with "© 2020" under it; printed in 2022."""
+    pdf = tmp_path / "help.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((40, 40), "Help Guide", fontsize=12)
+        page.insert_text((40, 200), "Aurora AX-300S Wireless Speaker", fontsize=28)
+        page.insert_text((40, 225), "© 2020 Aurora Audio", fontsize=8)
+        page.insert_textbox(pymupdf.Rect(40, 300, 555, 700), PRODUCT_BODY, fontsize=10)
+        doc.set_metadata({"title": "Help Guide", "creationDate": "D:20220202073631Z"})
+        doc.save(pdf)
+    assert document_info(str(pdf)) == DocumentInfo("Aurora AX-300S Wireless Speaker", "", 2020)
+
+
+def test_a_papers_revision_history_is_not_its_date(tmp_path):
+    """A journal's "Received …; revised …" history dates the paper's review, not the paper: its copyright does."""
+    pdf = make_pdf(tmp_path / "paper.pdf", {"creationDate": "D:20200101000000Z"},
+                   title="Tidal Arrays in Shallow Estuaries",
+                   dateline="Received 3 March 2018; revised 5 June 2018; accepted 1 July 2018. © 2019 Elsevier Ltd.")
+    assert document_info(str(pdf)).year == 2019
+
+
+def test_a_slide_covers_date_alone_on_its_line_dates_it(tmp_path):
+    """A slide deck's cover: the date under the title, mid-page, in no margin; no date in the metadata."""
+    pdf = tmp_path / "deck.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=768, height=432)
+        page.insert_text((400, 150), "Digital Crisis Analysis", fontsize=28)
+        page.insert_text((400, 210), "25-03-2015", fontsize=12)
+        page.insert_text((400, 230), "Brendan Hodgson and Ahmed Alshariqi", fontsize=12)
+        doc.save(pdf)
+    assert document_info(str(pdf)).year == 2015
+
+
+ARTICLE = ("Tidal power converts the energy of the tides into electricity. Although not yet widely used, it has "
+           "potential for future electricity generation, as tides are more predictable than wind or sun. ") * 5
+WIKIPEDIA_FOOTER = ("This page was last edited on 12 May 2019, at 10:00 (UTC). Text is available under the Creative "
+                    "Commons Attribution-ShareAlike License 4.0; additional terms may apply.")
+
+
+def make_printout(path: Path, stamp: str, revision: str, revision_page: int) -> Path:
+    """A web page printed by a browser on 3 November 2024: its print stamp and title in the header of every page,
+    the page's title and text, and its revision statement on page `revision_page` (of two)."""
+    doc = pymupdf.open()
+    for number in (1, 2):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((30, 20), f"{stamp}    Tidal power - Wikipedia", fontsize=8)
+        y = 60
+        if number == 1:
+            page.insert_text((40, 90), "Tidal power", fontsize=24)
+            y = 120
+        end = page.insert_textbox(pymupdf.Rect(40, y, 572, 700), ARTICLE, fontsize=11)
+        if number == revision_page:
+            page.insert_textbox(pymupdf.Rect(40, 700 + end if end < 0 else 620, 572, 760), revision, fontsize=11)
+        page.insert_text((30, 780), f"https://en.wikipedia.org/wiki/Tidal_power    {number}/2", fontsize=8)
+    doc.set_metadata({"title": "Tidal power - Wikipedia", "creator": "Chromium",
+                      "creationDate": "D:20241103140500+00'00'"})
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.mark.parametrize("stamp, revision, page", [
+    ("11/3/24, 2:05 PM", WIKIPEDIA_FOOTER, 2),  # Wikipedia's footer, on the last page
+    ("11/3/2024, 2:05 PM", "Last updated: March 5, 2019 by the editors, after the new tidal figures came in.", 1),
+    ("11/3/24, 2:05 PM", "This is an old revision of this page, as edited by Tidewatcher (talk | contribs) at "
+                         "17:01, 24 April 2019.", 1),
+])
+def test_a_printed_web_page_is_dated_by_its_revision_not_by_its_print_date(tmp_path, stamp, revision, page):
+    pdf = make_printout(tmp_path / "tidal.pdf", stamp, revision, page)
+    assert document_info(str(pdf)) == DocumentInfo("Tidal power - Wikipedia", "", 2019)
 
 
 def test_nothing_is_invented_when_neither_metadata_nor_page_says(tmp_path):
@@ -101,6 +216,11 @@ def test_person_names_accepts_names_and_refuses_the_rest():
     # a report with no title anywhere on page 1 but its section heading, and a user name as the author
     ("936c0e2c2e6c8e0c07c51bfaf7fd0a83.pdf", DocumentInfo(
         "Exhibit 300: Capital Asset Plan and Business Case Summary", "", 2007)),
+    # a help guide printed from the web in 2022: "Help Guide" over the product's name; "Copyright 2020" in the
+    # page footers from page 5 on
+    ("stereo_headset.pdf", DocumentInfo("Wireless Noise Canceling Stereo Headset WH-1000XM4", "", 2020)),
+    # a Wikipedia printout of December 2024 showing the revision "as edited by … at 17:01, 24 April 2019"
+    ("List_of_French_monarchs.pdf", DocumentInfo("List of French monarchs - Wikipedia", "", 2019)),
 ])
 def test_corpus_documents(name, expected):
     assert document_info(str(corpus_pdf(name))) == expected

@@ -131,7 +131,7 @@ def test_every_module_imports_and_index_search_ask_export_work_as_on_windows(tmp
     exports = {fmt: Path(path).read_bytes() for fmt, path in result["exports"].items()}
     exported = json.loads(exports["json"])
     assert (exported["short_answer"], exported["citations"][0]["doc"]) == ("18:40", "ferry-memo-scanned.pdf")
-    assert b"18:40" in exports["html"] and b"18\\:40" in exports["md"] and exports["pdf"].startswith(b"%PDF")
+    assert b"18:40" in exports["html"] and b"18:40" in exports["md"] and exports["pdf"].startswith(b"%PDF")
     assert result["memory_limit"] == "committed memory limited to 4 GB per parser worker (Windows job object)"
     # the parser workers (other processes) put themselves in a job object with a memory limit
     worker_calls = {line.split()[1] for line in calls.read_text().splitlines()

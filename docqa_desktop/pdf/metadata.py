@@ -3,15 +3,18 @@
 The PDF's own metadata first, where it is usable: a title of "Microsoft Word - report.docx", "untitled", the
 file name or an id number is not, nor an author field holding a user name ("whitest", "WIN7") or a converter's
 name. Where it is not, page 1 (pdf/first_page.py): the registrant of an SEC filing, the quoted title of a
-"recommended citation", or the largest type on the page; the names printed under that title (or after "By"); a
-year from an arXiv id, the title, a copyright line or a dateline. Authors and year stay empty unless found so
-plainly: a wrong author is worse than none.
+"recommended citation", or the largest type on the page -- unless that is only the kind of document ("Help
+Guide", "User Manual"), which gives way to the product named beside it; the names printed under that title (or
+after "By"); a year from an arXiv id, the title, a web page's revision statement ("last edited on …", which
+beats a printout's print date), a copyright line or a dateline, else a copyright line a few pages on. Authors and year
+stay empty unless found so plainly: a wrong author is worse than none.
 """
 from __future__ import annotations
 
 import datetime
 import os
 import re
+from typing import Callable
 
 from ..domain import DocumentInfo, Word
 from .document import open_pdf
@@ -32,6 +35,16 @@ CITATION = re.compile(r"\b(recommended|suggested) citation\b|^cite (this|as)\b",
 QUOTED = re.compile(r"[“\"]([^”\"]{8,300})[”\"]")
 REGISTRANT = re.compile(r"exact name of registrant", re.I)
 SEC_FORM = re.compile(r"^form\s+(10-k|10-q|8-k|20-f|40-f|s-1|def 14a)\b", re.I)
+# A line that only names the kind of document ("Help Guide", "User's Manual", "Quick Start Guide"): a manual's
+# header, not its title. Every word from KIND_WORDS, one of them a KIND_NOUN.
+KIND_NOUNS = {"guide", "manual", "handbook", "instructions", "reference"}
+KIND_WORDS = KIND_NOUNS | {"help", "user", "users", "user's", "owner", "owners", "owner's", "operator", "operator's",
+                           "quick", "start", "startup", "setup", "set-up", "installation", "install", "instruction",
+                           "operating", "operation", "service", "getting", "started", "product", "safety",
+                           "maintenance", "and", "&"}
+KIND_GAP = 2.0  # the product's name sits within this many header heights of a "Help Guide" header
+TITLE_LINE_WORDS = 12  # a line of a title is short; a longer one is a sentence
+NOT_A_PRODUCT = {"contents", "table of contents", "introduction", "preface", "overview", "getting started"}
 
 
 def usable_title(title: str, file_name: str) -> str:
@@ -39,7 +52,7 @@ def usable_title(title: str, file_name: str) -> str:
     title = " ".join(title.split())
     stem = os.path.splitext(file_name)[0]
     if (not title or APPLICATION_PREFIX.match(title) or FILE_NAME.search(title)
-            or title.lower() in PLACEHOLDER_TITLES or _squash(title) == _squash(stem)):
+            or title.lower() in PLACEHOLDER_TITLES or _squash(title) == _squash(stem) or document_kind(title)):
         return ""
     letters = sum(ch.isalpha() for ch in title)
     if letters < 3 or letters < sum(ch.isdigit() for ch in title) or len(title) > MAX_TITLE_CHARS:
@@ -76,12 +89,59 @@ def _cited_title(lines: list[Line]) -> str:
 
 def _largest_type(lines: list[Line]) -> str:
     """The block of lines set in the largest type on the page, clearly larger than the body text; a block of one
-    word (a logo, a "Support" tab) only when there is no other."""
+    word (a logo, a "Support" tab) only when there is no other. A block that only names the kind of document
+    ("Help Guide") gives way to the product named beside it, or else to the next largest."""
     body = body_size(lines)
     candidates = [i for i, line in enumerate(lines) if line.size >= TITLE_SIZE * body and _wordy(line.text)]
     blocks = [_block(lines, i) for i in sorted(candidates, key=lambda i: (-lines[i].size, i))]
-    texts = [_join_lines([lines[i].text for i in block])[:MAX_TITLE_CHARS] for block in blocks]
-    return next((text for text in texts if len(text.split()) > 1), texts[0] if texts else "")
+    texts = [_block_text(lines, block) for block in blocks]
+    ranked = [n for n, text in enumerate(texts) if len(text.split()) > 1] + [
+        n for n, text in enumerate(texts) if len(text.split()) <= 1]
+    for n in ranked:
+        if not document_kind(texts[n]):
+            return texts[n]
+        if named := _named_beside(lines, blocks[n]):
+            return named
+    return ""
+
+
+def _block_text(lines: list[Line], block: list[int]) -> str:
+    return _join_lines([lines[i].text for i in block])[:MAX_TITLE_CHARS]
+
+
+def document_kind(text: str) -> bool:
+    """Whether `text` only names a kind of document: "Help Guide", "Owner's Manual", "Reference Guide"."""
+    words = [word.strip(".,:;()").replace("’", "'") for word in text.lower().split()]
+    return bool(words) and all(word in KIND_WORDS for word in words) and any(word in KIND_NOUNS for word in words)
+
+
+def _named_beside(lines: list[Line], header: list[int]) -> str:
+    """The product a "Help Guide" header belongs to: the title-like lines right under it ("Wireless Noise
+    Canceling Stereo Headset" / "WH-1000XM4"), else right above it."""
+    size = lines[header[0]].size
+    return _title_lines(lines, header[-1], 1, size) or _title_lines(lines, header[0], -1, size)
+
+
+def _title_lines(lines: list[Line], start: int, step: int, size: float) -> str:
+    """The run of title-like lines next to line `start` (below it: step 1, above it: -1), each close to the
+    last."""
+    picked, previous, i = [], lines[start], start + step
+    while 0 <= i < len(lines) and len(picked) < MAX_TITLE_LINES:
+        line = lines[i]
+        gap = line.top - previous.bottom if step > 0 else previous.top - line.bottom
+        if gap > KIND_GAP * size or not _title_like(line.text):
+            break
+        picked.append(line.text)
+        previous, i = line, i + step
+    return _join_lines(picked if step > 0 else picked[::-1])[:MAX_TITLE_CHARS]
+
+
+def _title_like(text: str) -> bool:
+    """A short line of words that is not a sentence, a copyright line, a kind of document or a section of the
+    front matter."""
+    return (_wordy(text) and len(text.split()) <= TITLE_LINE_WORDS and not text.rstrip().endswith((".", ":", ";"))
+            and not COPYRIGHT.search(text) and "©" not in text and not document_kind(text)
+            and text.lower().strip() not in NOT_A_PRODUCT)
 
 
 def _block(lines: list[Line], top: int) -> list[int]:
@@ -219,26 +279,63 @@ DATES = [re.compile(p, re.I) for p in (
 )]
 ARXIV_ID = re.compile(r"\barXiv:(\d\d)(\d\d)\.\d{4,5}")
 ARXIV_FILE = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}(v\d+)?$")
-COPYRIGHT = re.compile(rf"(©|\(c\)|copyright)\s*(©\s*)?{YEAR}\b", re.I)
+COPYRIGHT = re.compile(rf"(©|\(c\)|c\u20dd|copyright)\s*(©\s*)?{YEAR}\b", re.I)  # c⃝: LaTeX's drawn ©
 YEAR_IN_TITLE = re.compile(rf"(?<![\d.-]){YEAR}(?![\d.])")
 DATELINE_WORDS = 12  # a dateline is short ("FOR RELEASE MAY 3, 2018"); a date in a sentence is about something else
 DATELINE_TOP, DATELINE_BOTTOM = 0.3, 0.85  # and sits in the top or bottom margin of the page
+# "11/3/2024, 2:05 PM" at a page's top or foot: the moment a browser printed the page, not the page's date
+PRINT_STAMP = re.compile(r",?\s*\d{1,2}:\d\d\b")
+NUMERIC_DATES = DATES[2:]
+# A web page's statement of its own version: "This page was last edited on 12 May 2019", "Last modified: …",
+# Wikipedia's "old revision of this page, as edited by … at 17:01, 24 April 2019" (the date within REVISION_REACH
+# characters), "Updated: March 5, 2019" (the date right after). Not a journal's "Received …; revised …": that is
+# the paper's history, and its copyright line dates it.
+REVISED = re.compile(r"\b(?:last\s+(?:edited|updated|modified|revised|reviewed)|as\s+edited\s+by)\b", re.I)
+REVISION_REACH = 80
+UPDATED = re.compile(r"\bupdated(?:\s+on)?\s*:?\s*", re.I)
+LATER_PAGES = 10  # a copyright line repeated in the page footers shows within the first pages (or on the last)
 
 
 def year_of(lines: list[Line], page_text: str, page_height: float, title: str, file_name: str,
-            created: str) -> int | None:
-    """The first of: an arXiv id's year (of the stamp on page 1 or the file name), a year in the title, a
-    copyright year, a dateline's year, the year in a recommended citation, the PDF's creation date."""
+            created: str, later_pages: Callable[[], list[str]] = list) -> int | None:
+    """The first of: an arXiv id's year (of the stamp on page 1 or the file name), a year in the title, page 1's
+    revision date, copyright year, dateline, recommended citation's date or a line that is only a date; then
+    `later_pages()` (the text of
+    the next pages and the last: read only when page 1 says nothing): the last page's revision date, a copyright
+    year; last, the PDF's creation date (a printout's: the day it was printed)."""
     stem = os.path.splitext(file_name)[0]
     arxiv = ARXIV_ID.search(page_text) or ARXIV_FILE.match(stem)
     if arxiv and 1 <= int(arxiv.group(2)) <= 12 and int(arxiv.group(1)) >= 7:
         return 2000 + int(arxiv.group(1))
-    for found in (YEAR_IN_TITLE.search(title), COPYRIGHT.search(page_text), _dateline(lines, page_height),
-                  _citation_date(lines)):
+    for found in (YEAR_IN_TITLE.search(title), _revision_date(page_text), COPYRIGHT.search(page_text),
+                  _dateline(lines, page_height), _citation_date(lines), _date_alone(lines)):
         if found:
             return _plausible(int(found.groups()[-1]))
+    if found := _later_year(later_pages()):
+        return _plausible(int(found.groups()[-1]))
     match = re.match(r"D:(\d{4})", created or "")
     return _plausible(int(match.group(1))) if match else None
+
+
+def _revision_date(text: str):
+    """The date a "last edited on …" or "Updated: …" statement gives, if the text makes one."""
+    for said in REVISED.finditer(text):
+        reach = text[said.end():said.end() + REVISION_REACH]
+        dates = [m for pattern in DATES if (m := pattern.search(reach))]
+        if dates:
+            return min(dates, key=lambda m: m.start())
+    for said in UPDATED.finditer(text):
+        if date := next((m for pattern in DATES if (m := pattern.match(text, said.end()))), None):
+            return date
+    return None
+
+
+def _later_year(pages: list[str]):
+    """The last page's revision date (where a web page says when it was last edited), else the first copyright
+    line on the pages after page 1 (a manual's footer)."""
+    if pages and (revised := _revision_date(pages[-1])):
+        return revised
+    return next((m for text in pages if (m := COPYRIGHT.search(text))), None)
 
 
 def _dateline(lines: list[Line], page_height: float):
@@ -248,8 +345,25 @@ def _dateline(lines: list[Line], page_height: float):
             continue
         found = {m.end(): m for pattern in DATES for m in pattern.finditer(line.text)}  # one date, however read
         if len(found) == 1 and not re.search(r"[–—]|\bto\b", line.text):  # a range is not the document's date
-            return next(iter(found.values()))
+            date = next(iter(found.values()))
+            if not _print_stamp(date, line.text):
+                return date
     return None
+
+
+def _date_alone(lines: list[Line]):
+    """A line that is nothing but a date, wherever it stands (a slide's cover: under the title, mid-page)."""
+    for line in lines:
+        for pattern in DATES:
+            if found := pattern.fullmatch(line.text.strip()):
+                return found
+    return None
+
+
+def _print_stamp(date: re.Match, text: str) -> bool:
+    """A numeric date with the time after it: when the page was printed ("11/3/2024, 2:05 PM")."""
+    numeric = any(pattern.fullmatch(date.group()) for pattern in NUMERIC_DATES)
+    return numeric and bool(PRINT_STAMP.match(text, date.end()))
 
 
 def _citation_date(lines: list[Line]):
@@ -266,11 +380,12 @@ def _plausible(year: int) -> int | None:
 
 # -- a document ------------------------------------------------------------------------------------------------
 
-def describe(metadata: dict, lines: list[Line], page_text: str, page_height: float, file_name: str) -> DocumentInfo:
+def describe(metadata: dict, lines: list[Line], page_text: str, page_height: float, file_name: str,
+             later_pages: Callable[[], list[str]] = list) -> DocumentInfo:
     title = usable_title(metadata.get("title") or "", file_name) or title_on_page(lines)
     authors = authors_on_page(lines, title) if title else ""
     authors = authors or usable_authors(metadata.get("author") or "")
-    year = year_of(lines, page_text, page_height, title, file_name, metadata.get("creationDate") or "")
+    year = year_of(lines, page_text, page_height, title, file_name, metadata.get("creationDate") or "", later_pages)
     return DocumentInfo(title, authors, year)
 
 
@@ -281,5 +396,21 @@ def document_info(path: str, ocr_words: list[Word] | None = None) -> DocumentInf
         page = doc[0]
         lines = ocr_lines(ocr_words) if ocr_words else text_layer_lines(page)
         text = " ".join(line.text for line in lines) if ocr_words else page.get_text("text", flags=0)
-        return describe(doc.metadata or {}, lines, text, page.rect.height, os.path.basename(path))
+        return describe(doc.metadata or {}, lines, text, page.rect.height, os.path.basename(path),
+                        lambda: _later_page_texts(doc))
+
+
+def _later_page_texts(doc) -> list[str]:
+    """The text layer of the pages after page 1 that a year is looked for on: the next few, and the last."""
+    numbers = list(range(1, min(LATER_PAGES, doc.page_count)))
+    if doc.page_count > LATER_PAGES:
+        numbers.append(doc.page_count - 1)
+    return [_page_text(doc, n) for n in numbers]
+
+
+def _page_text(doc, number: int) -> str:
+    try:
+        return doc[number].get_text("text", flags=0)
+    except (RuntimeError, ValueError):  # a damaged page further on costs the year's evidence on it, nothing more
+        return ""
 
