@@ -118,6 +118,7 @@ class StageStatus:
     note: str = ""  # how its work gets done; when off, why, in plain words ("off (no GPU)")
     off: bool = False  # it does not run now (switched off, no model, not needed): its pending work is not coming
     hint: str = ""  # how to turn it on, when off
+    now: str = ""  # what a question running now does for it, in words ("SimpleDoc is writing them for this question")
 
     @property
     def counts(self) -> str:

@@ -3,9 +3,35 @@ database, an unknown document) is a DocQAError whose message names the thing and
 catches one type and shows the message as it is."""
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
+
+
+class Remedy(enum.Enum):
+    """A fix a message sends the user to, which each front end names its own way: the command line a command, the
+    app a button. The value is the command line's words."""
+    IMPORT_MODEL_FILE = "`docqa models import FILE.gguf [--projector MMPROJ.gguf]`"
+
 
 class DocQAError(Exception):
-    """A failure to report to the user in its own words."""
+    """A failure to report to the user in its own words. A message that sends the user to a fix is written with
+    `{remedy}` where the fix goes and raised with `remedy=`: str() says it as the command line does, worded() as
+    another front end does."""
+
+    remedy: Remedy | None = None
+
+    def __init__(self, *args, remedy: Remedy | None = None):
+        super().__init__(*args)
+        if remedy is not None:
+            self.remedy = remedy
+
+    def __str__(self) -> str:
+        return self.worded({})
+
+    def worded(self, words: Mapping[Remedy, str]) -> str:
+        """The message with its remedy in `words` (the command line's where they have none)."""
+        text = super().__str__()
+        return text if self.remedy is None else text.replace("{remedy}", words.get(self.remedy, self.remedy.value))
 
 
 class ModelError(DocQAError, RuntimeError):

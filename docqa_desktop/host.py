@@ -1,5 +1,5 @@
 """The operating system, asked in one place: a file lock, a worker's memory limit, the machine's cores and RAM,
-and whether an NVIDIA driver is there.
+whether an NVIDIA driver is there, and where the open app listens for `docqa` commands.
 
 Everything that differs between Linux, macOS and Windows is decided here, on PLATFORM; the POSIX-only modules
 (fcntl, resource) and the Windows-only ones (msvcrt, kernel32 through ctypes) are imported only inside the
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import os
 import platform
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +31,10 @@ PARSER_WORKER_MEMORY = 4 << 30
 
 # Files the Linux NVIDIA driver creates once it is loaded (the version file) or a card is set up (the device).
 NVIDIA_DRIVER_FILES = (Path("/proc/driver/nvidia/version"), Path("/dev/nvidia0"))
+
+
+# Longest path a Unix socket's address may have (sun_path is 108 bytes on Linux, 104 on macOS), with room to spare.
+UNIX_SOCKET_PATH_MAX = 100
 
 
 def is_windows() -> bool:
@@ -192,3 +198,21 @@ def nvidia_driver_present(driver_files: Sequence[Path] = NVIDIA_DRIVER_FILES) ->
 
         return ctypes.util.find_library("nvcuda") is not None or shutil.which("nvidia-smi") is not None
     return any(path.exists() for path in driver_files)
+
+
+# -- where the open app listens ------------------------------------------------------------------------------
+
+def command_address(data_dir: Path) -> tuple[str, str]:
+    """(address, family) of the open app's command listener for the library in `data_dir`, in the
+    multiprocessing.connection terms: a named pipe on Windows, a Unix socket elsewhere — in the data folder
+    (private to its user), or, where that path is too long for a socket, in a private folder under the temp
+    folder named after it."""
+    tag = hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:16]
+    if is_windows():
+        return rf"\\.\pipe\docqa-{tag}", "AF_PIPE"
+    path = Path(data_dir) / "app.sock"
+    if len(str(path)) > UNIX_SOCKET_PATH_MAX:
+        private = Path(tempfile.gettempdir()) / f"docqa-{os.getuid()}"
+        private.mkdir(mode=0o700, exist_ok=True)
+        path = private / f"{tag}.sock"
+    return str(path), "AF_UNIX"

@@ -133,8 +133,8 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
 
     steps = []
-    show_step = window.ask_panel.show_step
-    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    show_step = window.answer_view.show_step
+    window.answer_view.show_step = lambda message: (steps.append(message), show_step(message))
     window.ask_panel.question.setText("Which pivot language is used for translation?")
     window.ask_panel.method.setCurrentText("m3docrag")
     window.ask_panel.ask_button.click()
@@ -393,8 +393,8 @@ def ask_with_the_method_picker(window, qtbot, paper, method: str, model):
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
     window.service.resources.use_runtimes(FixedRuntimes(model))
     steps = []
-    show_step = window.ask_panel.show_step
-    window.ask_panel.show_step = lambda message: (steps.append(message), show_step(message))
+    show_step = window.answer_view.show_step
+    window.answer_view.show_step = lambda message: (steps.append(message), show_step(message))
     assert window.ask_panel.method.findText(method) >= 0
     window.ask_panel.method.setCurrentText(method)
     window.ask_panel.question.setText("Which languages are used as pivot?")

@@ -60,8 +60,14 @@ def test_the_window_fits_a_laptop_screen_with_the_longest_file_name_open(qtbot, 
     assert shown != title.text() and "…" in shown and shown.endswith(".pdf — page 2 of 23")  # the page stays whole
     assert as_shown(title.toolTip()) == title.text()
     viewer, ask = window.viewer, window.ask_panel
-    for control in (viewer.previous_button, viewer.next_button, viewer.zoom_out_button, viewer.zoom_in_button,
-                    viewer.zoom_label, viewer.open_button, ask.question, ask.ask_button, ask.stop_button,
+    viewer.start_find()  # the find bar's row too
+    qtbot.wait(100)
+    assert window.size().toTuple() == LAPTOP and window.minimumSizeHint().width() <= LAPTOP[0]
+    bar = viewer.find_bar
+    for control in (viewer.previous_button, viewer.page_box, viewer.next_button, viewer.zoom_out_button,
+                    viewer.zoom_in_button, viewer.zoom_label, viewer.find_button, viewer.open_button, bar.field,
+                    bar.count, bar.previous_button, bar.next_button, bar.close_button,
+                    ask.question, ask.ask_button, ask.stop_button,
                     ask.method, ask.scope, ask.follow_up, ask.new_thread, window.library.add_button,
                     window.library.reindex_button):
         assert _within(control, window), control

@@ -108,14 +108,15 @@ def test_a_phase_may_name_each_item_and_a_single_item_shows_no_count():
     assert [describe(p) for p in seen] == ["navigating pages"]
 
 
-def test_the_ask_panel_shows_the_step_with_its_counts_and_time_left(qtbot):
-    from docqa_desktop.methods import METHODS
-    from docqa_desktop.ui.ask_panel import AskPanel
+def test_the_answer_view_shows_the_step_with_its_counts_and_time_left_under_the_question(qtbot):
+    from docqa_desktop.ui.answer_view import AnswerView
 
-    panel = AskPanel(list(METHODS.values()), "simpledoc")
-    qtbot.addWidget(panel)
-    panel.show_step(Progress("ask", "writing page summaries", 2, 10, "pages", eta_seconds=240.0))
-    assert panel.steps.text() == "Writing page summaries 3/10 · ~4 min left…"
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_question("Which languages are used as pivot?")
+    view.show_step(Progress("ask", "writing page summaries", 2, 10, "pages", eta_seconds=240.0))
+    assert view.text.toPlainText().splitlines() == ["Which languages are used as pivot?",
+                                                    "Writing page summaries 3/10 · ~4 min left…"]
 
 
 def test_the_pages_a_method_reads_are_named_by_document_when_there_are_several():

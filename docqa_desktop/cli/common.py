@@ -7,24 +7,9 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 
 from ..progress import Progress
-
-
-def cancel_on_sigint() -> threading.Event:
-    """First Ctrl-C cancels cleanly (the current document rolls back); a second one aborts."""
-    event = threading.Event()
-
-    def handler(signum, frame):
-        if event.is_set():
-            raise KeyboardInterrupt
-        event.set()
-        print("\ncancelling… (Ctrl-C again to abort)", file=sys.stderr)
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    return event
+from .console import cancel_on_sigint, local_path  # noqa: F401  (the commands' Ctrl-C and path arguments)
 
 
 @contextlib.contextmanager
@@ -44,10 +29,10 @@ class ProgressBar:
 
     A `ProgressFn` for indexing: draws the phases of the index stages (`service.library.stages`), each with its counts."""
 
-    def __init__(self, stages, stream=sys.stderr):
+    def __init__(self, stages, stream=None):
         self.counts = {stage.phase: stage.bar_text for stage in stages}
-        self.stream = stream
-        self.tty = stream.isatty()
+        self.stream = stream or sys.stderr  # the stderr of the moment (a served command's), not the one at import
+        self.tty = self.stream.isatty()
         self.active = False
         self.docs_done = 0
 

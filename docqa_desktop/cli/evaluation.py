@@ -4,18 +4,18 @@ from __future__ import annotations
 import sys
 
 from ..service import METHOD_NAMES, Service, load_questions
-from .common import ProgressBar, cancel_on_sigint, positive
+from .common import ProgressBar, cancel_on_sigint, local_path, positive
 
 
 def add_parsers(sub, common) -> None:
     p = sub.add_parser("eval", parents=[common],
                        help="score methods on labelled questions (MMLongBench-Doc format); resumable")
-    p.add_argument("questions", help="JSON lines: doc, question, answer, answer_format, evidence_pages, ...")
-    p.add_argument("--corpus", required=True, help="folder holding the questions' PDFs (indexed if needed)")
+    p.add_argument("questions", type=local_path, help="JSON lines: doc, question, answer, answer_format, evidence_pages, ...")
+    p.add_argument("--corpus", required=True, type=local_path, help="folder holding the questions' PDFs (indexed if needed)")
     p.add_argument("--method", action="append", choices=METHOD_NAMES,
                    help="method to evaluate; repeatable (default: the default method, see `docqa methods`)")
     p.add_argument("--limit", type=positive, default=None, help="only the first N questions")
-    p.add_argument("--out", default="eval-results",
+    p.add_argument("--out", default="eval-results", type=local_path,
                    help="folder for results.jsonl, report.md and charts (an existing run there is resumed)")
     p.add_argument("--judge", action="store_true", help="also let the text model judge each answer")
     p.add_argument("--report-only", action="store_true",

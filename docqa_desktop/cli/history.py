@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from ..service import EXPORT_FORMATS, Service, shown_text
-from .common import one_line, zero_or_more
+from .common import local_path, one_line, zero_or_more
 
 SHOWN = 20  # answers `docqa history` lists unless --limit says otherwise
 QUESTION_WIDTH, ANSWER_WIDTH = 100, 100  # characters of each on its one line
@@ -20,7 +20,7 @@ def add_parsers(sub, common) -> None:
     p = sub.add_parser("export", parents=[common], help="write an answer with its citations to a file")
     p.add_argument("id", help="answer id (see docqa history)")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="md")
-    p.add_argument("-o", "--output", help="file to write (default: answer-ID.FORMAT)")
+    p.add_argument("-o", "--output", type=local_path, help="file to write (default: answer-ID.FORMAT)")
     p.add_argument("--thread", action="store_true", help="the whole thread the answer belongs to, in order")
     p.set_defaults(run=export)
 
@@ -48,8 +48,8 @@ def export(service: Service, args) -> int:
     answer = service.answers.answer(args.id)
     if args.thread:
         output = service.answers.export_thread(answer.id, args.format,
-                                               args.output or f"thread-{answer.thread_id}.{args.format}")
+                                               args.output or local_path(f"thread-{answer.thread_id}.{args.format}"))
     else:
-        output = service.answers.export(answer, args.format, args.output or f"answer-{answer.id}.{args.format}")
+        output = service.answers.export(answer, args.format, args.output or local_path(f"answer-{answer.id}.{args.format}"))
     print(output)
     return 0

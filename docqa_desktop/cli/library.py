@@ -7,12 +7,13 @@ import sys
 from ..domain import IndexReport, StageStatus
 from ..host import memory_limit_words
 from ..service import Service
-from .common import ProgressBar, cancel_on_sigint, require_existing
+from .common import ProgressBar, cancel_on_sigint, local_path, require_existing
+from .console import served_console
 
 
 def add_parsers(sub, common) -> None:
     p = sub.add_parser("index", parents=[common], help="index PDFs in folders or files (incremental)")
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="+", type=local_path)
     p.add_argument("--json", action="store_true", help="print the run's report as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--searchable-only", action="store_true",
@@ -21,17 +22,17 @@ def add_parsers(sub, common) -> None:
     p.set_defaults(run=index)
 
     p = sub.add_parser("watch", parents=[common], help="index, then follow folders for changes (Ctrl-C stops)")
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="+", type=local_path)
     p.set_defaults(run=watch)
 
     p = sub.add_parser("remove", parents=[common], help="forget a file or folder (files on disk are kept)")
-    p.add_argument("path")
+    p.add_argument("path", type=local_path)
     p.set_defaults(run=remove)
 
     p = sub.add_parser("repair", parents=[common],
                        help="rebuild a damaged database: the damaged file is kept aside, history and page "
                             "summaries are copied where readable, the library folders are indexed again")
-    p.add_argument("paths", nargs="*", help="folders or PDFs to index as well (needed when the damaged file "
+    p.add_argument("paths", nargs="*", type=local_path, help="folders or PDFs to index as well (needed when the damaged file "
                                             "no longer says which folders the library holds)")
     p.add_argument("--force", action="store_true", help="rebuild even if the database reads fine")
     p.set_defaults(run=repair)
@@ -56,6 +57,9 @@ def index(service: Service, args) -> int:
 
 
 def watch(service: Service, args) -> int:
+    if served_console() is not None:
+        return _app_is_open("watch", "the app watches its library's folders itself: add the folder there, "
+                                     "or `docqa index` it")
     stop = cancel_on_sigint()
     bar = ProgressBar(service.library.stages)
     said: dict[str, str] = {}  # why a stage is off, as last said: not repeated after every run
@@ -74,6 +78,13 @@ def watch(service: Service, args) -> int:
     return 0
 
 
+def _app_is_open(command: str, reason: str) -> int:
+    """What `docqa watch` and `docqa repair` say while the app has the library open (exit 2, as for a database
+    in use): they need the database file to themselves."""
+    print(f"docqa {command}: DocQA Desktop has this library open; {reason}", file=sys.stderr)
+    return 2
+
+
 def remove(service: Service, args) -> int:
     removed = service.library.remove(args.path)
     print(f"removed {removed} file(s) from the index")
@@ -81,6 +92,8 @@ def remove(service: Service, args) -> int:
 
 
 def repair(service: Service, args) -> int:
+    if served_console() is not None:
+        return _app_is_open("repair", "close the app first: a repair sets the database file aside")
     bar = ProgressBar(service.library.stages)
     report = service.library.repair(args.force, args.paths, bar)
     bar.close()

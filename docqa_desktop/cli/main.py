@@ -8,7 +8,7 @@ import sys
 from .. import components, logs
 from ..service import Service, user_error
 from ..settings import Settings
-from . import app, asking, evaluation, history, library, models, pages
+from . import app, app_link, asking, evaluation, history, library, models, pages
 from . import components as components_cli
 from .common import signal_handlers_restored
 from .version import VersionAction
@@ -53,11 +53,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     settings = None
     try:
         settings = Settings.load(getattr(args, "home", None))
         logs.configure(settings.locations)
+        served = app_link.forward(argv, settings.locations.data_dir)  # the open app runs it on its library
+        if served is not None:
+            return served
         components.activate(settings.locations)  # the optional components installed in the data folder, before use
         with Service(settings) as service, signal_handlers_restored():
             return args.run(service, args)
@@ -66,12 +70,31 @@ def _run(argv: list[str] | None) -> int:
         return 130
     except BrokenPipeError:
         raise  # not the product's error: the reader of the output went away
-    except Exception as exc:  # the product's errors, said in its words; anything else is a fault: a traceback
-        error = user_error(exc, settings)
-        if error is None:
-            raise
-        print(f"docqa: {error}", file=sys.stderr)
-        return 2
+    except Exception as exc:
+        return _said(exc, settings)
+
+
+def run_served(service: Service, argv: list[str]) -> int:
+    """Run `docqa argv` in the open app, on its service, for a `docqa` process (cli/app_link.py): what the
+    command prints goes to that process (cli/console.py), the exit code is the one it would have had."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(service, args)
+    except SystemExit as exc:  # a usage error (the client parsed the same line first, so rare)
+        return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:
+        return OUTPUT_CLOSED
+    except Exception as exc:
+        return _said(exc, service.settings)
+
+
+def _said(exc: Exception, settings: Settings | None) -> int:
+    """The product's errors, said in its words (exit 2); anything else is a fault, raised for its traceback."""
+    error = user_error(exc, settings)
+    if error is None:
+        raise exc
+    print(f"docqa: {error}", file=sys.stderr)
+    return 2
 
 
 def _discard_stdout() -> None:

@@ -7,7 +7,7 @@ import time
 
 from ..progress import about
 from ..service import NO_VISION_MODEL, Service
-from .common import cancel_on_sigint
+from .common import cancel_on_sigint, local_path
 
 
 def add_parsers(sub, common) -> None:
@@ -21,8 +21,8 @@ def add_parsers(sub, common) -> None:
     p.add_argument("--variant", help="quantization, e.g. Q4_K_M (default: the catalog's choice)")
     p = verbs.add_parser("import", parents=[common],
                          help="register a GGUF file, or a ColQwen2.5 folder (page embedder), already on disk")
-    p.add_argument("path")
-    p.add_argument("--projector", "--base", dest="projector",
+    p.add_argument("path", type=local_path)
+    p.add_argument("--projector", "--base", dest="projector", type=local_path,
                    help="the vision projector (mmproj GGUF) of a vision model; for a page-embedder adapter "
                         "folder, its base model folder")
     p.add_argument("--name", help="name to use (default: from the file name)")
@@ -120,8 +120,8 @@ _VERBS = {"list": _list, "pull": _pull, "import": _import, "default": _default, 
 
 
 class _DownloadBar:
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr  # the stderr of the moment (a served command's), not the one at import
         self.started = time.monotonic()
         self.drawn = False
 

@@ -5,7 +5,7 @@ import json
 import os
 
 from ..service import SEARCH_MODES, Service
-from .common import add_doc_option, positive
+from .common import add_doc_option, local_path, positive
 
 
 def add_parsers(sub, common) -> None:
@@ -22,7 +22,7 @@ def add_parsers(sub, common) -> None:
     p = sub.add_parser("render", parents=[common], help="write a page of an indexed document as PNG")
     p.add_argument("doc")
     p.add_argument("page", type=int, help="1-based page index")
-    p.add_argument("-o", "--output", help="file to write (default: DOC-pPAGE.png)")
+    p.add_argument("-o", "--output", type=local_path, help="file to write (default: DOC-pPAGE.png)")
     p.add_argument("--size", type=int, default=1600, help="longer side in pixels")
     p.set_defaults(run=render)
 
@@ -47,7 +47,7 @@ def _region_text(region) -> str:
 
 def render(service: Service, args) -> int:
     png = service.pages.page_image(args.doc, args.page, args.size)
-    output = args.output or f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png"
+    output = args.output or local_path(f"{os.path.splitext(os.path.basename(args.doc))[0]}-p{args.page}.png")
     with open(output, "wb") as fh:
         fh.write(png)
     print(output)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..errors import Remedy
 from ..files import sha256_of
 from ..offline import network_allowed
 from ..progress import Cancelled
@@ -216,10 +217,10 @@ def _explained(exc: Exception, repo: str, filename: str, endpoint: str | None) -
         return DownloadError(f"repository {repo} does not exist on {where} (or is private)")
     if isinstance(exc, OfflineModeIsEnabled) or isinstance(exc.__cause__, OfflineModeIsEnabled):
         return Offline(f"cannot download {what}: downloads are switched off (HF_HUB_OFFLINE is set). Unset it, "
-                       "or register a file you have with `docqa models import FILE.gguf`")
+                       "or register a file you have with {remedy}", remedy=Remedy.IMPORT_MODEL_FILE)
     if _is_network_failure(exc, (LocalEntryNotFoundError,)):
         return Offline(f"cannot download {what}: {where} is not reachable from this machine. Download the file "
-                       "elsewhere and register it with `docqa models import FILE.gguf [--projector MMPROJ.gguf]`")
+                       "elsewhere and register it with {remedy}", remedy=Remedy.IMPORT_MODEL_FILE)
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return DownloadError(f"cannot download {what}: the disk is full (the partial file is kept and the "
                              "download resumes after you free space)")

@@ -10,6 +10,7 @@ import atexit
 import threading
 from typing import Protocol
 
+from ..errors import Remedy
 from ..settings import LlmSettings
 from .hardware import Hardware, detect
 from .local import LocalBackend, LocalConfig
@@ -55,7 +56,7 @@ class ModelRuntimes:
         runtime = self._for_role("text")
         if runtime is None:
             raise ModelError("no language model is installed; reinstall DocQA Desktop (it ships SmolLM2) "
-                             "or `docqa models import FILE.gguf`")
+                             "or register a model file with {remedy}", remedy=Remedy.IMPORT_MODEL_FILE)
         return runtime
 
     def vision(self) -> Runtime | None:

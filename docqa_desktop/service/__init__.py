@@ -64,7 +64,8 @@ class Service:
         # the answers index an evaluation's corpus through the library; a watch prepares through the answers
         self.answers = Answers(self._resources, self.pages, self.models,
                                lambda paths, progress, cancel: self.library.index(paths, progress, cancel))
-        self.library = Library(self._resources, self.answers.prepare, lambda: self.answers.default_method)
+        self.library = Library(self._resources, self.answers.prepare, lambda: self.answers.default_method,
+                               self.answers.running)
         self.components = Components(self._resources)
 
     @property

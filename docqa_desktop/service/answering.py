@@ -44,6 +44,7 @@ class Answers:
                  index: Callable[[list[str], ProgressFn | None, threading.Event], IndexReport]):
         self._resources, self._pages, self._models = resources, pages, models
         self._index = index  # the library's: an evaluation indexes its corpus first
+        self._running: dict[str, tuple[str, Progress | None]] = {}  # answer id -> (its method, its latest step)
 
     # -- methods --------------------------------------------------------------------------------
 
@@ -103,20 +104,34 @@ class Answers:
         asked = standalone_question(question, turns)  # a follow-up's "it", "and in 2012?" written out from the thread
         answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
                         thread=thread, standalone_question=asked if asked != question else "")
+
+        def step(p: Progress) -> None:  # kept as the question's latest step (running()) and passed on
+            self._running[answer.id] = (spec.name, p)
+            if progress:
+                progress(p)
+
         ctx = MethodContext(
             question=asked if spec.follow_ups == "conversation" else question_in_context(asked, turns),
             answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
             search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
             text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
-            progress=progress or (lambda p: None), cancel=cancel, stream=stream, conversation=turns,
-            chooser=self.chooser())
-        run_method(spec, ctx, settings.ask.check_proofs,  # the verdict, once (methods/verdict.py), the floor too
-                   lambda done: self._models.writers(done.models, ctx.text_model, ctx.vision_model))
+            progress=step, cancel=cancel, stream=stream, conversation=turns, chooser=self.chooser())
+        self._running[answer.id] = (spec.name, None)
+        try:
+            run_method(spec, ctx, settings.ask.check_proofs,  # the verdict, once (methods/verdict.py), the floor too
+                       lambda done: self._models.writers(done.models, ctx.text_model, ctx.vision_model))
+        finally:
+            del self._running[answer.id]
         if save:
             with db.transaction() as cur:
                 answers_store.save_answer(cur, answer)
         return answer
+
+    def running(self) -> list[tuple[str, Progress | None]]:
+        """(method, its latest step, None before the first) of each question being answered now, from any thread:
+        the library's stage rows say what a running method does for them."""
+        return list(self._running.values())
 
     def prepare(self, method: str | None = None, docs: list[str] | None = None,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:

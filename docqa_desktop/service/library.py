@@ -14,8 +14,9 @@ from ..index.indexer import Indexer
 from ..index.stages import STAGES, Stage
 from ..index.scan import normalise
 from ..index.watcher import watch as watch_folders
-from ..methods import METHODS
-from ..progress import ProgressFn
+from ..methods import METHODS, MethodSpec
+from ..methods.toolkit.page_summaries import WRITING as WRITING_SUMMARIES
+from ..progress import Progress, ProgressFn
 from ..store import catalog
 from ..store.artifacts import ArtifactStore
 from ..store.repair import RepairReport, repair as repair_database
@@ -24,14 +25,21 @@ from .resources import Resources
 # What a watch runs after an indexing run that added or changed documents: the default method's preparation,
 # called as prepare(progress=…, cancel=…).
 PrepareFn = Callable[..., object]
+# The questions being answered now: (method, its latest step or None), as Answers.running gives them.
+RunningFn = Callable[[], list[tuple[str, Progress | None]]]
+# The step of a question that does a prepared stage's work, by the stage: while a question is at it, its row says so.
+WRITING_STEP = {"summaries": WRITING_SUMMARIES}
 
 
 class Library:
-    def __init__(self, resources: Resources, prepare: PrepareFn, current_method: Callable[[], str]):
-        """`current_method()`: the method questions go to now, whose prepared work alone is pending."""
+    def __init__(self, resources: Resources, prepare: PrepareFn, current_method: Callable[[], str],
+                 running: RunningFn = lambda: []):
+        """`current_method()`: the method questions go to now, whose prepared work alone is pending; `running()`:
+        the questions being answered now, whose methods' prepared work is needed now too."""
         self._resources = resources
         self._prepare = prepare
         self._current_method = current_method
+        self._running = running
 
     @property
     def database_path(self) -> Path:
@@ -101,17 +109,28 @@ class Library:
 
     def enrichment(self) -> list[StageStatus]:
         """Each index stage's done and pending work (keyword search comes with indexing, the rest are background
-        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries): off, when
-        questions go to another method."""
+        passes), then each method's work prepared ahead of questions (SimpleDoc's page summaries): what a question
+        running now does for it, or off when questions go to another method."""
         db = self._resources.db
         cur, artifacts = db.cursor(), ArtifactStore(db)
-        current = self._current_method()
+        running = dict(self._running())  # method -> its question's latest step
         prepared = [(spec, spec.prepared(artifacts)) for spec in METHODS.values() if spec.prepared]
         return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
-                + [row if spec.name == current else dataclasses.replace(
-                    row, off=True, note=f"not needed by the current method ({METHODS[current].title})",
-                    hint=f"{spec.title} writes them at its first question, or `docqa prepare --method {spec.name}`")
-                   for spec, row in prepared])
+                + [self._prepared_row(spec, row, running) for spec, row in prepared])
+
+    def _prepared_row(self, spec: MethodSpec, row: StageStatus, running: dict[str, Progress | None]) -> StageStatus:
+        if spec.name in running:  # asked for by name, whatever the default method: needed now
+            step = running[spec.name]
+            if step is not None and step.phase == WRITING_STEP.get(row.stage):
+                return dataclasses.replace(row, now=f"{spec.title} is writing them for this question "
+                                                    f"({step.done} / {step.total} {step.unit})")
+            return row
+        current = self._current_method()
+        if spec.name == current:
+            return row
+        return dataclasses.replace(
+            row, off=True, note=f"not needed by the current method ({METHODS[current].title})",
+            hint=f"{spec.title} writes them at its first question, or `docqa prepare --method {spec.name}`")
 
     def onnx_providers(self) -> list[str]:
         """The onnxruntime execution providers layout and OCR use here, preferred first."""

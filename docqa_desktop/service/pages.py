@@ -1,16 +1,22 @@
-"""The facade's pages part: naming documents, drawing their pages (whole, fitted, thumbnails) and finding pages
-by text, by page image, or both."""
+"""The facade's pages part: naming documents, drawing their pages (whole, fitted, thumbnails), finding pages
+by text, by page image, or both, and finding a text in one document (its occurrences, boxed)."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
+from typing import Callable
 
 from ..domain import SearchHit
 from ..errors import InvalidRequest, UnknownDocument
+from ..pdf.find import PageMatches, find_in_words, might_contain, wanted_text
 from ..pdf.render import RenderedPage, ThumbnailCache, render
+from ..progress import Progress, ProgressFn
 from ..retrieval.page_retriever import PageRetriever, SearchMode
-from ..store import catalog
+from ..store import catalog, content
 from .resources import Resources
+
+FIND_PROGRESS_PAGES = 50  # pages read between two progress reports of a find
 
 
 class Pages:
@@ -41,11 +47,41 @@ class Pages:
         sha, path = self._document_on_disk(doc)
         return ThumbnailCache(self._resources.settings.locations.thumbnails).get(sha, path, page)
 
-    def _document_on_disk(self, doc: str) -> tuple[str, str]:
+    def find(self, doc: str, text: str, progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+             found: Callable[[PageMatches], None] | None = None) -> list[PageMatches]:
+        """Every occurrence of `text` in a document, case and line breaks ignored, page by page from the first,
+        boxed in PDF points. It reads the words the index read (the text layer, or OCR's on a scanned page), so a
+        scan is searchable too. `found` hears of each page with matches as soon as it is read; once `cancel` is
+        set it stops, with what it found so far."""
+        wanted = wanted_text(text)
+        if not wanted:
+            raise InvalidRequest("the text to find is empty")
+        doc_id = self._one_document(doc)
+        cur = self._resources.db.cursor()
+        pages = content.pages_in_scope(cur, [doc_id])
+        texts = content.page_texts(cur, pages)  # one read of the whole text: most pages are ruled out on it
+        candidates = [page for _, page in pages if might_contain(texts.get((doc_id, page)) or "", wanted)]
+        matches: list[PageMatches] = []
+        for done, page in enumerate(candidates, 1):
+            if cancel is not None and cancel.is_set():
+                break
+            on_page = find_in_words(content.page_words(cur, doc_id, page), wanted)
+            if on_page:
+                matches.append(PageMatches(page, on_page))
+                if found is not None:
+                    found(matches[-1])
+            if progress is not None and (done % FIND_PROGRESS_PAGES == 0 or done == len(candidates)):
+                progress(Progress("find", "finding", done, len(candidates), "pages"))
+        return matches
+
+    def _one_document(self, doc: str) -> int:
         ids = self.resolve_documents([doc])
         if len(ids) > 1:
             raise UnknownDocument(f"{doc!r} matches {len(ids)} documents; give the full file name or path")
-        sha, paths = catalog.document_sources(self._resources.db.cursor(), ids[0])
+        return ids[0]
+
+    def _document_on_disk(self, doc: str) -> tuple[str, str]:
+        sha, paths = catalog.document_sources(self._resources.db.cursor(), self._one_document(doc))
         existing = [p for p in paths if os.path.exists(p)]
         if not existing:
             raise UnknownDocument(f"{doc!r} is indexed but no longer on disk ({', '.join(paths)})")

@@ -1,4 +1,5 @@
-"""An answer with numbered citation chips, thumbnails of the pages the model read, and the trace."""
+"""An answer with numbered citation chips, thumbnails of the pages the model read, and the trace; while a question
+runs, that question with what the method is doing and the text written so far (never the previous answer)."""
 from __future__ import annotations
 
 import html
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..answers import Answer
+from ..progress import Progress, describe
 from ..service import WARNING_COLOUR, proof_html, shown_text
 from .elided import plain_tooltip
 
@@ -30,7 +32,7 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
             f"{answer.iterations} round(s) · "
             f"{len(answer.calls)} model calls · {answer.prompt_tokens + answer.output_tokens:,} tokens · "
             f"{answer.seconds:.1f} s")
-    error = f'<p style="color:#c0392b">{html.escape(answer.error)}</p>' if answer.error else ""
+    error = _error(answer.error) if answer.error else ""
     # only an answer the method stands behind is set large; an unverified draft, passages and "not found" say so
     # first, in the warning colour, and their text is in normal size and weight
     verdict = ("" if answer.status.confident
@@ -54,11 +56,22 @@ def earlier_html(earlier: list[Answer]) -> str:
                    f'{_paragraph(shown_text(a))}</p>{_chips(a, f"{t}-")}<hr>' for t, a in enumerate(earlier, 1))
 
 
-def partial_html(question: str, text: str, earlier: list[Answer] = ()) -> str:
-    """What the model has written so far, while it writes."""
-    return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(question)}</h3>'
-            f'<p style="font-size:large">{_paragraph(text)}<span style="color:gray"> ▍</span></p>'
-            f'<p style="color:gray">Writing…</p>')
+def asking_html(question: str, earlier: list[Answer] = (), step: str = "", text: str = "", error: str = "") -> str:
+    """A question being answered: the thread's earlier turns, the question, what the model has written so far,
+    and what the method is doing (in grey) or why it failed (in red)."""
+    written = f'<p style="font-size:large">{_paragraph(text)}<span style="color:gray"> ▍</span></p>' if text else ""
+    status = _error(error) if error else f'<p style="color:gray">{html.escape(step)}</p>'
+    return earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(question)}</h3>{written}{status}'
+
+
+def step_line(progress: Progress) -> str:
+    """'Writing page summaries 3/10 · ~4 min left…': what the method is doing, with counts and the time left."""
+    message = describe(progress)
+    return message[:1].upper() + message[1:] + "…"
+
+
+def _error(message: str) -> str:
+    return f'<p style="color:#c0392b">{html.escape(message)}</p>'
 
 
 def _paragraph(text: str) -> str:
@@ -98,8 +111,11 @@ class AnswerView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.answer: Answer | None = None
+        self.answer: Answer | None = None  # None while a question runs: nothing to cite, copy or export
         self.earlier: list[Answer] = []  # the thread's answers before this one
+        self.asking = ""  # the question running, shown until its answer comes ("" when an answer is shown)
+        self.step = ""  # what its method is doing
+        self.written = ""  # what the model has written of its answer so far
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
         self.text.anchorClicked.connect(self._anchor)
@@ -136,17 +152,55 @@ class AnswerView(QWidget):
         self.pages.setVisible(False)  # until an answer has pages and calls to show
         self.trace_toggle.setVisible(False)
 
+    def show_question(self, question: str, earlier: list[Answer] = ()) -> None:
+        """A new question: the previous answer goes at once (its pages and trace too), the question shows with
+        its progress (show_step, show_partial) until show_answer or show_failure."""
+        self.answer, self.earlier = None, list(earlier)
+        self.asking, self.step, self.written = question, "Starting…", ""
+        self.pages.clear()
+        self.pages.setVisible(False)
+        self.trace.clear()
+        self.trace.setVisible(False)
+        self.trace_toggle.setVisible(False)
+        self._show_asking()
+
+    def show_step(self, progress: Progress) -> None:
+        """What the method is doing for the question shown."""
+        if self.asking:
+            self.step = step_line(progress)
+            self._show_asking()
+
+    def show_stopping(self) -> None:
+        if self.asking:
+            self.step = "Stopping…"
+            self._show_asking()
+
     def show_partial(self, question: str, text: str, earlier: list[Answer] = ()) -> None:
         """The answer as far as the model has written it (streaming); show_answer replaces it."""
-        self.text.setHtml(partial_html(question, text, earlier))
-        bar = self.text.verticalScrollBar()
+        if question != self.asking:  # streamed without show_question first (a caller of the view alone)
+            self.show_question(question, earlier)
+        self.step, self.written = "Writing…", text
+        self._show_asking()
+
+    def show_failure(self, message: str) -> None:
+        """The question shown did not get an answer: why, in its place (what was streamed is no answer)."""
+        if self.asking:
+            self.text.setHtml(asking_html(self.asking, self.earlier, error=message))
+            self._scroll_to_end()
+            self.asking = ""
+
+    def _show_asking(self) -> None:
+        self.text.setHtml(asking_html(self.asking, self.earlier, self.step, self.written))
+        self._scroll_to_end()
+
+    def _scroll_to_end(self) -> None:
+        bar = self.text.verticalScrollBar()  # the newest turn of a thread is the last
         bar.setValue(bar.maximum())
 
     def show_answer(self, answer: Answer, earlier: list[Answer] = ()) -> None:
-        self.answer, self.earlier = answer, list(earlier)
+        self.answer, self.earlier, self.asking = answer, list(earlier), ""
         self.text.setHtml(answer_html(answer, self.earlier))
-        bar = self.text.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        self._scroll_to_end()
         self.pages.clear()
         placeholder = QPixmap(self.pages.iconSize())  # the right size from the start: the list lays out once
         placeholder.fill(Qt.GlobalColor.transparent)
@@ -157,7 +211,9 @@ class AnswerView(QWidget):
             item.setIcon(QIcon(placeholder))
             self.pages.addItem(item)
         self.pages.setVisible(bool(answer.pages_used))
-        self.trace_toggle.setVisible(bool(answer.calls or answer.notes))
+        traced = bool(answer.calls or answer.notes)
+        self.trace_toggle.setVisible(traced)
+        self.trace.setVisible(traced and self.trace_toggle.isChecked())  # hidden while a question ran
         self.trace.clear()
         rows = [["note", "", "", "", "", note] for note in answer.notes]
         rows += [[call.step, call.model, ", ".join(call.pages), f"{call.prompt_tokens}/{call.output_tokens}",
@@ -174,6 +230,8 @@ class AnswerView(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and self.answer is not None:
             self.text.setHtml(answer_html(self.answer, self.earlier))  # links take the new scheme's colour
+        elif event.type() == QEvent.Type.PaletteChange and self.asking:
+            self._show_asking()
 
     def set_thumbnail(self, path: str, page: int, png: bytes) -> None:
         for i in range(self.pages.count()):

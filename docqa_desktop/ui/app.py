@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import Callable, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPalette
@@ -14,6 +15,11 @@ from .. import components
 from ..service import Service, StoreError
 from ..settings import Settings
 from .main_window import MainWindow
+from .served_commands import ServedCommands
+
+class Closable(Protocol):
+    def close(self) -> None: ...
+
 
 GIL_SWITCH_SECONDS = float(os.environ.get("DOCQA_GUI_SWITCH_INTERVAL", "0.001"))
 STYLE = """
@@ -79,7 +85,10 @@ def open_main_window(service: Service, offer_models: bool = False) -> MainWindow
     return window
 
 
-def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None) -> int:
+def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = None,
+        serve_commands: Callable[[Service, ServedCommands], Closable] | None = None) -> int:
+    """The app until its window closes; `serve_commands(service, events)` starts what runs `docqa` commands
+    typed while it is open (the command line's listener, cli/app_link.py), closed before the library is."""
     components.activate(settings.locations)  # the optional components installed in the data folder
     app = make_app(argv)
     with Service(settings) as service:
@@ -90,4 +99,11 @@ def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = No
             return 2
         if folders:
             window.add_paths(list(folders))
-        return app.exec()
+        events = ServedCommands()
+        events.connect_to(window)
+        server = serve_commands(service, events) if serve_commands else None
+        try:
+            return app.exec()
+        finally:
+            if server is not None:
+                server.close()

@@ -1,4 +1,5 @@
-"""The question box: method, scope, Ask / Stop, and the live steps of the running method."""
+"""The question box: method, scope, Ask / Stop, follow-up or new thread (the running method's steps show under
+the question in the answer view)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -14,7 +15,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..progress import Progress, describe
 from ..service import MethodSpec
 
 WHOLE_LIBRARY = "Whole library"
@@ -74,9 +74,6 @@ class AskPanel(QWidget):
         self.new_thread.setToolTip("Start over: the next question is asked on its own")
         self.new_thread.clicked.connect(self.new_thread_requested)
         self.new_thread.setEnabled(False)
-        self.steps = QLabel("")
-        self.steps.setWordWrap(True)
-        self.steps.setObjectName("steps")
         # two short rows, not one long one: the panel fits a laptop screen beside the library and the page
         asking = QHBoxLayout()
         asking.addWidget(self.question, 1)
@@ -94,7 +91,6 @@ class AskPanel(QWidget):
         layout.addLayout(asking)
         layout.addLayout(options)
         layout.addWidget(self.about)
-        layout.addWidget(self.steps)
 
     def _ask(self) -> None:
         text = self.question.text().strip()
@@ -104,8 +100,6 @@ class AskPanel(QWidget):
     def set_running(self, running: bool) -> None:
         self.ask_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        if running:
-            self.steps.setText("Starting…")
 
     def set_thread(self, answers: int) -> None:
         """A thread with `answers` answers is shown: the next question follows it up unless unchecked."""
@@ -145,7 +139,3 @@ class AskPanel(QWidget):
         if spec and self.shortfalls.get(name):
             about += f" ⚠ {spec.title} {self.shortfalls[name]}; its answers are labelled unverified."
         self.about.setText(about)
-
-    def show_step(self, progress: Progress) -> None:
-        message = describe(progress)  # what the method is doing, with counts and the time left
-        self.steps.setText(message[:1].upper() + message[1:] + "…")

@@ -1,19 +1,23 @@
 """The first-run panel: what this machine has, the language models it can run (size, licence, about how long a
 question takes), one-click download with progress and cancel (resumed and checksum-verified by the model
-manager), or skip and keep quoted answers. Shown once, while only the built-in models are installed."""
+manager), a model file already on this machine imported (the offline way: a GGUF brought on a USB stick), or skip
+and keep quoted answers. Shown once, while only the built-in models are installed."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidgetItem, QVBoxLayout
 
 from ..service import Recommendation, Service
-from .models_dialog import model_table, model_tooltip, per_question_text, recommended_text, size_text, start_pull
+from .models_dialog import (model_table, model_tooltip, per_question_text, recommended_text, size_text,
+                            start_import, start_pull)
+from .remedies import IMPORT_BUTTON
 from .tasks import Task, TaskRunner
 
 COLUMNS = ["Model", "", "Download", "Memory", "About per question", "Licence"]
 INTRO = ("DocQA Desktop answers from your PDFs on this machine; nothing leaves it. Right now it quotes the sentence "
          "that answers a question, with its page. A language model writes answers that combine pages and read "
-         "tables, charts and scans — download one now, or later from Tools → Models.")
+         "tables, charts and scans — download one now, import a model file you have (a GGUF), or do either later "
+         "from Tools → Models.")
 
 
 class FirstRunPanel(QDialog):
@@ -42,10 +46,14 @@ class FirstRunPanel(QDialog):
         self.cancel_button.setToolTip("What was downloaded is kept: Download again resumes")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_download)
+        self.import_button = QPushButton(IMPORT_BUTTON)
+        self.import_button.setToolTip("Register a GGUF model file already on this machine (downloaded elsewhere, "
+                                      "brought on a USB stick), and its vision projector")
+        self.import_button.clicked.connect(self.import_file)
         self.skip_button = QPushButton("Skip: use quoted answers")
         self.skip_button.clicked.connect(self.skip)
         buttons = QHBoxLayout()
-        for button in (self.download_button, self.cancel_button):
+        for button in (self.download_button, self.cancel_button, self.import_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.skip_button)
@@ -88,30 +96,39 @@ class FirstRunPanel(QDialog):
         if chosen is None:
             self.message.setText("Choose a model to download")
             return
-        name = chosen.model.name
-
-        def done(model) -> None:
-            serving = self.service.models.roles()["text"]
-            self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
-            self.skip_button.setText("Close")
-            self.installed.emit(serving or model.name)
-
         self._busy(True)
-        self.download_task = start_pull(self.tasks, self.service, name, self.progress, self.message, done,
-                                        self._failed, lambda: self._busy(False))
+        self.download_task = start_pull(self.tasks, self.service, chosen.model.name, self.progress, self.message,
+                                        self._installed, self._failed, lambda: self._busy(False))
+
+    def import_file(self) -> None:
+        """The Models dialog's import: a GGUF file, then its vision projector (or none, for a text model)."""
+        if start_import(self, self.tasks, self.service, self.message, self._installed, self.message.setText,
+                        lambda: self._busy(False)):
+            self._busy(True, cancellable=False)
+
+    def _installed(self, model) -> None:
+        serving = self.service.models.roles()["text"]
+        self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
+        self.skip_button.setText("Close")
+        self.installed.emit(serving or model.name)
 
     def _failed(self, message: str) -> None:
-        self.message.setText(f"{message}\nDownload again to resume, or skip and use quoted answers.")
+        # offline, the message already sends the user to the import; any other failure may resume
+        advice = "" if IMPORT_BUTTON in message else "\nDownload again to resume, or skip and use quoted answers."
+        self.message.setText(message + advice)
 
     def cancel_download(self) -> None:
         if self.download_task is not None:
             self.download_task.cancel.set()
             self.message.setText("Cancelling… what was downloaded is kept; Download again resumes.")
 
-    def _busy(self, busy: bool) -> None:
+    def _busy(self, busy: bool, cancellable: bool = True) -> None:
         self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
+        if busy and not cancellable:
+            self.progress.setRange(0, 0)  # an import reads its files through: no counts to show
+        self.cancel_button.setVisible(busy and cancellable)
         self.download_button.setEnabled(not busy)
+        self.import_button.setEnabled(not busy)
 
     def skip(self) -> None:
         self.cancel_download()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -94,8 +94,11 @@ def document_row(entry: FileEntry) -> QTreeWidgetItem:
 
 
 def stage_text(stage: StageStatus) -> str:
-    """'Layout: 70 / 79 pages — 9 pending', or 'Page images: off (no GPU)' for a stage that does not run."""
+    """'Layout: 70 / 79 pages — 9 pending', 'Page images: off (no GPU)' for a stage that does not run, or what a
+    running question does for it ('Summaries: SimpleDoc is writing them for this question (12 / 40 pages)')."""
     name = stage.stage.capitalize()
+    if stage.now:
+        return f"{name}: {stage.now}"
     if stage.off:
         return f"{name}: {stage.note}" + (f" — {stage.counts} done" if stage.done else "")
     return f"{name}: {stage.counts}" + (f" — {stage.pending:,} pending" if stage.pending else "")
@@ -106,7 +109,8 @@ class LibraryPanel(QWidget):
     paths_dropped = Signal(list)
     remove_requested = Signal(str)
     reindex_requested = Signal()
-    document_activated = Signal(str)  # path: open its first page
+    document_activated = Signal(str)  # path: open its first page (a double click, Enter)
+    document_clicked = Signal(str)  # path: show it (a plain click; a click that extends the selection does not)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -127,6 +131,7 @@ class LibraryPanel(QWidget):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.tree.itemActivated.connect(self._activated)
+        self.tree.itemClicked.connect(self._clicked)
         self.add_button = QPushButton("Add folder…")
         self.add_button.setToolTip("Add a folder of PDFs to the library (Ctrl+O); you can also drop folders here")
         self.remove_button = QPushButton("Remove")
@@ -207,6 +212,22 @@ class LibraryPanel(QWidget):
     def _activated(self, item: QTreeWidgetItem) -> None:
         if item.childCount() == 0 and item.parent() is not None:
             self.document_activated.emit(item.data(0, Qt.ItemDataRole.UserRole))
+
+    def _clicked(self, item: QTreeWidgetItem) -> None:
+        selecting = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+        if item.childCount() == 0 and item.parent() is not None \
+                and not QGuiApplication.keyboardModifiers() & selecting:  # Ctrl / Shift: choosing documents to ask
+            self.document_clicked.emit(item.data(0, Qt.ItemDataRole.UserRole))
+
+    def column_state(self) -> QByteArray:
+        """The columns' widths, order and sorting, for the next run (ui/window_state.py)."""
+        return self.tree.header().saveState()
+
+    def restore_columns(self, state: QByteArray) -> None:
+        header = self.tree.header()
+        header.restoreState(state)
+        self.tree.sortByColumn(header.sortIndicatorSection(), header.sortIndicatorOrder())  # sorted as it was
+        self._fit_columns()  # which columns show still follows the panel's width and the user's picks
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -27,14 +27,17 @@ from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, show
 from .about_dialog import AboutDialog
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
+from .coalesced import CoalescedRead
 from .elided import ElidedLabel
 from .first_run import FirstRunPanel
 from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
 from .models_dialog import ModelsDialog
 from .page_viewer import PageViewer
+from .served_commands import CommandsLabel
 from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
+from .window_state import WindowState
 
 FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
                   "them well (it stays in the method list). A recommended model (Models…) writes answers "
@@ -70,6 +73,7 @@ class MainWindow(QMainWindow):
         self.watch_task: Task | None = None
         self.ask_task: Task | None = None
         self.prepare_task: Task | None = None
+        self.find_task: Task | None = None
         self.thread: list[Answer] = []  # the conversation shown: a question and its follow-ups, oldest first
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
@@ -96,11 +100,17 @@ class MainWindow(QMainWindow):
         column.addWidget(self.ask_panel)
         column.addWidget(self.answer_view, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
+        # a panel dragged narrow stops at the least its controls need (its minimum size hint), then pushes the next
+        # one: none collapses another (dragging the library wider used to hide the question panel)
+        splitter.setChildrenCollapsible(False)
         for widget, stretch in ((left, 2), (middle, 4), (self.viewer, 4)):
             splitter.addWidget(widget)
             splitter.setStretchFactor(splitter.count() - 1, stretch)
         splitter.setSizes([int(share * self.width()) for share in PANEL_SHARES])
         self.setCentralWidget(splitter)
+        self.panels = splitter
+        self.window_state = WindowState(service.settings.locations.config_dir)
+        self.window_state.restore(self, splitter, self.library)  # as the user left it, from the second run on
 
         self.status_text = ElidedLabel("Ready")  # long messages (paths, errors) are elided, whole on hover
         self.progress = QProgressBar()
@@ -110,11 +120,15 @@ class MainWindow(QMainWindow):
         self.cancel_button.setToolTip("Stop indexing (what is already indexed stays)")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_indexing)
+        self.commands_label = CommandsLabel()  # the docqa commands this app runs for the command line
         self.statusBar().addWidget(self.status_text, 1)
+        self.statusBar().addPermanentWidget(self.commands_label)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
 
         self._connect()
+        self.library.document_clicked.connect(self.viewer.open_document)
+        self.viewer.find_requested.connect(self.find_in_document)
         self._menus()
         self.refresh_library()
         self.refresh_history()
@@ -160,6 +174,7 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu("&Edit")
         action(edit_menu, "Ask a question", self.focus_question, "Ctrl+L")
         action(edit_menu, "Copy answer", self.copy_answer, "Ctrl+Shift+C")
+        edit_menu.addAction(self.viewer.find_action)  # the viewer's own (Ctrl+F), listed where readers look for it
         action(edit_menu, "Stop", self.stop_answer, "Esc")
         tools_menu = self.menuBar().addMenu("&Tools")
         action(tools_menu, "Models…", self.open_models)
@@ -314,11 +329,19 @@ class MainWindow(QMainWindow):
             return answer, self.service.models.upgrade_hint() if answer.method in (QUOTED, CASCADE) and not answer.calls \
                 else ""
 
+        # the library panel's stage lines follow the method too (SimpleDoc writing summaries for this question)
+        stages = CoalescedRead(self.tasks, "stages", self.service.library.enrichment, self.library.show_stages)
+
         def event(value) -> None:
             if isinstance(value, str):
                 self.answer_view.show_partial(question, value, earlier)
             else:
-                self.ask_panel.show_step(value)
+                self.answer_view.show_step(value)
+                stages.request()
+
+        def ended() -> None:
+            self.ask_panel.set_running(False)
+            stages.request()  # the question's work is done: the lines as they are without it
 
         def answered(result) -> None:
             answer, hint = result
@@ -329,8 +352,8 @@ class MainWindow(QMainWindow):
                 self.status_text.setText(hint)
 
         self.ask_panel.set_running(True)
-        self.ask_task = self.tasks.start("ask", run, answered, event, self._ask_failed,
-                                         on_finished=lambda: self.ask_panel.set_running(False))
+        self.answer_view.show_question(question, earlier)  # at once: the previous answer is not this question's
+        self.ask_task = self.tasks.start("ask", run, answered, event, self._ask_failed, on_finished=ended)
 
     def new_thread(self) -> None:
         self.thread = []
@@ -340,18 +363,13 @@ class MainWindow(QMainWindow):
     def stop_answer(self) -> None:
         if self.ask_task is not None:
             self.ask_task.cancel.set()
-            self.ask_panel.steps.setText("Stopping…")
+            self.answer_view.show_stopping()
 
     def _ask_failed(self, message: str) -> None:
-        self.ask_panel.steps.setText(message)
         self.show_error(message)
-        if self.thread:  # what was streamed before the failure is not an answer: the thread as it was
-            self.answer_view.show_answer(self.thread[-1], self.thread[:-1])
-        else:
-            self.answer_view.text.clear()
+        self.answer_view.show_failure(message)  # under the question, in place of what was streamed
 
     def show_answer(self, answer: Answer, earlier: list[Answer] = ()) -> None:
-        self.ask_panel.steps.setText("")
         self.answer_view.show_answer(answer, earlier)
         self.ask_panel.set_thread(len(earlier) + 1)
         self.export_action.setEnabled(True)
@@ -386,6 +404,27 @@ class MainWindow(QMainWindow):
                          lambda rendered: self.viewer.show_render(path, page, (width, height), rendered),
                          on_failed=self.viewer.show_error)
 
+    def find_in_document(self, path: str, text: str) -> None:
+        """Every match of `text` in the document at `path`, for the viewer's find bar: searched page by page in a
+        task (a document of thousands of pages does not hold the window), the matches shown as they are found. A
+        newer search, or an empty text (the bar closed), cancels the one running; what it still sends is dropped."""
+        if self.find_task is not None:
+            self.find_task.cancel.set()
+            self.find_task = None
+        if not text:
+            return
+        bar = self.viewer.find_bar
+
+        def find(progress, cancel):
+            return self.service.pages.find(path, text, cancel=cancel, found=progress)
+
+        def current(slot):  # a slot that hears only the newest search
+            return lambda *value: slot(*value) if self.find_task is task else None
+
+        task = self.tasks.start("find", find, current(lambda _: bar.finished()),
+                                current(lambda page: bar.add_found(page.page, page.matches)), current(bar.failed))
+        self.find_task = task
+
     # -- history, export ------------------------------------------------------------------
 
     def refresh_history(self) -> None:
@@ -409,9 +448,12 @@ class MainWindow(QMainWindow):
             return
         filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in EXPORT_FORMATS)
         name = f"thread-{answer.thread_id}.md" if whole_thread else f"answer-{answer.id}.md"
+        # in the folder last exported to, else the documents folder: not the folder the app was started from
+        start = os.path.join(self.window_state.export_folder(), name)
         path, chosen = QFileDialog.getSaveFileName(self, "Export thread" if whole_thread else "Export answer",
-                                                   name, filters)
+                                                   start, filters)
         if path:
+            self.window_state.exported_to(path)
             fmt = Path(path).suffix.lstrip(".").lower()
             self.export_answer(answer, path, fmt if fmt in EXPORT_FORMATS else chosen.split()[0].lower(),
                                whole_thread)
@@ -502,7 +544,27 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str) -> None:
         self.status_text.setText(message)
 
+    # -- the command line beside the app (cli/app_link.py runs its commands here) ------------------------
+
+    def command_started(self, command: str) -> None:
+        self.commands_label.started(command)
+
+    def command_ended(self, command: str, code: int) -> None:
+        self.commands_label.ended(command)
+        self.status_text.setText(f"{command}: " + ("done" if code == 0 else f"ended with exit code {code}"))
+        self.refresh_library()  # it may have indexed, removed or answered: the views read what is there now
+        self.refresh_history()
+
+    def bring_forward(self, paths: list[str]) -> None:
+        """`docqa gui [FOLDERS]` while the app is open: the window comes up (and adds the folders)."""
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        if paths:
+            self.add_paths(paths)
+
     def closeEvent(self, event) -> None:
+        self.window_state.save(self, self.panels, self.library)  # the next start opens the window as it is now
         self.tasks.shutdown()
         self.watch_service.close()
         super().closeEvent(event)

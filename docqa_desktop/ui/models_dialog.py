@@ -1,5 +1,6 @@
 """Models: what is installed and recommended, which model serves which role; pull (with progress and
-cancel), import a GGUF, verify, remove. Every call runs as a task."""
+cancel), import a GGUF, verify, remove. Every call runs as a task. The pull and the import are shared with the
+first-run panel (start_pull, start_import)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
@@ -15,11 +16,13 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..progress import about
 from ..service import Recommendation, Service
 from .components_panel import ComponentsPanel
+from .remedies import IMPORT_BUTTON
 from .tasks import Task, TaskRunner
 
 COLUMNS = ["Role", "Name", "State", "", "Variant", "Size", "Memory", "About per question", "Licence"]  # "": ★
@@ -82,6 +85,20 @@ def start_pull(tasks: TaskRunner, service: Service, name: str, bar: QProgressBar
     return tasks.start("download", run, on_done, show_progress, on_failed, on_finished=on_finished)
 
 
+def start_import(parent: QWidget, tasks: TaskRunner, service: Service, message: QLabel, on_done, on_failed,
+                 on_finished=None) -> Task | None:
+    """Register a GGUF already on this machine (brought on a USB stick, say), with the vision projector beside it
+    when there is one, as a task (the files are read through for their checksums); None when no file is chosen."""
+    model, _ = QFileDialog.getOpenFileName(parent, "Model file (GGUF)", "", "GGUF (*.gguf)")
+    if not model:
+        return None
+    projector, _ = QFileDialog.getOpenFileName(parent, "Vision projector (mmproj GGUF) — cancel for a text model",
+                                               "", "GGUF (*.gguf)")
+    message.setText(f"Importing {model}…")
+    return tasks.start("import", lambda progress, cancel: service.models.import_file(model, projector or None),
+                       on_done, on_failed=on_failed, on_finished=on_finished)
+
+
 class ModelsDialog(QDialog):
     def __init__(self, service: Service, tasks: TaskRunner, parent=None):
         super().__init__(parent)
@@ -100,7 +117,8 @@ class ModelsDialog(QDialog):
         self.pull_button = QPushButton("Download")
         self.cancel_button = QPushButton("Cancel download")
         self.cancel_button.setVisible(False)
-        self.import_button = QPushButton("Import GGUF…")
+        self.import_button = QPushButton(IMPORT_BUTTON)
+        self.import_button.setToolTip("Register a GGUF model file already on this machine, and its vision projector")
         self.verify_button = QPushButton("Verify")
         self.remove_button = QPushButton("Remove")
         self.pull_button.clicked.connect(self.pull)
@@ -178,14 +196,8 @@ class ModelsDialog(QDialog):
         self.pull_button.setEnabled(not busy)
 
     def import_gguf(self) -> None:
-        model, _ = QFileDialog.getOpenFileName(self, "Model file (GGUF)", "", "GGUF (*.gguf)")
-        if not model:
-            return
-        projector, _ = QFileDialog.getOpenFileName(self, "Vision projector (mmproj GGUF) — cancel for a text model",
-                                                   "", "GGUF (*.gguf)")
-        self.tasks.start("import", lambda progress, cancel: self.service.models.import_file(model, projector or None),
-                         lambda m: (self.message.setText(f"Imported {m.name}"), self.refresh()),
-                         on_failed=self.message.setText)
+        start_import(self, self.tasks, self.service, self.message,
+                     lambda m: (self.message.setText(f"Imported {m.name}"), self.refresh()), self.message.setText)
 
     def verify(self) -> None:
         def show(results) -> None:

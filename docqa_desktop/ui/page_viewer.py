@@ -1,17 +1,22 @@
 """One page at a time, rendered by the service at the widget's resolution, with the cited region drawn
-over it and scrolled into view at any zoom; zoom, previous / next, and "open in the system viewer"."""
+over it and scrolled into view at any zoom; zoom, previous / next, a page box ("12 / 75": type a page to go to it),
+find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view) and "open in the system
+viewer"."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from PySide6.QtCore import QRect, QRectF, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPainter, QPen, QPixmap
+from PySide6.QtGui import QAction, QColor, QDesktopServices, QGuiApplication, QKeySequence, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QHBoxLayout,
     QLabel,
     QMessageBox,
     QPushButton,
     QScrollArea,
+    QSpinBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -20,30 +25,37 @@ from PySide6.QtWidgets import (
 from ..domain import BBox
 from ..service import RenderedPage, document_kind
 from .elided import ElidedLabel
+from .find_bar import FindBar
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)  # of the whole page in view
 FIT = 1.0
 HIGHLIGHT = QColor(255, 196, 0)
 HIGHLIGHT_MARGIN = 3  # points drawn around the cited box
+FOUND = QColor(40, 140, 255)  # find's matches: a colour of their own beside a cited box
+FOUND_MARGIN = 1
 CITED = "cited region highlighted"
 
 
-def highlighted(png: bytes, page: RenderedPage, box: BBox | None, device_ratio: float = 1.0) -> QPixmap:
-    """The page pixmap with `box` (PDF points) outlined and tinted."""
+def highlighted(png: bytes, page: RenderedPage, box: BBox | None, device_ratio: float = 1.0,
+                found: Sequence[BBox] = (), current: Sequence[BBox] = ()) -> QPixmap:
+    """The page pixmap with `box` (PDF points) outlined and tinted; `found` (find's matches) tinted, and `current`
+    (the match shown) tinted deeper and outlined."""
     pixmap = QPixmap()
     pixmap.loadFromData(png)
-    if box:
-        scale = pixmap.width() / page.width
-        x0, y0, x1, y1 = box
-        painter = QPainter(pixmap)
-        pen = QPen(HIGHLIGHT, max(2.0, 2 * device_ratio))
-        painter.setPen(pen)
-        fill = QColor(HIGHLIGHT)
-        fill.setAlpha(60)
+    scale = pixmap.width() / page.width
+    painter = QPainter(pixmap)
+    pen_width = max(2.0, 2 * device_ratio)
+    for boxes, colour, alpha, outline, margin in ((found, FOUND, 70, False, FOUND_MARGIN),
+                                                  (current, FOUND, 90, True, FOUND_MARGIN),
+                                                  ((box,) if box else (), HIGHLIGHT, 60, True, HIGHLIGHT_MARGIN)):
+        painter.setPen(QPen(colour, pen_width) if outline else Qt.PenStyle.NoPen)
+        fill = QColor(colour)
+        fill.setAlpha(alpha)
         painter.setBrush(fill)
-        m = HIGHLIGHT_MARGIN
-        painter.drawRect(QRectF(x0 * scale - m, y0 * scale - m, (x1 - x0) * scale + 2 * m, (y1 - y0) * scale + 2 * m))
-        painter.end()
+        for x0, y0, x1, y1 in boxes:
+            painter.drawRect(QRectF(x0 * scale - margin, y0 * scale - margin,
+                                    (x1 - x0) * scale + 2 * margin, (y1 - y0) * scale + 2 * margin))
+    painter.end()
     pixmap.setDevicePixelRatio(device_ratio)
     return pixmap
 
@@ -57,9 +69,18 @@ def box_on_screen(box: BBox, page: RenderedPage, shown_width: int) -> QRect:
     return QRect(x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m)
 
 
+def boxes_on_screen(boxes: tuple[BBox, ...], page: RenderedPage, shown_width: int) -> QRect:
+    """The rectangle around `boxes` on the page image (a match that spans lines: all of it)."""
+    rect = QRect()
+    for box in boxes:
+        rect = rect.united(box_on_screen(box, page, shown_width))
+    return rect
+
+
 class PageViewer(QWidget):
     # (document path, 1-based page, pixel width and height to fit the page into)
     render_requested = Signal(str, int, int, int)
+    find_requested = Signal(str, str)  # (document path, text to find); "" stops the search running
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -71,7 +92,11 @@ class PageViewer(QWidget):
         self.requested: tuple[str, int, int, int] | None = None  # the newest render asked for: path, page, size
         self.zoom = FIT
         self.note = ""  # said after the page when no region is cited ("stopped, nothing cited")
+        self.rendered: RenderedPage | None = None  # the page on screen, as rendered (redrawn as matches come)
         self.cited: QRect | None = None  # the cited box on the shown image, for scrolling it into view
+        self.match: QRect | None = None  # find's match shown, on the shown image
+        self.follow_match = False  # the page was opened for a match of find: it, not the cited box, is scrolled to
+        self.drawn_found: list[BBox] = []  # the matches drawn on the page on screen
         self.open_failed: QMessageBox | None = None  # the notice shown when no viewer opens the document
         self.image = QLabel("Click a citation or a document to see its page here.")
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -84,21 +109,40 @@ class PageViewer(QWidget):
         self.title.setObjectName("pageTitle")
         self.previous_button = self._tool_button("◀", "Previous page (PgUp)", "PgUp")
         self.next_button = self._tool_button("▶", "Next page (PgDown)", "PgDown")
+        self.page_box = QSpinBox()  # "12 / 75": type a page and Enter to go there
+        self.page_box.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
+        self.page_box.setKeyboardTracking(False)
+        self.page_box.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.page_box.setToolTip("Page: type a number and press Enter to go to it")
+        self.page_box.editingFinished.connect(self._go_typed)
         self.zoom_out_button = self._tool_button("−", "Zoom out (Ctrl+-)", "Ctrl+-")
         self.zoom_in_button = self._tool_button("+", "Zoom in (Ctrl++)", "Ctrl++")
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(40)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.find_button = self._tool_button("Find", "Find in the document (Ctrl+F)", "")
+        self.find_action = QAction("Find in document", self)  # Ctrl+F anywhere in the window
+        self.find_action.setShortcut(QKeySequence.StandardKey.Find)
+        self.find_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.find_action.triggered.connect(self.start_find)
+        self.addAction(self.find_action)
+        self.find_bar = FindBar()
+        self.find_bar.search_requested.connect(self._find)
+        self.find_bar.match_chosen.connect(self._show_match)
+        self.find_bar.highlights_changed.connect(self._redraw_found)
         self.open_button = QPushButton()  # named for the shown document's kind in _update_buttons
         self.previous_button.clicked.connect(lambda: self.go(self.page - 1))
         self.next_button.clicked.connect(lambda: self.go(self.page + 1))
         self.zoom_out_button.clicked.connect(lambda: self.set_zoom(-1))
         self.zoom_in_button.clicked.connect(lambda: self.set_zoom(+1))
         self.open_button.clicked.connect(self.open_externally)
+        self.find_button.clicked.connect(self.start_find)
         bar = QHBoxLayout()  # the title has its own line above: the controls keep theirs at any width
-        for w in (self.previous_button, self.next_button, self.zoom_out_button, self.zoom_label, self.zoom_in_button):
+        for w in (self.previous_button, self.page_box, self.next_button, self.zoom_out_button, self.zoom_label,
+                  self.zoom_in_button):
             bar.addWidget(w)
         bar.addStretch(1)
+        bar.addWidget(self.find_button)
         bar.addWidget(self.open_button)
         self.resized = QTimer(self)  # re-render once the user stops resizing, at the new resolution
         self.resized.setSingleShot(True)
@@ -108,6 +152,7 @@ class PageViewer(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(bar)
+        layout.addWidget(self.find_bar)
         layout.addWidget(self.scroll, 1)
         self._update_buttons()
 
@@ -121,8 +166,20 @@ class PageViewer(QWidget):
         return button
 
     def open_page(self, path: str, page: int, box: BBox | None = None, note: str = "") -> None:
+        other_document = path != self.path
         self.path, self.page, self.box, self.note = path, page, box, note
+        self.follow_match = False
+        if other_document:
+            self.page_count = 0  # until this document's first page is rendered
+            if self.find_bar.searched:
+                self.find_bar.search()  # the text looked for, found in this document instead
         self._request()
+
+    def open_document(self, path: str) -> None:
+        """A document's first page, or, when it is the one shown, the page the reader is on (a click on it in
+        the library)."""
+        if path != self.path:
+            self.open_page(path, 1)
 
     def show_uncited(self, note: str) -> None:
         """No region is cited (a stopped answer, one without citations): the page shown loses its highlight
@@ -135,6 +192,10 @@ class PageViewer(QWidget):
         self.zoom = FIT
         self.zoom_label.setText(f"{self.zoom:.0%}")
         self._update_buttons()
+
+    def _go_typed(self) -> None:
+        if self.page_box.value() != self.page:  # Enter or leaving the box: a page typed there is gone to
+            self.go(self.page_box.value())
 
     def go(self, page: int) -> None:
         if self.path and 1 <= page <= max(self.page_count, 1):
@@ -154,6 +215,8 @@ class PageViewer(QWidget):
         return tuple(int(min(max(side - 8, 200) * scale, 4000)) for side in (viewport.width(), viewport.height()))
 
     def _request(self) -> None:
+        self.find_bar.from_page = self.page  # a new search shows the first match from here on
+        self._show_page_number()
         if self.path:
             if (self.path, self.page) != self.shown:  # a re-render at a new size keeps its title
                 self.title.set_text(os.path.basename(self.path), f" — page {self.page}"
@@ -167,33 +230,83 @@ class PageViewer(QWidget):
         self.page_count = rendered.page_count
         new_page = self.shown != (path, page)
         self.shown = (path, page)
-        pixmap = highlighted(rendered.png, rendered, self.box, self.devicePixelRatioF())
-        self.image.setPixmap(pixmap)
-        self.image.resize(pixmap.deviceIndependentSize().toSize())
-        self.cited = box_on_screen(self.box, rendered, self.image.width()) if self.box else None
+        self.rendered = rendered
+        self._draw()
         said = f"  · {CITED}" if self.box else f"  · {self.note}" if self.note else ""
         self.title.set_text(os.path.basename(path), f" — page {page} of {rendered.page_count}{said}")
         self._update_buttons()
-        if self.cited is not None:
+        if self.follow_match and self.match is not None:
+            self._scroll_to(self.match)
+        elif self.cited is not None:
             self.scroll_to_cited()
         elif new_page:
             self.scroll.horizontalScrollBar().setValue(0)
             self.scroll.verticalScrollBar().setValue(0)
 
+    def _draw(self) -> None:
+        """The page on screen with the cited box and find's matches on it."""
+        rendered, current = self.rendered, self.find_bar.current()
+        match = current[1] if current and current[0] == self.page else ()
+        self.drawn_found = self.find_bar.boxes_on(self.page)
+        pixmap = highlighted(rendered.png, rendered, self.box, self.devicePixelRatioF(), self.drawn_found, match)
+        self.image.setPixmap(pixmap)
+        self.image.resize(pixmap.deviceIndependentSize().toSize())
+        self.cited = box_on_screen(self.box, rendered, self.image.width()) if self.box else None
+        self.match = boxes_on_screen(match, rendered, self.image.width()) if match else None
+
     def scroll_to_cited(self) -> None:
-        """The cited box in the middle of the view, or its top left corner first when it is larger than the view
-        (the scroll bars' values are the image's pixels at the view's top left; they clamp to their range)."""
-        viewport, box = self.scroll.viewport().size(), self.cited
+        self._scroll_to(self.cited)
+
+    def _scroll_to(self, box: QRect) -> None:
+        """`box` (on the page image) in the middle of the view, or its top left corner first when it is larger
+        than the view (the scroll bars' values are the image's pixels at the view's top left; they clamp to their
+        range)."""
+        viewport = self.scroll.viewport().size()
         for bar, start, length, room in ((self.scroll.horizontalScrollBar(), box.left(), box.width(), viewport.width()),
                                          (self.scroll.verticalScrollBar(), box.top(), box.height(), viewport.height())):
             bar.setValue(start + length // 2 - room // 2 if length <= room else start)
 
     def cited_in_view(self) -> bool:
         """Whether the cited box lies wholly in the visible part of the page (False with none cited)."""
-        if self.cited is None:
+        return self._in_view(self.cited)
+
+    def match_in_view(self) -> bool:
+        """Whether find's match shown lies wholly in the visible part of the page (False with none shown)."""
+        return self._in_view(self.match)
+
+    def _in_view(self, box: QRect | None) -> bool:
+        if box is None:
             return False
-        top_left = self.image.mapTo(self.scroll.viewport(), self.cited.topLeft())
-        return self.scroll.viewport().rect().contains(QRect(top_left, self.cited.size()))
+        top_left = self.image.mapTo(self.scroll.viewport(), box.topLeft())
+        return self.scroll.viewport().rect().contains(QRect(top_left, box.size()))
+
+    # -- find in the document ---------------------------------------------------------------
+
+    def start_find(self) -> None:
+        """Ctrl+F: the find bar, its text selected to type over."""
+        self.find_bar.open_bar()
+
+    def _find(self, text: str) -> None:
+        if text and not self.path:
+            self.find_bar.failed("Open a document to find in it")
+            return
+        self.find_requested.emit(self.path or "", text)
+
+    def _show_match(self) -> None:
+        """The match find_bar.current() gives: its page opened (or redrawn, when on screen), the match in view."""
+        page, _ = self.find_bar.current()
+        if (self.path, page) != self.shown or page != self.page:
+            self.open_page(self.path, page)  # the page alone, as the reader paging to it would see it
+            self.follow_match = True
+        else:
+            self._draw()
+            self._scroll_to(self.match)
+
+    def _redraw_found(self) -> None:
+        """Matches came in or went: the page on screen is redrawn when its own changed."""
+        if self.rendered is not None and (self.path, self.page) == self.shown \
+                and self.find_bar.boxes_on(self.page) != self.drawn_found:
+            self._draw()
 
     def show_error(self, message: str) -> None:
         self.title.setText(message)
@@ -233,8 +346,20 @@ class PageViewer(QWidget):
         box.open()
         return box
 
+    def _show_page_number(self) -> None:
+        """The page box says "page / pages"; before a document's page count is known, its page alone."""
+        box = self.page_box
+        box.blockSignals(True)  # set here, not typed: no going to a page
+        box.setRange(min(1, self.page), max(self.page_count, self.page))
+        box.setValue(self.page)
+        box.setSuffix(f" / {self.page_count}" if self.page_count else "")
+        box.setSpecialValueText("–" if not self.path else "")
+        box.blockSignals(False)
+        box.setEnabled(self.page_count > 0)
+
     def _update_buttons(self) -> None:
         has = self.path is not None
+        self._show_page_number()
         self.previous_button.setEnabled(has and self.page > 1)
         self.next_button.setEnabled(has and self.page < self.page_count)
         self.open_button.setEnabled(has)

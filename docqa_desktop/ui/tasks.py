@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from .remedies import in_app_words
+
 log = logging.getLogger(__name__)
 
 
@@ -34,9 +36,9 @@ class Task(QRunnable):
     def run(self) -> None:
         try:
             result = self.fn(self.signals.progress.emit, self.cancel)
-        except Exception as exc:  # any failure becomes a message, never a crashed window
+        except Exception as exc:  # any failure becomes a message in the app's words, never a crashed window
             log.warning("task %s failed: %s\n%s", self.name, exc, traceback.format_exc())
-            self.signals.failed.emit(f"{self.name}: {exc}")
+            self.signals.failed.emit(f"{self.name}: {in_app_words(exc)}")
         else:
             self.signals.done.emit(result)
         finally:
