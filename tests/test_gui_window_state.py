@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,43 @@ def test_the_export_dialog_opens_in_the_documents_folder_then_the_last_one_used(
     again.choose_export()
     assert asked[-1] == str(documents / "answer-a1.md")
     again.close()
+
+
+
+SHORTCUT_SESSION = """
+import sys
+from PySide6.QtTest import QTest
+from docqa_desktop.service import Service
+from docqa_desktop.settings import Settings
+from docqa_desktop.ui import main_window
+from docqa_desktop.ui.app import make_app, open_main_window
+
+exported = []
+main_window.MainWindow.choose_export = lambda self, whole_thread=False: exported.append(whole_thread)
+app = make_app([])
+with Service(Settings.load(sys.argv[1])) as service:
+    window = open_main_window(service)
+    window.activateWindow()
+    QTest.qWaitForWindowActive(window, 10000)
+    question = window.ask_panel.question
+    question.setFocus()
+    QTest.keyClicks(question, "net revenue")
+    for shortcut in (window.export_action.shortcut(), window.export_thread_action.shortcut()):
+        QTest.keyClick(question, shortcut[0].key(), shortcut[0].keyboardModifiers())
+        app.processEvents()
+    print(exported, repr(question.text()))
+    window.close()
+"""
+
+
+@pytest.mark.gui
+def test_the_export_shortcuts_work_while_typing_a_question(tmp_path):
+    """The question box has the keyboard while the user works: on X11 a text field keeps Ctrl+E (end of line) for
+    itself, so an export shortcut must not be one it takes. Run on the X11 platform (Xvfb): the offscreen one has
+    no such key bindings."""
+    assert shutil.which("xvfb-run"), "no xvfb-run: packaging/setup.sh test installs it as root (apt-get install xvfb)"
+    done = subprocess.run(["xvfb-run", "-a", sys.executable, "-c", SHORTCUT_SESSION, str(tmp_path / "home")],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "QT_QPA_PLATFORM": "xcb"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[False, True] 'net revenue'"

@@ -208,7 +208,7 @@ def _ask_json(home, question: str, capsys) -> dict:
 
 
 @pytest.mark.slow  # indexes the samples with OCR
-def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(samples_home, capsys):
+def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(samples_home, capsys, smollm2_path):
     """A fresh library with only the built-in model: `docqa ask` quotes the memo (found through OCR), leads
     with the time, cites the sentence's region, calls no model and says it was quoted."""
     answer = _ask_json(samples_home, FERRY, capsys)
@@ -221,6 +221,12 @@ def test_the_ferry_question_is_answered_with_the_memo_sentence_by_default(sample
     assert main(["ask", FERRY, "--home", str(samples_home)]) == 0
     printed = capsys.readouterr().out
     assert "no language model wrote this" in printed and "docqa models pull" in printed  # what a model would add
+    # once a model of the user's own answers, a quoted answer was quoted because quoting was enough: no hint
+    assert main(["models", "import", str(smollm2_path), "--name", "my-own-model", "--home", str(samples_home)]) == 0
+    assert main(["models", "default", "text", "my-own-model", "--home", str(samples_home)]) == 0
+    assert main(["ask", FERRY, "--home", str(samples_home)]) == 0
+    printed = capsys.readouterr().out
+    assert "18:40" in printed and "no language model wrote this" not in printed
 
 
 @pytest.mark.slow  # indexes the samples with OCR

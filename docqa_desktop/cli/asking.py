@@ -66,8 +66,8 @@ def ask(service: Service, args) -> int:
         print(f"\n{answer.status.label} · {answer.method} · {', '.join(answer.models) or 'no model'} · "
               f"{answer.iterations} round(s) · {len(answer.calls)} model calls · "
               f"{answer.prompt_tokens}+{answer.output_tokens} tokens · {answer.seconds:.1f} s · id {answer.id}{thread}")
-        if answer.method in (QUOTED, CASCADE) and not answer.calls:  # no model had a say
-            print(service.models.upgrade_hint())
+        if answer.method in (QUOTED, CASCADE) and not answer.calls and (hint := service.models.upgrade_hint()):
+            print(hint)  # no model had a say, and only the built-in one is installed
     return EXIT_CODES.get(answer.status.value, 1)
 
 

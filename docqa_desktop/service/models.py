@@ -152,14 +152,17 @@ class Models:
         return roles["vision"] is None and self._resources.models.is_builtin(roles["text"])
 
     def upgrade_hint(self) -> str:
-        """What installing the model recommended for this machine adds, for the status line under a quoted answer."""
+        """What installing the model recommended for this machine adds, for the status line under a quoted answer;
+        "" once a model other than the built-in one answers (the reader quoted because quoting was enough)."""
+        if not self.only_builtin():
+            return ""
         choice = self.recommendation()
         if self._resources.models.is_builtin(choice.name):
             return f"Quoted from the pages: no language model wrote this ({choice.why})."
         reads = "read tables, charts and scans" if self._resources.models.catalog.get(choice.name).role == "vision" \
             else "read tables"
-        return (f"Quoted from the pages: no language model wrote this. `docqa models pull {choice.name}` "
-                f"({choice.variant}) adds written answers that combine pages and {reads}.")
+        return (f"Quoted from the pages: no language model wrote this. {choice.name} ({choice.variant}; Tools → "
+                f"Models…, or `docqa models pull {choice.name}`) adds written answers that combine pages and {reads}.")
 
     def first_run_needed(self) -> bool:
         """True until the first-run panel is finished or skipped, while only the built-in models are installed."""

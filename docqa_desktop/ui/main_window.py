@@ -167,8 +167,10 @@ class MainWindow(QMainWindow):
 
         file_menu = self.menuBar().addMenu("&File")
         action(file_menu, "Add folder…", self.choose_folder, "Ctrl+O")
-        self.export_action = action(file_menu, "Export answer…", lambda: self.choose_export(), "Ctrl+E")
-        action(file_menu, "Export thread…", lambda: self.choose_export(whole_thread=True), "Ctrl+Shift+E")
+        # Ctrl+S, not Ctrl+E: a text field (the question box) takes Ctrl+E as "end of line" on Linux
+        self.export_action = action(file_menu, "Export answer…", lambda: self.choose_export(), "Ctrl+S")
+        self.export_thread_action = action(file_menu, "Export thread…", lambda: self.choose_export(whole_thread=True),
+                                           "Ctrl+Shift+S")
         file_menu.addSeparator()
         action(file_menu, "Quit", self.close, "Ctrl+Q")
         edit_menu = self.menuBar().addMenu("&Edit")
