@@ -17,8 +17,10 @@ import fitz
 import pytest
 
 from conftest import SAMPLES
+from docqa_desktop.cli.app_link import KEY_FILE
 from docqa_desktop.host import command_address
 from docqa_desktop.settings import Settings
+from docqa_desktop.ui.window_state import STATE_FILE
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -135,3 +137,16 @@ def test_the_window_shows_a_command_it_runs_for_the_command_line_and_then_what_i
     finally:
         client.kill()
         server.close()
+
+
+def test_sigterm_closes_the_app_as_quit_does(app):
+    """A logout (SIGTERM) closes the window properly: exit 0, its layout saved, its key taken back (a later docqa
+    process is not sent to a listener that is gone)."""
+    home, start_app = app
+    process = start_app()
+    wait_for_listener(home, process)
+    locations = Settings.load(home).locations
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=120) == 0, process.communicate()[0][-3000:]
+    assert not (locations.data_dir / KEY_FILE).exists()
+    assert (locations.config_dir / STATE_FILE).exists()

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
+import threading
 from typing import Callable, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -99,6 +101,7 @@ def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = No
             return 2
         if folders:
             window.add_paths(list(folders))
+        _close_on_sigterm(app)
         events = ServedCommands()
         events.connect_to(window)
         server = serve_commands(service, events) if serve_commands else None
@@ -107,3 +110,15 @@ def run(settings: Settings, folders: list[str] = (), argv: list[str] | None = No
         finally:
             if server is not None:
                 server.close()
+
+
+def _close_on_sigterm(app: QApplication) -> None:
+    """A logout or `kill` (SIGTERM) closes the window as Quit does: its layout saved, its tasks stopped, then the
+    command listener and the library closed. Python runs a signal handler only between bytecodes, and Qt's event
+    loop runs none while idle: a timer gives it a moment twice a second."""
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGTERM, lambda signum, frame: app.closeAllWindows())
+    heartbeat = QTimer(app)
+    heartbeat.timeout.connect(lambda: None)
+    heartbeat.start(500)
