@@ -82,6 +82,8 @@ def test_a_new_question_replaces_the_answer_at_once_and_shows_its_progress(windo
     assert lines[0] == "Why was English chosen?" and lines[1].startswith("Writing page summaries 3/")
     assert FIRST not in _shown(window) and "Which languages" not in _shown(window)
     assert window.answer_view.answer is None  # nothing to cite, copy or export until the answer comes
+    assert window.viewer.box is None  # the first answer's cited region is not shown as this question's
+    qtbot.waitUntil(lambda: "new question" in window.viewer.title.text(), timeout=10_000)
     assert not window.answer_view.pages.isVisible() and not window.answer_view.trace_toggle.isVisible()
     second = _answer_of(window, qtbot, second_model)
     assert second.status.value == "answered" and SECOND in _shown(window)

@@ -355,6 +355,7 @@ class MainWindow(QMainWindow):
 
         self.ask_panel.set_running(True)
         self.answer_view.show_question(question, earlier)  # at once: the previous answer is not this question's
+        self.viewer.show_uncited("the new question's citations show here when it is answered")  # nor its highlight
         self.ask_task = self.tasks.start("ask", run, answered, event, self._ask_failed, on_finished=ended)
 
     def new_thread(self) -> None:
