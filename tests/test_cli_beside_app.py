@@ -129,9 +129,11 @@ def test_the_window_shows_a_command_it_runs_for_the_command_line_and_then_what_i
     try:
         qtbot.waitUntil(lambda: window.commands_label.isVisible(), timeout=60_000)
         assert "docqa index minutes.pdf" in window.commands_label.text()
+        assert window.command_stages.isActive()  # the stage lines follow the command while it runs
         qtbot.waitUntil(lambda: client.poll() is not None, timeout=300_000)
         assert client.returncode == 0, client.stderr.read()
         qtbot.waitUntil(lambda: not window.commands_label.isVisible(), timeout=10_000)
+        assert not window.command_stages.isActive()
         assert "docqa index minutes.pdf" in window.status_text.text()
         qtbot.waitUntil(lambda: window.library.tree.topLevelItemCount() > 0, timeout=30_000)  # the list re-read
     finally:

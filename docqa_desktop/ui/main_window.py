@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -39,6 +39,7 @@ from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
 from .window_state import WindowState
 
+COMMAND_STAGES_MS = 2000  # how often the stage lines are read while a command-line command runs in the app
 FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
                   "them well (it stays in the method list). A recommended model (Models…) writes answers "
                   "that combine pages; a vision model also reads page images — charts, tables and scans.")
@@ -121,6 +122,10 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_indexing)
         self.commands_label = CommandsLabel()  # the docqa commands this app runs for the command line
+        self.command_stages = QTimer(self)  # while they run, the stage lines follow what they do (an index, a prepare)
+        self.command_stages.setInterval(COMMAND_STAGES_MS)
+        self.command_stages.timeout.connect(
+            CoalescedRead(self.tasks, "stages", service.library.enrichment, self.library.show_stages).request)
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.commands_label)
         self.statusBar().addPermanentWidget(self.progress)
@@ -551,9 +556,12 @@ class MainWindow(QMainWindow):
 
     def command_started(self, command: str) -> None:
         self.commands_label.started(command)
+        self.command_stages.start()
 
     def command_ended(self, command: str, code: int) -> None:
         self.commands_label.ended(command)
+        if not self.commands_label.running:
+            self.command_stages.stop()
         self.status_text.setText(f"{command}: " + ("done" if code == 0 else f"ended with exit code {code}"))
         self.refresh_library()  # it may have indexed, removed or answered: the views read what is there now
         self.refresh_history()
