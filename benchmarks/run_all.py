@@ -169,6 +169,13 @@ def _package_headline(path: Path) -> list[tuple[str, str]]:
              "screenshot), s; exit", f"{d['selftest']['seconds']:.1f}; {d['selftest']['exit']}")]
 
 
+def _cli_beside_app_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    return [(f"docqa status / search / ask (quoted, samples) with the app closed → open (served by the app), "
+             f"median of {d['runs']} s", " / ".join(f"{d['closed_s'][n]} → {d['served_s'][n]}"
+                                                    for n in ("status", "search", "ask")))]
+
+
 def _cascade_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     rows = []
@@ -525,6 +532,9 @@ BENCHMARKS = [
               BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),
     Benchmark("package", lambda a: [PYTHON, str(BENCH / "package.py")], BENCH / "results/package.json",
               _package_headline),
+    Benchmark("cli_beside_app", lambda a: [PYTHON, str(BENCH / "cli_beside_app.py")] + (["--runs", "1"] if a.quick
+                                                                                       else []),
+              BENCH / "results/cli_beside_app.json", _cli_beside_app_headline),
     Benchmark("cascade", lambda a: [PYTHON, str(BENCH / "cascade.py"), "--home", str(a.home), "--model",
                                     "qwen2.5-coder-1.5b"], BENCH / "results/cascade.json", _cascade_headline),
     # the quoted method before issue 43 (0b1446f) on the grown facts.jsonl (less its library questions, which it
