@@ -27,6 +27,9 @@ def test_small_check_runs_every_part_and_writes_one_json(tmp_path):
     result = json.loads((tmp_path / "out" / "gpu_check.json").read_text())
     assert result["errors"] == [], result["traces"]
     assert result["small"] and result["card"] == "cpu"
+    # each measured part ran alone (the build, skipped here, runs after them): issue 47
+    assert result["beside"] == {"embed": "nothing", "text": "nothing", "llama": "nothing"}
+    assert result["cpu"]["model"] and int(result["cpu"]["cores"]) >= 1
     assert result["pages_per_s"] > 0 and result["visual_stage_pages_per_s"] > 0
     runs = result["page_embedder"]["by_visual_tokens"]
     assert set(runs) == {"256", "768", "1024"}

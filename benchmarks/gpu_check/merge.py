@@ -1,7 +1,8 @@
 """Gathers the parts' results into one JSON (run.sh's last step; safe on partial results):
     python3 merge.py WORK OUT.json
 Top-level figures: `pages_per_s` (page embedder at 768 visual tokens), `visual_stage_pages_per_s`,
-`tokens_per_s` (llama.cpp prompt / generation, full offload), `card`; the parts' rows below them."""
+`tokens_per_s` (llama.cpp prompt / generation, full offload), `card`, `beside` (what ran beside each part), `cpu`;
+the parts' rows below them."""
 from __future__ import annotations
 
 import datetime
@@ -58,7 +59,9 @@ def main() -> None:
         "visual_stage_pages_per_s": (embed.get("stage") or {}).get("pages_per_s"),
         "tokens_per_s": {"prompt": speed.get("prompt_tokens_per_s"),
                          "generation": speed.get("generation_tokens_per_s")},
-        "wall_s": float(text("wall.txt") or 0) or None,
+        "wall_s": sum(float(line) for line in text("wall.txt").split()) or None,  # of each call, added
+        "beside": dict(line.split("\t", 1) for line in text("beside.tsv").splitlines() if "\t" in line),
+        "cpu": dict(zip(("model", "cores"), text("cpu.txt").strip().splitlines())),
         "machine": {"nvidia_smi": smi, "versions": embed.get("versions"), "torch_threads": textp.get("torch_threads"),
                     "wheels": text("wheels.txt").strip().splitlines()[-3:], "exit_codes": text("rc.txt").split("\n")},
         "page_embedder": {"device": embed.get("device"), "parameters": embed.get("parameters"),
