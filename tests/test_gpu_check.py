@@ -80,3 +80,22 @@ def test_seconds_per_question_counts_uncached_prompt_and_output():
     methods = {"simpledoc": {"prompt_tokens": 5000, "cached_tokens": 1000, "output_tokens": 200}}
     row = llama_check.per_method(methods, prompt_rate=2000.0, generation_rate=100.0)["simpledoc"]
     assert row["seconds_per_question"] == 4.0  # 4000 / 2000 + 200 / 100
+
+
+def test_a_check_split_over_two_calls_is_merged_from_both_folders(tmp_path):
+    """PARTS="embed text" in one call, "llama" in a second (a fresh machine copy): merge.py takes both folders."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, part in ((first, "embed"), (second, "llama")):
+        folder.mkdir()
+        (folder / "smi.txt").write_text("NVIDIA H200, 143771 MiB, 580.159.04, 9.0\n")
+        (folder / "beside.tsv").write_text(f"{part}\tnothing\n")
+        (folder / "wall.txt").write_text("90\n" if part == "embed" else "350\n")
+    (first / "embed.json").write_text(json.dumps({"runs": {"768": {"pages_per_s": 22.85}}, "errors": []}))
+    (second / "llama.json").write_text(json.dumps({"speed": {"prompt_tokens_per_s": 9000.0,
+                                                             "generation_tokens_per_s": 150.0}, "errors": []}))
+    subprocess.run([sys.executable, str(CHECK / "merge.py"), str(first), str(second), str(tmp_path / "all.json")],
+                   check=True, capture_output=True)
+    result = json.loads((tmp_path / "all.json").read_text())
+    assert (result["card"], result["pages_per_s"], result["tokens_per_s"]["generation"]) == ("NVIDIA H200", 22.85, 150.0)
+    assert result["beside"] == {"embed": "nothing", "llama": "nothing"} and result["wall_s"] == 440
+    assert {e["step"] for e in result["errors"]} == {"text.json"}

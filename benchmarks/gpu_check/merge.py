@@ -1,5 +1,6 @@
 """Gathers the parts' results into one JSON (run.sh's last step; safe on partial results):
-    python3 merge.py WORK OUT.json
+    python3 merge.py WORK [WORK2 ...] OUT.json     (several folders: the calls of a check split over two, each
+                                                   call's work.tgz unpacked)
 Top-level figures: `pages_per_s` (page embedder at 768 visual tokens), `visual_stage_pages_per_s`,
 `tokens_per_s` (llama.cpp prompt / generation, full offload), `card`, `beside` (what ran beside each part), `cpu`;
 the parts' rows below them."""
@@ -11,21 +12,20 @@ import re
 import sys
 from pathlib import Path
 
-WORK, OUT = Path(sys.argv[1]), Path(sys.argv[2])
+WORKS, OUT = [Path(arg) for arg in sys.argv[1:-1]], Path(sys.argv[-1])
 
 
 def text(name: str) -> str:
-    try:
-        return (WORK / name).read_text(errors="replace")
-    except OSError:
-        return ""
+    """The file in each folder that has it, one after another."""
+    return "".join(path.read_text(errors="replace") for path in (work / name for work in WORKS) if path.is_file())
 
 
 def part(name: str) -> dict:
+    found = [work / name for work in WORKS if (work / name).is_file()]
     try:
-        return json.loads((WORK / name).read_text())
-    except (OSError, ValueError) as exc:
-        return {"errors": [{"step": name, "error": f"no result: {exc}"}]}
+        return json.loads(found[0].read_text())
+    except (IndexError, OSError, ValueError) as exc:
+        return {"errors": [{"step": name, "error": f"no result: {exc or 'in none of the folders'}"}]}
 
 
 def build() -> dict:

@@ -8,9 +8,7 @@
 #      dropped first when time runs short)
 #   2  MiniLM chunk embeddings on CUDA, alone (text_check.py)
 #   3  llama-cpp-python built from the stripped sdist with CUDA for this GPU's compute capability (every core), with
-#      the random Qwen2.5-7B-architecture F16 GGUF written beside it (llama_check.py gguf): neither is measured. Its
-#      FlashAttention kernels are left out (GGML_CUDA_FA=OFF): the check's llama.cpp runs without flash attention, as
-#      the app's does, and they are most of the compile
+#      the random Qwen2.5-7B-architecture F16 GGUF written beside it (llama_check.py gguf): neither is measured
 #   4  once the build is done: Q4_K_M, prompt / generation tokens/s, seconds per question per method (llama_check.py)
 #   5  merge.py: one JSON, which says per part what ran beside it
 # SMALL=1 runs the same on a CPU with tiny sizes and the installed llama_cpp (no build): tests/test_gpu_check.py.
@@ -31,7 +29,9 @@ BENCH_S=${BENCH_S:-110}           # kept for part 4: the build stops in time to 
 JOBS=${JOBS:-$(nproc)}
 SMALL=${SMALL:-0}
 export SMALL
-PARTS=${PARTS:-"embed text llama"}  # "embed text" in one call and "llama" in a second where one call cannot hold all
+# "embed text" in one call and "llama" in a second where one call cannot hold all: each call's $OUT/work.tgz holds
+# its parts' files, and merge.py takes both folders (a second call starts on a fresh copy of the checkout)
+PARTS=${PARTS:-"embed text llama"}
 wants() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 mkdir -p "$OUT" "$WORK"
 if wants embed; then  # a first (or only) call starts afresh; a second call ("llama") adds to the first's files
@@ -48,8 +48,9 @@ build_llama() {
     local start rc extra="" cap
     start=$(date +%s)
     cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
-    args="-DGGML_CUDA=on -DGGML_CUDA_FA=OFF -DCMAKE_CUDA_ARCHITECTURES=${cap:-90} -DLLAMA_BUILD_EXAMPLES=off"
-    args="$args -DLLAMA_BUILD_TESTS=off"
+    # (a build without the FlashAttention kernels, GGML_CUDA_FA=OFF, took 254 s alone on an H200 instead of ~280
+    # and its models crashed at load: issue 47's note)
+    args="-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=${cap:-90} -DLLAMA_BUILD_EXAMPLES=off -DLLAMA_BUILD_TESTS=off"
     extra=$(HINTS_ENV=$WORK/cuda_hints.env PYTHON=$PY bash "$G/cuda_hints.sh" 2> "$WORK/cuda_hints.txt")
     echo "$args $extra" > "$WORK/cmake_args.txt"
     CMAKE_ARGS="$args $extra" CMAKE_BUILD_PARALLEL_LEVEL=$JOBS MAKEFLAGS="-j$JOBS" \
@@ -89,6 +90,8 @@ main() {
     "$PY" "$G/merge.py" "$WORK" "$OUT/gpu_check.json"
     tail -c 2000000 "$WORK/llama_build.log" > "$OUT/llama_build.log" 2>/dev/null
     cp "$WORK/llama_run.log" "$OUT/" 2>/dev/null
+    tar czf "$OUT/work.tgz" -C "$WORK" --exclude='*.gguf' --exclude=llama_build.log --exclude=site --exclude=llama \
+        . 2>/dev/null
 }
 
 llama_parts() {  # parts 3 and 4
