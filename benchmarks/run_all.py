@@ -176,6 +176,12 @@ def _cli_beside_app_headline(path: Path) -> list[tuple[str, str]]:
                                                     for n in ("status", "search", "ask")))]
 
 
+def _visual_index_size_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    return [(f"visual index KB per page at {d['visual_tokens']} visual tokens ({d['pages']} corpus pages), token pooling "
+             "factor 1 / 2 / 3", " / ".join(str(d["by_pool_factor"][f]["kb_per_page_mean"]) for f in ("1", "2", "3")))]
+
+
 def _cascade_headline(path: Path) -> list[tuple[str, str]]:
     data = _json(path)
     rows = []
@@ -532,6 +538,8 @@ BENCHMARKS = [
               BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),
     Benchmark("package", lambda a: [PYTHON, str(BENCH / "package.py")], BENCH / "results/package.json",
               _package_headline),
+    Benchmark("visual_index_size", lambda a: [PYTHON, str(BENCH / "visual_index_size.py")],
+              BENCH / "results/visual_index_size.json", _visual_index_size_headline),
     Benchmark("cli_beside_app", lambda a: [PYTHON, str(BENCH / "cli_beside_app.py")] + (["--runs", "1"] if a.quick
                                                                                        else []),
               BENCH / "results/cli_beside_app.json", _cli_beside_app_headline),

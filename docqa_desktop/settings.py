@@ -156,7 +156,8 @@ class IndexSettings:
     visual: VisualIndexing = VisualIndexing.AUTO  # auto | on | off
     visual_tokens: int = 768  # visual tokens per page image: fewer is faster and coarser (256 / 512 / 768 / 1024)
     visual_cpu_int8: bool = False  # on a CPU, int8 linear layers: ~3x faster, scores drift (visual_embed-real-int8.json)
-    visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors
+    visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors; off until its
+    # cost to retrieval is measured with the real weights (README, benchmarks/visual_index_size.py)
     visual_attention: VisualAttention = VisualAttention.AUTO  # vision tower: one call per layer (vision_attention.py)
     visual_max_batch: int = 16  # pages per forward on a GPU at most (fewer when free memory is short)
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
