@@ -127,12 +127,13 @@ def test_models_list_shows_each_licence_in_plain_words_and_marks_the_recommendat
 
 def test_a_question_on_a_gpu_takes_simpledocs_recorded_tokens_at_the_rates_measured_on_the_h200():
     """Not a ÷10 guess: the GPU figure is SimpleDoc's mean tokens per question (the 1.5B records) at the prompt and
-    generation rates the GPU check measured (benchmarks/results/gpu_check.json), scaled by parameters and bytes."""
+    generation rates the GPU check measured (its H200 run of 2026-11-26, the last with llama.cpp's speeds), scaled by
+    parameters and bytes."""
     import json
 
     from docqa_desktop.llm import hardware as hw
 
-    check = json.loads((Path(__file__).parents[1] / "benchmarks/results/gpu_check.json").read_text())
+    check = json.loads((Path(__file__).parents[1] / "benchmarks/results/gpu_check-h200-2026-11-26.json").read_text())
     rates = check["tokens_per_s"]
     assert check["card"] == "NVIDIA H200" and rates["model"].startswith("random Qwen2.5-7B")
     f16_7b_mb = 15.2e9 / 2**20

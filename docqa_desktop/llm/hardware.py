@@ -22,7 +22,8 @@ class Gpu:
 SECONDS_PER_GB_ON_TWO_CORES = 200.0
 
 # On a GPU that holds the model, a question is SimpleDoc's mean tokens (benchmarks/eval-dev-1.5b: 139 questions, a
-# 5.8-call mean) at the rates llama.cpp reached with every layer on an H200 (benchmarks/results/gpu_check.json): a
+# 5.8-call mean) at the rates llama.cpp reached with every layer on an H200 (the GPU check of 2026-11-26,
+# benchmarks/results/gpu_check-h200-2026-11-26.json): a
 # random 7.6 B-parameter Qwen2.5-7B in F16 (15.2 GB) read a 4,000-token prompt at 6,927 tokens/s and wrote 171
 # tokens/s. Reading a prompt is arithmetic, so it scales with parameters; writing reads every weight per token,
 # so it scales with their bytes.
