@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from .. import host
+from .common import signal_handlers_restored
 from .console import CANCELLING, Console, serving
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,8 @@ def forward(argv: list[str], data_dir: Path) -> int | None:
     with conn:
         _send(conn, argv=argv, cwd=os.getcwd(),
               tty={name: _isatty(getattr(sys, name)) for name in ("stdin", "stdout", "stderr")})
-        with _cancel_on_signals(conn):
+        with signal_handlers_restored():
+            _cancel_on_signals(conn)
             return _relay(conn)
 
 
@@ -93,30 +95,21 @@ def _relay(conn: Connection) -> int:
             return int(message["exit"])
 
 
-class _cancel_on_signals:
+def _cancel_on_signals(conn: Connection) -> None:
     """First Ctrl-C (or SIGTERM) asks the app to cancel the command, as in a `docqa` process of its own; a
     second one aborts here (KeyboardInterrupt). The handler does not raise the first time, so a message being
     read is read whole."""
+    asked = threading.Event()
 
-    def __init__(self, conn: Connection):
-        self.conn = conn
-        self.asked = False
-
-    def __enter__(self):
-        self.saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-        for number in self.saved:
-            signal.signal(number, self._handler)
-
-    def _handler(self, signum, frame) -> None:
-        if self.asked:
+    def handler(signum, frame) -> None:
+        if asked.is_set():
             raise KeyboardInterrupt
-        self.asked = True
+        asked.set()
         print(CANCELLING, file=sys.stderr)
-        _send(self.conn, cancel=True)
+        _send(conn, cancel=True)
 
-    def __exit__(self, *exc) -> None:
-        for number, handler in self.saved.items():
-            signal.signal(number, handler)
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _isatty(stream) -> bool:
