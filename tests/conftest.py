@@ -367,6 +367,19 @@ def open_window(qtbot, service: Service):
     return win
 
 
+def ask_in_window(window, qtbot, question: str, timeout_ms: int = 120_000):
+    """Ask `question` with the Ask button as a user would, and return the answer once the question has ended.
+    Ask stays disabled until the previous question's task has finished (a moment after its answer shows):
+    a click before then does nothing, so this waits for it before clicking and again before returning."""
+    ask = window.ask_panel
+    qtbot.waitUntil(ask.ask_button.isEnabled, timeout=timeout_ms)
+    window.answer_view.answer = None
+    ask.question.setText(question)
+    ask.ask_button.click()
+    qtbot.waitUntil(lambda: window.answer_view.answer is not None and ask.ask_button.isEnabled(), timeout=timeout_ms)
+    return window.answer_view.answer
+
+
 def entries_by_name(service: Service) -> dict:
     return {e.name: e for e in service.library.status()}
 

@@ -11,6 +11,7 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 
 from PySide6.QtCore import Qt  # noqa: E402
 
+from conftest import ask_in_window  # noqa: E402
 from docqa_desktop.service import Service  # noqa: E402
 from docqa_desktop.ui.library_panel import FILE, PAGES, STATUS  # noqa: E402
 
@@ -237,10 +238,7 @@ def test_the_app_quotes_the_answer_by_default_and_says_what_a_model_adds(window,
     shutil.copytree(SAMPLES, folder)
     window.add_paths([str(folder)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-    window.ask_panel.question.setText("When does the last ferry to Gull Island leave?")
-    window.ask_panel.ask_button.click()
-    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=60_000)
-    answer = window.answer_view.answer
+    answer = ask_in_window(window, qtbot, "When does the last ferry to Gull Island leave?", timeout_ms=60_000)
     assert (answer.method, answer.short_answer, answer.citations[0].doc) == ("cascade", "18:40",
                                                                              "ferry-memo-scanned.pdf")
     _wait_for_page(window, qtbot, answer.citations[0].path, 1)
@@ -261,11 +259,7 @@ def test_the_app_names_the_three_verdicts_and_shows_passages_as_passages(window,
     shown = {}
     for question in ("When does the reading room open?", "Is the archive open on Mondays?",
                      "What is the capital city of Mars?"):
-        window.answer_view.answer = None
-        window.ask_panel.question.setText(question)
-        window.ask_panel.ask_button.click()
-        qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=180_000)
-        answer = window.answer_view.answer
+        answer = ask_in_window(window, qtbot, question, timeout_ms=180_000)
         shown[answer.status.value] = (answer, window.answer_view.text.toPlainText(),
                                       window.answer_view.text.toHtml())
     assert set(shown) == {"answered", "passages", "not_found"}

@@ -50,6 +50,7 @@ def _ask_held(window, qtbot, question: str, model: HeldModel) -> None:
     """Ask `question` with SimpleDoc picked by name, and wait until the model holds its page summary."""
     window.service.resources.use_runtimes(FixedRuntimes(model))
     window.ask_panel.method.setCurrentText("simpledoc")
+    qtbot.waitUntil(window.ask_panel.ask_button.isEnabled, timeout=60_000)  # the previous question has ended
     window.ask_panel.question.setText(question)
     window.ask_panel.ask_button.click()
     qtbot.waitUntil(model.held.is_set, timeout=60_000)

@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 
 from PySide6.QtCore import Qt, QUrl  # noqa: E402
 
-from conftest import make_settings, open_window  # noqa: E402
+from conftest import ask_in_window, make_settings, open_window  # noqa: E402
 from scripted_model import FixedRuntimes, StreamingModel, reasoning  # noqa: E402
 from docqa_desktop.service import Resources, Service  # noqa: E402
 
@@ -21,13 +21,6 @@ ANSWER = "English is the pivot language between the source and the target."
 def _index(window, qtbot, folder) -> None:
     window.add_paths([str(folder)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
-
-
-def _ask(window, qtbot, question: str) -> None:
-    window.answer_view.answer = None
-    window.ask_panel.question.setText(question)
-    window.ask_panel.ask_button.click()
-    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
 
 
 def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread(window, qtbot, paper, tmp_path):
@@ -43,7 +36,7 @@ def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread
         shown.append(window.answer_view.text.toPlainText())  # what the window shows at that moment
 
     window.answer_view.show_partial = recorded
-    _ask(window, qtbot, "Which languages are used as pivot?")
+    ask_in_window(window, qtbot, "Which languages are used as pivot?")
     first = window.answer_view.answer
     assert len(shown) >= 3 and "Writing…" in shown[0] and ANSWER[:5] in shown[0]  # partial text, shown early
     assert ANSWER not in shown[0]
@@ -53,7 +46,7 @@ def test_the_answer_streams_into_the_window_and_a_follow_up_continues_the_thread
     # the follow-up: asked with the first turn as memory, shown under it, each with its own citations
     model = StreamingModel([reasoning("answer", "It has the most parallel data.", [{"page": 1, "quote": "English"}])])
     window.service.resources.use_runtimes(FixedRuntimes(model))
-    _ask(window, qtbot, "Why was it chosen?")
+    ask_in_window(window, qtbot, "Why was it chosen?")
     second = window.answer_view.answer
     assert second.thread == first.id
     assert "Which languages are used as pivot?" in [p for kind, p in model.prompts if kind == "reason"][0]
@@ -93,7 +86,7 @@ def test_stop_keeps_the_streamed_text_in_the_window(window, qtbot, paper):
     window.service.resources.use_runtimes(FixedRuntimes(model))
     original_ask = window.service.answers.ask
     window.service.answers.ask = lambda *a, **kw: original_ask(*a, **{**kw, "cancel": model.cancel})  # Stop mid-answer
-    _ask(window, qtbot, "Which languages are used as pivot?")
+    ask_in_window(window, qtbot, "Which languages are used as pivot?")
     answer = window.answer_view.answer
     assert answer.status.value == "cancelled" and answer.text == ANSWER[:25]
     shown = window.answer_view.text.toPlainText()

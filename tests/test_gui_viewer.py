@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")  # the test extra installs it
 
 from PySide6.QtCore import QPoint, QUrl  # noqa: E402
 
-from conftest import SLIDES_OCR, as_shown, corpus_pdf, open_window  # noqa: E402
+from conftest import ask_in_window, SLIDES_OCR, as_shown, corpus_pdf, open_window  # noqa: E402
 from docqa_desktop.settings import Settings, save  # noqa: E402
 
 LAPTOP = (1280, 700)  # a 1366 × 768 screen less the window's frame and a taskbar
@@ -93,13 +93,6 @@ def write_low_citation(path: Path) -> Path:
     return path
 
 
-def _ask(window, qtbot, question: str) -> None:
-    window.answer_view.answer = None
-    window.ask_panel.question.setText(question)
-    window.ask_panel.ask_button.click()
-    qtbot.waitUntil(lambda: window.answer_view.answer is not None, timeout=120_000)
-
-
 def _index(window, qtbot, folder: Path) -> None:
     window.add_paths([str(folder)])
     qtbot.waitUntil(lambda: "Library up to date" in window.status_text.text(), timeout=180_000)
@@ -111,7 +104,7 @@ def test_clicking_a_citation_scrolls_the_cited_box_into_view_at_any_zoom(window,
     path = str(write_low_citation(folder / "hours.pdf"))
     window.resize(*LAPTOP)
     _index(window, qtbot, folder)
-    _ask(window, qtbot, QUESTION)
+    ask_in_window(window, qtbot, QUESTION)
     answer = window.answer_view.answer
     assert answer.short_answer == "09:30" and answer.citations[0].bbox
     viewer = window.viewer
@@ -139,7 +132,7 @@ def test_clicking_a_citation_scrolls_the_cited_box_into_view_at_any_zoom(window,
                     timeout=60_000)
 
     # the next answer opens its page whole again, the box in view
-    _ask(window, qtbot, QUESTION)
+    ask_in_window(window, qtbot, QUESTION)
     assert viewer.zoom == 1.0 and viewer.zoom_label.text() == "100%"
     qtbot.waitUntil(lambda: viewer.image.width() <= viewport.width() and viewer.cited_in_view(), timeout=60_000)
 
@@ -150,7 +143,7 @@ def test_a_stopped_answer_leaves_no_region_highlighted(window, qtbot, tmp_path):
     folder.mkdir()
     path = str(write_low_citation(folder / "hours.pdf"))
     _index(window, qtbot, folder)
-    _ask(window, qtbot, QUESTION)
+    ask_in_window(window, qtbot, QUESTION)
     _wait_for_render(window, qtbot, path, 1)
     assert "cited region highlighted" in window.viewer.title.text()
 
@@ -163,7 +156,7 @@ def test_a_stopped_answer_leaves_no_region_highlighted(window, qtbot, tmp_path):
     original_ask = window.service.answers.ask
     window.service.answers.ask = lambda *a, **kw: original_ask(*a, **{**kw, "cancel": model.cancel})  # Stop
     window.ask_panel.method.setCurrentText("simpledoc")
-    _ask(window, qtbot, "At what time does the reading room open?")
+    ask_in_window(window, qtbot, "At what time does the reading room open?")
     assert window.answer_view.answer.status.value == "cancelled", window.answer_view.answer.error
     assert not window.answer_view.answer.citations
     qtbot.waitUntil(lambda: "stopped, nothing cited" in window.viewer.title.text(), timeout=60_000)
