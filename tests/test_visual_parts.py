@@ -109,3 +109,27 @@ def test_token_pooling_shrinks_pages_and_keeps_every_grid_cell_mapped(tiny_pages
     # each cell's pooled vector is close to its own patch vector
     own = np.einsum("ij,ij->i", full.vectors[full.patch_rows], pooled.vectors[pooled.patch_rows])
     assert own.mean() > 0.5
+
+
+def test_pooled_pages_score_and_rank_as_unpooled_ones_for_queries(tiny_pages):
+    """MaxSim of queries against pooled pages (factor 2 and 3) beside the unpooled ones: within 2 %, and each query's
+    best page the same. Random weights: what this shows is that pooling keeps what a query's tokens match best, not
+    retrieval quality, which needs the real weights (README)."""
+    from docqa_desktop.vectors.maxsim import exact_maxsim
+
+    folder, images = tiny_pages
+    queries = ["What is the revenue in 2023?", "Where is the table about cats?",
+               "Which figure shows the results by year?", "Describe the image."]
+    scores, counts = {}, {}
+    for factor in (1, 2, 3):
+        embedder = PageEmbedder.load(folder, visual_tokens=256, pool_factor=factor)
+        pages = embedder.embed_pages(images)
+        vectors = np.concatenate([p.vectors for p in pages])
+        offsets = np.cumsum([0] + [len(p.vectors) for p in pages])
+        scores[factor] = np.array([exact_maxsim(embedder.embed_query(q), vectors, offsets) for q in queries])
+        counts[factor] = len(vectors)
+    for factor in (2, 3):
+        assert counts[factor] <= counts[1] // factor + len(images)
+        ratio = scores[factor] / scores[1]
+        assert 0.98 <= ratio.min() and ratio.max() <= 1.02
+        assert (scores[factor].argmax(1) == scores[1].argmax(1)).all()

@@ -160,7 +160,72 @@ def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
     return row
 
 
+SPEED_PATHS = {  # name: (vision graphs, where pages are patched); the last is the app's default on a GPU
+    "eager_cpu_patching": ("off", None),
+    "eager_gpu_patching": ("off", "cuda"),
+    "graphs_gpu_patching": ("auto", "cuda"),
+}
+
+
+def measure_paths(embedder, images) -> dict:
+    """The same pages through each way of running the embedder (issue 47): pages/s, the seconds of one batch's
+    patching (prepare) and of its forward, and each path's vectors against the first (eager, patched on the CPU:
+    the path before CUDA graphs). On a CPU only the eager paths run."""
+    import torch
+
+    cuda = embedder.device.startswith("cuda")
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    row: dict = {"pages": len(images), "batch_size": embedder.batch_size}
+    vectors = {}
+    try:
+        for name, (graphs, patching) in SPEED_PATHS.items():
+            if patching and not cuda:
+                continue
+            embedder.set_vision_graphs(graphs)
+            embedder.preprocess_device = patching
+            batch = images[:embedder.batch_size]
+            started = time.monotonic()
+            embedder.embed_pages(batch)  # warm-up; captures the graph of this batch's bucket
+            sync()
+            warmup = time.monotonic() - started
+            started = time.monotonic()
+            prepared = embedder.prepare(batch)
+            sync()
+            patched = time.monotonic() - started
+            embedder.embed_prepared(prepared)
+            sync()
+            forward = time.monotonic() - started - patched
+            started = time.monotonic()
+            vectors[name] = embedder.embed_pages(images)
+            sync()
+            took = time.monotonic() - started
+            row[name] = {"pages_per_s": round(len(images) / took, 2), "warmup_batch_s": round(warmup, 2),
+                         "one_batch_patching_s": round(patched, 3), "one_batch_forward_s": round(forward, 3)}
+            if embedder.graphs is not None:
+                row[name].update({"graphs_captured": len(embedder.graphs.graphs), "replays": embedder.graphs.replays,
+                                  "capture_failed": embedder.graphs.failed})
+            R.log(f"path {name}:", row[name])
+    finally:  # the app's default on this device again
+        embedder.set_vision_graphs("auto")
+        embedder.preprocess_device = "cuda" if cuda else None
+    first = next(iter(vectors))
+    row["cosine_to_" + first] = {name: cosines(vectors[first], pages) for name, pages in vectors.items()
+                                 if name != first}
+    R.log("paths:", row)
+    return row
+
+
 def measure_attention(embedder, images) -> dict:
+    """attention_paths without CUDA graphs: per window cannot be captured, and the float32 reference moves the
+    weights a captured graph would still read."""
+    embedder.set_vision_graphs("off")
+    try:
+        return attention_paths(embedder, images)
+    finally:
+        embedder.set_vision_graphs("auto")
+
+
+def attention_paths(embedder, images) -> dict:
     """The vision tower per window (transformers' SDPA path, one call per window) against the product's one call
     per layer (index.visual_attention = "auto": torch's varlen kernel on CUDA): seconds per page over the same
     pages, attention (SDPA) calls per forward, the cosine between the vectors, and whether varlen ran."""
@@ -312,6 +377,7 @@ def main() -> None:
         R.step(f"budget_{budget}", measure_budget, embedder,
                resized(images, manifest["budget"], budget), budget, (5 if SMALL else 200) if i == 0 else 0)
         if i == 0:
+            R.data["paths"] = R.step("paths", measure_paths, embedder, resized(images, manifest["budget"], budget))
             R.data["stage"] = R.step("visual_stage", measure_stage, embedder, manifest)
             R.data["vision_attention"] = R.step("vision_attention", measure_attention, embedder,
                                                 images[:4 if SMALL else 16])

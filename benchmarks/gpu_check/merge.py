@@ -71,6 +71,7 @@ def main() -> None:
                           "query_p50_ms": (runs.get("768") or {}).get("query_p50_ms")},
         "visual_stage": embed.get("stage"),
         "vision_attention": embed.get("vision_attention"),
+        "embedder_paths": embed.get("paths"),
         "chunk_embeddings": {"device": textp.get("device"), "runs": textp.get("runs")},
         "llama": {"build": build(), "gguf": text("gguf.txt").strip().splitlines()[-1:],
                   "measured_file": llama.get("measured_file"), "speed": speed,
@@ -82,7 +83,10 @@ def main() -> None:
     }
     OUT.write_text(json.dumps(result, indent=1, default=str))
     print(json.dumps({k: result[k] for k in ("card", "pages_per_s", "visual_stage_pages_per_s", "tokens_per_s",
-                                             "wall_s")} | {"errors": [e["error"][:200] for e in result["errors"]]},
+                                             "wall_s")}
+                     | {"paths_pages_per_s": {name: path["pages_per_s"] for name, path in (result["embedder_paths"] or {})
+                                              .items() if isinstance(path, dict) and "pages_per_s" in path}}
+                     | {"errors": [e["error"][:200] for e in result["errors"]]},
                      indent=1))
 
 

@@ -2,7 +2,8 @@
 
 CUDA in bfloat16 with SDPA when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are
 capped to a visual-token budget: fewer patches, proportionally less compute, less detail. The vision tower attends
-with one call per layer instead of one per window (vectors/vision_attention.py).
+with one call per layer instead of one per window (vectors/vision_attention.py) and, on a GPU, replays its blocks from
+CUDA graphs (vectors/vision_graphs.py) and patches the pages there too.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ..progress import Cancelled, check_cancel
 from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 from .vision_attention import AUTO, use_vision_attention
+from .vision_graphs import use_vision_graphs
 
 log = logging.getLogger(__name__)
 # checkpoints' processor configs carry max_pixels, which transformers passes per call and warns about; the
@@ -60,15 +62,17 @@ class PageEmbedder:
     """A loaded ColQwen2.5 model and processor."""
 
     def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1,
-                 vision_attention: str = AUTO, max_batch: int = 16):
+                 vision_attention: str = AUTO, vision_graphs: str = AUTO, max_batch: int = 16):
         import torch
 
         self.torch, self.model, self.processor = torch, model, processor
         self.name, self.device = name, device
         self.visual_tokens, self.pool_factor = visual_tokens, pool_factor
+        self.preprocess_device = device if device.startswith("cuda") else None  # where the pages are patched
         processor.image_processor.max_pixels = visual_tokens * PIXELS_PER_TOKEN
         processor.image_processor.size["longest_edge"] = visual_tokens * PIXELS_PER_TOKEN
         self.set_vision_attention(vision_attention)
+        self.set_vision_graphs(vision_graphs)
         self.batch_size = self._initial_batch(max_batch)
         # A page takes up to a minute on a CPU: checking between layers makes Cancel take effect in ~2 s.
         self.cancel: threading.Event | None = None
@@ -84,7 +88,7 @@ class PageEmbedder:
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
              visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
              name: str | None = None, cpu_int8: bool = False, vision_attention: str = AUTO,
-             max_batch: int = 16) -> "PageEmbedder":
+             vision_graphs: str = AUTO, max_batch: int = 16) -> "PageEmbedder":
         """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
         ColQwen2.5). Never touches the network."""
         folder = Path(folder)
@@ -108,12 +112,18 @@ class PageEmbedder:
         except Exception as exc:  # noqa: BLE001 -- damaged files fail in safetensors, torch, json, peft alike
             raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
         return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
-                   pool_factor=pool_factor, vision_attention=vision_attention, max_batch=max_batch)
+                   pool_factor=pool_factor, vision_attention=vision_attention, vision_graphs=vision_graphs,
+                   max_batch=max_batch)
 
     def set_vision_attention(self, mode: str) -> None:
         """auto | padded | per_window (transformers' own, one call per window): vectors agree to a cosine of 0.999."""
         use_vision_attention(self.model, mode)
         self.vision_attention = mode
+
+    def set_vision_graphs(self, mode: str) -> None:
+        """auto (on CUDA: the vision tower's blocks replayed from CUDA graphs, vision_graphs.py) | off (eager)."""
+        self.graphs = use_vision_graphs(self.model, mode, self.device)
+        self.vision_graphs = mode
 
     def _initial_batch(self, max_batch: int) -> int:
         if not self.device.startswith("cuda"):
@@ -148,8 +158,11 @@ class PageEmbedder:
         1176] float32 tensor on the CPU, a further copy of ~14 MB a page at 768 visual tokens (a quarter of the
         CPU's share); _embed_inputs pads them on the model's device instead."""
         images = [image if image.mode == "RGB" else image.convert("RGB") for image in images]
+        # on a GPU the resizing, normalising and patching run there too (the processor's torchvision backend):
+        # the CPU only decodes, and a page crosses to the GPU as its 8-bit pixels, not as 14 MB of float patches
+        on = {"device": self.preprocess_device} if self.preprocess_device else {}
         return self.processor(text=[self.processor.visual_prompt_prefix] * len(images), images=images,
-                              padding="longest", return_tensors="pt")
+                              padding="longest", return_tensors="pt", **on)
 
     def embed_prepared(self, prepared: PreparedPages) -> list[PageVectors]:
         """embed_pages for pages already through prepare(): the same vectors."""

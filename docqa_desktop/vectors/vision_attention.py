@@ -115,13 +115,15 @@ class _Layout:
         import torch
 
         bounds = cu_seqlens.tolist()
-        lengths = [b - a for a, b in zip(bounds, bounds[1:])]
+        # zero-length segments (vision_graphs.py pads the boundaries to a fixed count with them) hold no token
+        spans = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        lengths = [b - a for a, b in spans]
         self.segments, self.longest, self.tokens = len(lengths), max(lengths), bounds[-1]
         self.slots = self.mask = None  # all segments of one length: plain reshapes, no mask
         if any(n != self.longest for n in lengths):
             sizes = torch.tensor(lengths, device=device)
             segment = torch.repeat_interleave(torch.arange(self.segments, device=device), sizes)
-            starts = torch.tensor(bounds[:-1], device=device)
+            starts = torch.tensor([a for a, _ in spans], device=device)
             self.slots = segment * self.longest + torch.arange(self.tokens, device=device) - starts[segment]
             self.mask = (torch.arange(self.longest, device=device) < sizes[:, None])[:, None, None, :]
 
