@@ -59,8 +59,8 @@ class VisualAttention(Option):
 
 
 class VisualGraphs(Option):
-    AUTO = "auto"  # on CUDA, the vision tower's blocks replayed from CUDA graphs over bucketed shapes
-    OFF = "off"  # eager, as transformers runs it
+    ON = "on"  # on CUDA, the vision tower's blocks replayed from CUDA graphs over bucketed shapes
+    OFF = "off"  # eager, as transformers runs it: no faster than graphs on an H200 (vision_graphs.py)
 
 
 class Fusion(Option):
@@ -164,7 +164,7 @@ class IndexSettings:
     visual_pool_factor: int = 1  # >1: hierarchical token pooling stores ~this many times fewer vectors; off until its
     # cost to retrieval is measured with the real weights (README, benchmarks/visual_index_size.py)
     visual_attention: VisualAttention = VisualAttention.AUTO  # vision tower: one call per layer (vision_attention.py)
-    visual_graphs: VisualGraphs = VisualGraphs.AUTO  # vision tower's blocks from CUDA graphs on a GPU (vision_graphs.py)
+    visual_graphs: VisualGraphs = VisualGraphs.OFF  # on: the vision tower's blocks from CUDA graphs on a GPU
     visual_max_batch: int = 16  # pages per forward on a GPU at most (fewer when free memory is short)
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
 

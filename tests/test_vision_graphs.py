@@ -59,7 +59,7 @@ def _embedded(embedder: PageEmbedder, images):
 def test_bucketed_blocks_give_the_towers_own_vectors(tiny, attention):
     folder, images = tiny
     embedder = PageEmbedder.load(folder, visual_tokens=300, vision_attention=attention)
-    assert embedder.graphs is None and "forward" not in vars(embedder.model.visual)  # auto on a CPU: eager
+    assert embedder.graphs is None and "forward" not in vars(embedder.model.visual)  # off by default
     reference = _embedded(embedder, images)
     graphs = TowerGraphs(embedder.model.visual, capture=False, bucket_patches=1000, segment_slots=16)
     graphs.install()
@@ -99,8 +99,8 @@ def test_the_setting_puts_back_transformers_forward(tiny):
     assert "forward" in vars(tower)
     assert use_vision_graphs(embedder.model, "off", "cuda") is None and "forward" not in vars(tower)
     TowerGraphs(tower, capture=False).install()
-    assert use_vision_graphs(embedder.model, "auto", "cpu") is None and "forward" not in vars(tower)
-    with pytest.raises(ValueError, match="not one of auto, off"):
+    assert use_vision_graphs(embedder.model, "on", "cpu") is None and "forward" not in vars(tower)
+    with pytest.raises(ValueError, match="not one of on, off"):
         use_vision_graphs(embedder.model, "always", "cuda")
 
 

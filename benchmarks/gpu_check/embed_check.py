@@ -160,27 +160,32 @@ def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
     return row
 
 
-SPEED_PATHS = {  # name: (vision graphs, where pages are patched); the last is the app's default on a GPU
-    "eager_cpu_patching": ("off", None),
-    "eager_gpu_patching": ("off", "cuda"),
-    "graphs_gpu_patching": ("auto", "cuda"),
+SPEED_PATHS = {  # name: (vision MLP aligned, where pages are patched, vision graphs); in this order: aligning is for good
+    "before": (False, None, "off"),  # the embedder as of 74ba8dd
+    "gpu_patching": (False, "cuda", "off"),
+    "aligned_mlp_gpu_patching": (True, "cuda", "off"),  # the app's default on a GPU
+    "aligned_mlp_gpu_patching_graphs": (True, "cuda", "on"),
 }
 
 
 def measure_paths(embedder, images) -> dict:
-    """The same pages through each way of running the embedder (issue 47): pages/s, the seconds of one batch's
-    patching (prepare) and of its forward, and each path's vectors against the first (eager, patched on the CPU:
-    the path before CUDA graphs). On a CPU only the eager paths run."""
+    """The same pages through each way of running the embedder (issue 47), the embedder loaded as the checkpoint
+    has it: pages/s, the seconds of one batch's patching (prepare) and of its forward, and each path's vectors
+    against the first. Leaves the embedder as the app runs it. On a CPU only the first path runs."""
     import torch
+
+    from docqa_desktop.vectors.aligned_mlp import align_vision_mlp
 
     cuda = embedder.device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     row: dict = {"pages": len(images), "batch_size": embedder.batch_size}
     vectors = {}
     try:
-        for name, (graphs, patching) in SPEED_PATHS.items():
-            if patching and not cuda:
+        for name, (aligned, patching, graphs) in SPEED_PATHS.items():
+            if (aligned or patching) and not cuda:
                 continue
+            if aligned:
+                row["mlp_units_added"] = row.get("mlp_units_added", align_vision_mlp(embedder.model))
             embedder.set_vision_graphs(graphs)
             embedder.preprocess_device = patching
             batch = images[:embedder.batch_size]
@@ -206,7 +211,9 @@ def measure_paths(embedder, images) -> dict:
                                   "capture_failed": embedder.graphs.failed})
             R.log(f"path {name}:", row[name])
     finally:  # the app's default on this device again
-        embedder.set_vision_graphs("auto")
+        if cuda:
+            align_vision_mlp(embedder.model)
+        embedder.set_vision_graphs("off")
         embedder.preprocess_device = "cuda" if cuda else None
     first = next(iter(vectors))
     row["cosine_to_" + first] = {name: cosines(vectors[first], pages) for name, pages in vectors.items()
@@ -215,17 +222,49 @@ def measure_paths(embedder, images) -> dict:
     return row
 
 
-def measure_attention(embedder, images) -> dict:
-    """attention_paths without CUDA graphs: per window cannot be captured, and the float32 reference moves the
-    weights a captured graph would still read."""
-    embedder.set_vision_graphs("off")
+def measure_profile(embedder, images) -> dict:
+    """Where one batch's forward spends its GPU time: the vision tower and the rest timed with CUDA events, and
+    torch.profiler's operations and kernels by their own GPU time."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    if not embedder.device.startswith("cuda"):
+        return {"note": "CUDA only"}
+    prepared = embedder.prepare(images[:embedder.batch_size])
+    embedder.embed_prepared(prepared)  # warm
+    events = {}
+
+    def mark(name):
+        def hook(*_args):
+            events[name] = torch.cuda.Event(enable_timing=True)
+            events[name].record()
+        return hook
+
+    tower = embedder.model.visual
+    hooks = [tower.register_forward_pre_hook(mark("tower_start")), tower.register_forward_hook(mark("tower_end"))]
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     try:
-        return attention_paths(embedder, images)
+        start.record()
+        embedder.embed_prepared(prepared)
+        end.record()
+        torch.cuda.synchronize()
     finally:
-        embedder.set_vision_graphs("auto")
+        for hook in hooks:
+            hook.remove()
+    row = {"pages": len(prepared.images), "forward_ms": round(start.elapsed_time(end), 1),
+           "tower_ms": round(events["tower_start"].elapsed_time(events["tower_end"]), 1),
+           "after_tower_ms": round(events["tower_end"].elapsed_time(end), 1)}
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        embedder.embed_prepared(prepared)
+        torch.cuda.synchronize()
+    own = sorted(((e.key, e.self_device_time_total / 1000, e.count) for e in prof.key_averages()
+                  if e.self_device_time_total), key=lambda k: -k[1])
+    row["top_self_gpu_ms"] = [[name[:160], round(ms, 2), count] for name, ms, count in own[:30]]
+    R.log("profile:", {k: v for k, v in row.items() if k != "top_self_gpu_ms"})
+    return row
 
 
-def attention_paths(embedder, images) -> dict:
+def measure_attention(embedder, images) -> dict:
     """The vision tower per window (transformers' SDPA path, one call per window) against the product's one call
     per layer (index.visual_attention = "auto": torch's varlen kernel on CUDA): seconds per page over the same
     pages, attention (SDPA) calls per forward, the cosine between the vectors, and whether varlen ran."""
@@ -359,14 +398,15 @@ def main() -> None:
     if not R.step("random_weights", save_random_model, folder, device):
         return
     started = time.monotonic()
-    embedder = R.step("PageEmbedder.load", module.PageEmbedder.load, folder, device=device,
-                      visual_tokens=BUDGETS[0], name="colqwen2.5-random")
+    embedder = R.step("PageEmbedder.load", module.PageEmbedder.load, folder, device=device,  # measure_paths aligns
+                      visual_tokens=BUDGETS[0], name="colqwen2.5-random", aligned_mlp=False)
     if embedder is None:
         return
     R.data["load_s"] = round(time.monotonic() - started, 2)
     if device == "cuda":
         R.data["weights_gib_on_gpu"] = round(torch.cuda.memory_allocated() / 2**30, 2)
         R.data["gpu_total_gib"] = round(torch.cuda.mem_get_info()[1] / 2**30, 1)
+    R.data["paths"] = R.step("paths", measure_paths, embedder, resized(images, manifest["budget"], BUDGETS[0]))
     for i, budget in enumerate(BUDGETS):
         if i and time.monotonic() > DEADLINE:
             R.data["skipped_budgets"] = BUDGETS[i:]
@@ -377,7 +417,7 @@ def main() -> None:
         R.step(f"budget_{budget}", measure_budget, embedder,
                resized(images, manifest["budget"], budget), budget, (5 if SMALL else 200) if i == 0 else 0)
         if i == 0:
-            R.data["paths"] = R.step("paths", measure_paths, embedder, resized(images, manifest["budget"], budget))
+            R.data["profile"] = R.step("profile", measure_profile, embedder, resized(images, manifest["budget"], budget))
             R.data["stage"] = R.step("visual_stage", measure_stage, embedder, manifest)
             R.data["vision_attention"] = R.step("vision_attention", measure_attention, embedder,
                                                 images[:4 if SMALL else 16])

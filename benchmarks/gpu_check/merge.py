@@ -72,6 +72,7 @@ def main() -> None:
         "visual_stage": embed.get("stage"),
         "vision_attention": embed.get("vision_attention"),
         "embedder_paths": embed.get("paths"),
+        "embedder_profile": embed.get("profile"),
         "chunk_embeddings": {"device": textp.get("device"), "runs": textp.get("runs")},
         "llama": {"build": build(), "gguf": text("gguf.txt").strip().splitlines()[-1:],
                   "measured_file": llama.get("measured_file"), "speed": speed,

@@ -21,7 +21,8 @@ from ..progress import Cancelled, check_cancel
 from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 from .vision_attention import AUTO, use_vision_attention
-from .vision_graphs import use_vision_graphs
+from .aligned_mlp import align_vision_mlp
+from .vision_graphs import OFF as GRAPHS_OFF, capturing, use_vision_graphs
 
 log = logging.getLogger(__name__)
 # checkpoints' processor configs carry max_pixels, which transformers passes per call and warns about; the
@@ -62,7 +63,7 @@ class PageEmbedder:
     """A loaded ColQwen2.5 model and processor."""
 
     def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1,
-                 vision_attention: str = AUTO, vision_graphs: str = AUTO, max_batch: int = 16):
+                 vision_attention: str = AUTO, vision_graphs: str = GRAPHS_OFF, max_batch: int = 16):
         import torch
 
         self.torch, self.model, self.processor = torch, model, processor
@@ -88,9 +89,10 @@ class PageEmbedder:
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
              visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
              name: str | None = None, cpu_int8: bool = False, vision_attention: str = AUTO,
-             vision_graphs: str = AUTO, max_batch: int = 16) -> "PageEmbedder":
+             vision_graphs: str = GRAPHS_OFF, max_batch: int = 16, aligned_mlp: bool = True) -> "PageEmbedder":
         """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
-        ColQwen2.5). Never touches the network."""
+        ColQwen2.5). Never touches the network. On a GPU the vision MLP is widened for the fast kernels
+        (aligned_mlp.py) unless `aligned_mlp` is False (the GPU check's baseline)."""
         folder = Path(folder)
         import_torchvision()
         import torch
@@ -109,6 +111,8 @@ class PageEmbedder:
             processor = ColQwen2_5_Processor.from_pretrained(str(folder), local_files_only=True)
             if cpu_int8 and device == "cpu":
                 quantize_linear_layers(model)
+            if aligned_mlp and device.startswith("cuda"):
+                align_vision_mlp(model)
         except Exception as exc:  # noqa: BLE001 -- damaged files fail in safetensors, torch, json, peft alike
             raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
         return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
@@ -121,7 +125,7 @@ class PageEmbedder:
         self.vision_attention = mode
 
     def set_vision_graphs(self, mode: str) -> None:
-        """auto (on CUDA: the vision tower's blocks replayed from CUDA graphs, vision_graphs.py) | off (eager)."""
+        """on (on CUDA: the vision tower's blocks replayed from CUDA graphs, vision_graphs.py) | off (eager)."""
         self.graphs = use_vision_graphs(self.model, mode, self.device)
         self.vision_graphs = mode
 
@@ -158,11 +162,29 @@ class PageEmbedder:
         1176] float32 tensor on the CPU, a further copy of ~14 MB a page at 768 visual tokens (a quarter of the
         CPU's share); _embed_inputs pads them on the model's device instead."""
         images = [image if image.mode == "RGB" else image.convert("RGB") for image in images]
-        # on a GPU the resizing, normalising and patching run there too (the processor's torchvision backend):
-        # the CPU only decodes, and a page crosses to the GPU as its 8-bit pixels, not as 14 MB of float patches
-        on = {"device": self.preprocess_device} if self.preprocess_device else {}
+        # on a GPU the normalising and patching run there (the processor's torchvision backend): a page crosses
+        # to the GPU as its 8-bit pixels, not as 14 MB of float patches
+        if not self.preprocess_device:
+            return self._processor_call(images)
+        resized = [self._resized_on_cpu(image) for image in images]
+        with capturing:  # GPU work from this thread would break a CUDA graph being captured on another
+            return self._processor_call(resized, device=self.preprocess_device, do_resize=False)
+
+    def _processor_call(self, images: list, **options):
         return self.processor(text=[self.processor.visual_prompt_prefix] * len(images), images=images,
-                              padding="longest", return_tensors="pt", **on)
+                              padding="longest", return_tensors="pt", **options)
+
+    def _resized_on_cpu(self, image):
+        """The processor's own resize, on the CPU: CUDA's bicubic rounds pixels differently from the CPU's, which
+        moved vectors to a cosine of 0.9963 (H200, 2026-11-28); the rest of the patching is exact on either."""
+        import torch
+        from transformers.image_utils import SizeDict
+
+        processor = self.processor.image_processor
+        size = processor.size if isinstance(processor.size, SizeDict) else SizeDict(**processor.size)  # 5.24 / 5.17
+        pixels = torch.from_numpy(np.asarray(image)).permute(2, 0, 1)[None]  # [1, 3, height, width] uint8
+        factor = processor.patch_size * processor.merge_size
+        return processor.resize(pixels, size=size, resample=processor.resample, factor=factor)[0]
 
     def embed_prepared(self, prepared: PreparedPages) -> list[PageVectors]:
         """embed_pages for pages already through prepare(): the same vectors."""
@@ -188,7 +210,7 @@ class PageEmbedder:
 
     def _embed_inputs(self, inputs) -> list[PageVectors]:
         torch = self.torch
-        inputs = inputs.to(self.device)
+        inputs = dict(inputs.to(self.device))  # a copy: the prepared pages stay as they were (already there on a GPU)
         patches = (inputs["image_grid_thw"][:, 1] * inputs["image_grid_thw"][:, 2]).tolist()
         inputs["pixel_values"] = torch.nn.utils.rnn.pad_sequence(  # the layout ColQwen2_5.forward takes apart
             torch.split(inputs["pixel_values"], patches), batch_first=True)

@@ -1,4 +1,4 @@
-"""ColQwen2.5's vision tower with its blocks replayed from CUDA graphs (index.visual_graphs).
+"""ColQwen2.5's vision tower with its blocks replayed from CUDA graphs (index.visual_graphs = "on"; off by default).
 
 The tower's 32 blocks are most of the page embedder's work. A batch's shapes vary with its pages (patch counts,
 windows), and a CUDA graph replays fixed shapes, so the batch is padded to a bucket: its patches to a multiple of
@@ -7,24 +7,32 @@ a multiple of SEGMENT_SLOTS. The padding patches form segments of their own, so 
 the boundary slots past the end are zero-length segments. One graph per bucket is captured on first use and replayed
 after; the attention must take a segment's length from device tensors (torch's varlen kernel, vision_attention.py's
 auto on CUDA), as a graph cannot hold a read back to the CPU. Where capture fails, the tower runs eagerly from then
-on, with a warning: the eager path is also the setting `off`.
+on, with a warning.
+
+Off by default because it did not pay: on an H200 (2026-11-28, 64 pages at 768 visual tokens) 26.81 pages/s with
+graphs against 27.13 without; the tower is bound by its kernels' GPU time, not by launching them
+(benchmarks/results/gpu_embedder_paths.json). It stays a setting for a GPU or torch where launches weigh more.
 
 On a CPU nothing is captured; the same bucketed padding can still run eagerly (tests check it gives the tower's own
 vectors)."""
 from __future__ import annotations
 
 import logging
+import threading
 import types
 from collections import OrderedDict
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
-AUTO, OFF = "auto", "off"  # what index.visual_graphs may say: auto = on CUDA
+ON, OFF = "on", "off"  # what index.visual_graphs may say: on = on CUDA (on a CPU nothing is captured)
 BUCKET_PATCHES = 4096  # ~1.3 pages at 768 visual tokens: at most that much padding a batch
 SEGMENT_SLOTS = 256
 FULL_SEQLEN_STEP = 1024  # the longest image's patch count, rounded up: part of a graph's key
 MAX_GRAPHS = 4  # the batch sizes and budgets one library run meets; each holds its activations' memory
+# held while a graph is captured: CUDA work from another thread then (the next batch patched on the GPU,
+# page_embedder.py) would invalidate the capture and fail that thread's work too (the 2026-11-28 H200 check)
+capturing = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -63,10 +71,10 @@ def _padded_bounds(bounds: list[int], padded: int, longest: int, slots: int) -> 
 
 
 def use_vision_graphs(model, mode: str, device: str) -> "TowerGraphs | None":
-    """Replay the vision tower's blocks of `model` from CUDA graphs when `mode` is auto and `device` is CUDA;
+    """Replay the vision tower's blocks of `model` from CUDA graphs when `mode` is on and `device` is CUDA;
     otherwise leave (or put back) transformers' own forward. Returns the graphs in use, or None."""
-    if mode not in (AUTO, OFF):
-        raise ValueError(f"vision graphs {mode!r} is not one of auto, off")
+    if mode not in (ON, OFF):
+        raise ValueError(f"vision graphs {mode!r} is not one of on, off")
     tower = model.visual
     if mode == OFF or not device.startswith("cuda"):
         tower.__dict__.pop("forward", None)  # the class's forward again
@@ -120,7 +128,8 @@ class TowerGraphs:
         if captured is None:
             while len(self.graphs) >= MAX_GRAPHS:
                 self.graphs.popitem(last=False)  # the least recently used bucket's memory goes back
-            captured = _Captured(self.tower, bucket, inputs)
+            with capturing:
+                captured = _Captured(self.tower, bucket, inputs)
             self.graphs[bucket.key] = captured
         self.graphs.move_to_end(bucket.key)
         return captured
