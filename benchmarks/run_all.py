@@ -323,6 +323,7 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
         rows.append((f"{card}: vision tower in bf16 against float32 (per window): cosine least / mean, per window; "
                      "one call per layer", f"{exact['per_window']['min']} / {exact['per_window']['mean']}; "
                      f"{exact['auto']['min']} / {exact['auto']['mean']}"))
+    rows += _embedder_paths_rows(card, d)
     chunks = d["chunk_embeddings"].get("runs") or {}
     gpu = max((r["chunks_per_s"] for k, r in chunks.items() if r and k.startswith("cuda")), default=None)
     cpu = (chunks.get("cpu_batch32") or {}).get("chunks_per_s")
@@ -340,6 +341,40 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
                      ", ".join(f"{name} {m['seconds_per_question']:g}" for name, m in per.items()
                                if isinstance(m, dict))))
     return rows
+
+
+def _embedder_paths_rows(card: str, d: dict) -> list[tuple[str, str]]:
+    """The page embedder's ways of running at 768 visual tokens (embed_check.py's paths) and where one batch's
+    forward spends its GPU time (its profile)."""
+    rows, paths = [], d.get("embedder_paths") or {}
+    ways = {name: p for name, p in paths.items() if isinstance(p, dict) and "pages_per_s" in p}
+    if ways:
+        rows.append((f"{card}: page embedder at 768 visual tokens, {paths['pages']} pages, by way of running: pages/s "
+                     "(one batch's patching s + forward s)", "; ".join(
+                         f"{name} {p['pages_per_s']} ({p['one_batch_patching_s']} + {p['one_batch_forward_s']})"
+                         for name, p in ways.items())))
+        first = next(iter(ways))
+        rows.append((f"{card}: page embedder, each way's vectors against {first}'s: cosine least / mean", "; ".join(
+            f"{name} {c['min']} / {c['mean']}" for name, c in paths.get(f"cosine_to_{first}", {}).items())))
+    profile = d.get("embedder_profile") or {}
+    if "forward_ms" in profile:
+        rows.append((f"{card}: one {profile['pages']}-page forward at 768 visual tokens: ms, vision tower / the rest",
+                     f"{profile['forward_ms']}, {profile['tower_ms']} / {profile['after_tower_ms']}"))
+    return rows
+
+
+def _gpu_embedder_paths_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    return _embedder_paths_rows(d["card"], d)
+
+
+def _gpu_embedder_paths_command(args) -> list[str]:
+    """The embedding part of the GPU check alone, where there is a GPU."""
+    return ["bash", "-c", "command -v nvidia-smi > /dev/null || { echo 'gpu_embedder_paths: no GPU here; "
+            "benchmarks/results/gpu_embedder_paths.json kept'; exit 0; }; "
+            f"{PYTHON} benchmarks/gpu_check/prepare.py .gpu-pack && OUT=benchmarks/out/gpu_paths PARTS=embed "
+            "bash benchmarks/gpu_check/run.sh .gpu-pack && cp benchmarks/out/gpu_paths/gpu_check.json "
+            "benchmarks/results/gpu_embedder_paths.json"]
 
 
 def _gpu_check_command(args) -> list[str]:
@@ -530,6 +565,8 @@ BENCHMARKS = [
     Benchmark("page_embedder_attention", lambda a: [PYTHON, str(BENCH / "page_embedder_attention.py")],
               BENCH / "results/page_embedder_attention.json", _attention_headline),
     Benchmark("gpu_check", _gpu_check_command, BENCH / "results/gpu_check.json", _gpu_check_headline),
+    Benchmark("gpu_embedder_paths", _gpu_embedder_paths_command, BENCH / "results/gpu_embedder_paths.json",
+              _gpu_embedder_paths_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),
