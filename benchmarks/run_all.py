@@ -335,6 +335,12 @@ def _gpu_check_headline(path: Path) -> list[tuple[str, str]]:
     kind = (llama.get("measured_file") or {}).get("type", "?")
     rows.append((f"{card}: Qwen2.5-7B-size {kind}, full offload: prompt / generation tokens/s",
                  f"{tps['prompt']} / {tps['generation']}"))
+    images = llama.get("page_images")
+    if images:
+        rows.append((f"{card}: a question about one page image, random Qwen2.5-VL-7B + projector through libmtmd "
+                     f"({kind}): s with the page / without; prompt tokens with / without",
+                     f"{images['seconds_per_page_question']} / {images['seconds_text_only_question']}; "
+                     f"{images['prompt_tokens_with_page']} / {images['prompt_tokens_text_only']}"))
     per = llama.get("seconds_per_question") or {}
     if per:
         rows.append((f"{card}: seconds per question at the 1.5B records' token counts (7B {kind})",

@@ -51,6 +51,9 @@ def test_small_check_runs_every_part_and_writes_one_json(tmp_path):
     assert llama["build"]["skipped"] and llama["measured_file"]["type"] == "Q4_K_M"
     assert result["tokens_per_s"]["prompt"] > 0 and result["tokens_per_s"]["generation"] > 0
     assert llama["speed"]["generated_tokens"] == 16
+    images = llama["page_images"]  # a page through the random Qwen2.5-VL projector and libmtmd
+    assert images["pages"] == 2 and images["seconds_per_page_question"] > 0
+    assert images["prompt_tokens_with_page"] > images["prompt_tokens_text_only"] + 100
     methods = llama["seconds_per_question"]
     assert {"simpledoc", "m3docrag"} <= set(methods) and all(m["seconds_per_question"] > 0 for m in methods.values())
 

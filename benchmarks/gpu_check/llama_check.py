@@ -1,8 +1,10 @@
 """llama.cpp on the GPU: a random-weight GGUF of the Qwen2.5-7B text architecture, every layer offloaded.
 
-    python3 llama_check.py gguf F16.gguf                 # write the F16 file (the gguf package; no llama.cpp needed)
-    python3 llama_check.py bench PACK F16.gguf OUT.json  # quantize to Q4_K_M, then prompt / generation tokens/s
-                                                         # and the seconds a question takes per method
+    python3 llama_check.py gguf F16.gguf                 # write the F16 file and its vision projector beside it
+                                                         # (the gguf package; no llama.cpp needed)
+    python3 llama_check.py bench PACK F16.gguf OUT.json  # quantize to Q4_K_M, then prompt / generation tokens/s,
+                                                         # the seconds a question takes per method, and the seconds
+                                                         # a page image takes through libmtmd (the projector)
 SMALL=1: the tiny size of the same architecture, on the installed llama_cpp.
 
 Q4_K_M goes through llama.cpp's own quantize API in a child process with a time limit (QUANTIZE_TIMEOUT_S); if it
@@ -23,12 +25,21 @@ from _part import SMALL, Record
 
 PROMPT_TOKENS = 600 if SMALL else 4000
 GENERATED = 16 if SMALL else 128
+IMAGE_PAGES = 2 if SMALL else 6  # measured after a first page that warms the projector
+
+
+def projector_path(f16: Path) -> Path:
+    return f16.with_name("mmproj-F16.gguf")
 
 
 def write_gguf(path: str) -> None:
     started = time.monotonic()
-    qwen_gguf.write(Path(path), **(qwen_gguf.TINY if SMALL else qwen_gguf.QWEN25_7B))
-    print(json.dumps({"gguf_write_s": round(time.monotonic() - started, 1), "bytes": Path(path).stat().st_size}))
+    text = qwen_gguf.TINY if SMALL else qwen_gguf.QWEN25_7B
+    qwen_gguf.write(Path(path), **text)
+    qwen_gguf.write_projector(projector_path(Path(path)), text["n_embd"],
+                              **(qwen_gguf.TINY_VISION if SMALL else qwen_gguf.QWEN25_VL_VISION))
+    print(json.dumps({"gguf_write_s": round(time.monotonic() - started, 1), "bytes": Path(path).stat().st_size,
+                      "projector_bytes": projector_path(Path(path)).stat().st_size}))
 
 
 def quantize(source: Path, target: Path, timeout: float) -> str:
@@ -77,13 +88,69 @@ def speed(model: Path) -> dict:
             "supports_gpu_offload": bool(llama_cpp.llama_supports_gpu_offload())}
 
 
-def speed_in_child(model: Path) -> dict:
-    """speed() in a child process: a file llama.cpp cannot load may kill the process (the quantized 7B segfaulted
-    while loading on the H200, 2026-11-26), and the F16 file should still be measured."""
-    result = subprocess.run([sys.executable, __file__, "speed", str(model)], capture_output=True, text=True)
+def page_images(model: Path, projector: Path, pack: Path) -> dict:
+    """Page images through the product's LocalBackend and libmtmd, every layer offloaded, at the app's image budget
+    (llm.image_max_pixels): seconds for a question about one page (the image encoded, the prompt read, one token
+    out) against the same question without the page, and the image's tokens."""
+    import io
+    import statistics
+
+    from PIL import Image
+
+    from _part import use_checkout
+
+    stub = use_checkout() == "stub"
+    from docqa_desktop.llm import Message, Options, local
+    from docqa_desktop.llm.local import LocalBackend, LocalConfig
+    from docqa_desktop.settings import LlmSettings
+
+    budget = LlmSettings().image_max_pixels
+    manifest = json.loads((pack / "pages" / "pages.json").read_text())["pages"][:IMAGE_PAGES + 1]
+    pages, sizes = [], {}
+    for entry in manifest:
+        with Image.open(pack / "pages" / entry["file"]) as image:
+            image = image.convert("RGB")
+            scale = min(1.0, (budget / (image.width * image.height)) ** 0.5)  # as llm/images.fit_image scales
+            image = image.resize((max(28, int(image.width * scale)), max(28, int(image.height * scale))))
+            png = io.BytesIO()
+            image.save(png, "PNG")
+            pages.append(png.getvalue())
+            sizes[pages[-1]] = image.size
+    if stub:  # the GPU machine has no pymupdf, which the backend decodes images with: the pages already fit
+        local.fit_image = lambda data, max_pixels: data
+        local.estimated_image_tokens = lambda data: -(-sizes[data][0] // 28) * -(-sizes[data][1] // 28) + 2
+    started = time.monotonic()
+    backend = LocalBackend("random-qwen2.5-vl-7b", model, LocalConfig(threads=os.cpu_count() or 4, gpu_layers=-1,
+                                                                        context=8192, image_max_pixels=budget),
+                           projector)
+    question = "Which value does the table on this page give for the year?"
+    backend.chat([Message("user", question)], Options(max_tokens=1))  # loads the model and the projector
+    load_s = time.monotonic() - started
+    timings, tokens = [], []
+    for i, png in enumerate(pages):
+        started = time.monotonic()
+        completion = backend.chat([Message("user", question, (png,))], Options(max_tokens=1))
+        if i:  # the first page warms the projector's kernels
+            timings.append(time.monotonic() - started)
+            tokens.append(completion.usage.prompt_tokens)
+    started = time.monotonic()
+    text_only = backend.chat([Message("user", question)], Options(max_tokens=1))
+    text_s = time.monotonic() - started
+    backend.close()
+    return {"load_s": round(load_s, 2), "image_max_pixels": budget, "pages": len(timings),
+            "seconds_per_page_question": round(statistics.median(timings), 3),
+            "seconds_text_only_question": round(text_s, 3),
+            "prompt_tokens_with_page": round(statistics.mean(tokens)), "prompt_tokens_text_only":
+            text_only.usage.prompt_tokens}
+
+
+def in_child(step: str, *args: Path) -> dict:
+    """A step in a child process: a file llama.cpp cannot load may kill the process (the quantized 7B segfaulted
+    while loading on the H200, 2026-11-26), and what follows should still be measured."""
+    result = subprocess.run([sys.executable, __file__, step, *map(str, args)], capture_output=True, text=True)
     sys.stderr.write(result.stderr)  # llama.cpp's log: the offload lines
     if result.returncode != 0:
-        raise RuntimeError(f"speed on {model.name} exited {result.returncode}: {result.stderr[-1500:]}")
+        raise RuntimeError(f"{step} on {args[0].name} exited {result.returncode}: {result.stderr[-1500:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -103,10 +170,10 @@ def bench(pack: str, f16: str, out: str) -> None:
     timeout = float(os.environ.get("QUANTIZE_TIMEOUT_S", "150"))
     R.data["quantized"] = R.step("quantize", quantize, source, target, timeout)
     model = target if R.data["quantized"] else source
-    rates = R.step("speed", speed_in_child, model)
+    rates = R.step("speed", in_child, "speed", model)
     if rates is None and model != source and source.exists():
         model = source
-        rates = R.step("speed_f16", speed_in_child, model)
+        rates = R.step("speed_f16", in_child, "speed", model)
     R.data["speed"] = rates
     R.data["measured_file"] = {"type": "F16" if model == source else R.data["quantized"],
                                "bytes": model.stat().st_size}
@@ -114,6 +181,8 @@ def bench(pack: str, f16: str, out: str) -> None:
     if rates and methods.exists():
         R.data["methods"] = R.step("per_method", per_method, json.loads(methods.read_text())["methods"],
                                    rates["prompt_tokens_per_s"], rates["generation_tokens_per_s"])
+    if rates and projector_path(source).exists():
+        R.data["page_images"] = R.step("page_images", in_child, "images", model, projector_path(source), Path(pack))
     R.save()
 
 
@@ -122,5 +191,7 @@ if __name__ == "__main__":
         write_gguf(sys.argv[2])
     elif sys.argv[1] == "speed":
         print(json.dumps(speed(Path(sys.argv[2]))))
+    elif sys.argv[1] == "images":
+        print(json.dumps(page_images(*map(Path, sys.argv[2:5]))))
     else:
         bench(*sys.argv[2:5])

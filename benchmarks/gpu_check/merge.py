@@ -77,7 +77,7 @@ def main() -> None:
         "llama": {"build": build(), "gguf": text("gguf.txt").strip().splitlines()[-1:],
                   "measured_file": llama.get("measured_file"), "speed": speed,
                   "offloaded_layers": f"{offload.group(1)}/{offload.group(2)}" if offload else None,
-                  "seconds_per_question": llama.get("methods")},
+                  "seconds_per_question": llama.get("methods"), "page_images": llama.get("page_images")},
         "errors": [{"part": name, **{k: v for k, v in e.items() if k != "trace"}}
                    for name, p in (("embed", embed), ("text", textp), ("llama", llama)) for e in p.get("errors", [])],
         "traces": [e.get("trace") for p in (embed, textp, llama) for e in p.get("errors", []) if e.get("trace")][:6],
