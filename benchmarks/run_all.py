@@ -374,22 +374,16 @@ def _gpu_embedder_paths_headline(path: Path) -> list[tuple[str, str]]:
     return _embedder_paths_rows(d["card"], d)
 
 
-def _gpu_embedder_paths_command(args) -> list[str]:
-    """The embedding part of the GPU check alone, where there is a GPU."""
-    return ["bash", "-c", "command -v nvidia-smi > /dev/null || { echo 'gpu_embedder_paths: no GPU here; "
-            "benchmarks/results/gpu_embedder_paths.json kept'; exit 0; }; "
-            f"{PYTHON} benchmarks/gpu_check/prepare.py .gpu-pack && OUT=benchmarks/out/gpu_paths PARTS=embed "
-            "bash benchmarks/gpu_check/run.sh .gpu-pack && cp benchmarks/out/gpu_paths/gpu_check.json "
-            "benchmarks/results/gpu_embedder_paths.json"]
-
-
-def _gpu_check_command(args) -> list[str]:
-    """Only where there is a GPU: elsewhere the committed result (from a lent GPU machine) stays."""
-    return ["bash", "-c", "command -v nvidia-smi > /dev/null || { echo 'gpu_check: no GPU here; "
-            "benchmarks/results/gpu_check.json kept'; exit 0; }; "
-            f"{PYTHON} benchmarks/gpu_check/prepare.py .gpu-pack && OUT=benchmarks/out/gpu_check "
-            "bash benchmarks/gpu_check/run.sh .gpu-pack && cp benchmarks/out/gpu_check/gpu_check.json "
-            "benchmarks/results/gpu_check.json"]
+def _gpu_check_run(name: str, parts: str) -> Callable[[argparse.Namespace], list[str]]:
+    """The GPU check's `parts`, only where there is a GPU: elsewhere the committed result (from a lent GPU machine)
+    stays. Its JSON becomes benchmarks/results/<name>.json."""
+    def command(args) -> list[str]:
+        return ["bash", "-c", f"command -v nvidia-smi > /dev/null || {{ echo '{name}: no GPU here; "
+                f"benchmarks/results/{name}.json kept'; exit 0; }}; "
+                f"{PYTHON} benchmarks/gpu_check/prepare.py .gpu-pack && OUT=benchmarks/out/{name} PARTS='{parts}' "
+                f"bash benchmarks/gpu_check/run.sh .gpu-pack && cp benchmarks/out/{name}/gpu_check.json "
+                f"benchmarks/results/{name}.json"]
+    return command
 
 
 def _fuzz_headline(path: Path) -> list[tuple[str, str]]:
@@ -570,9 +564,10 @@ BENCHMARKS = [
               BENCH / "results/visual_embed-tiny.json", _embed_headline),
     Benchmark("page_embedder_attention", lambda a: [PYTHON, str(BENCH / "page_embedder_attention.py")],
               BENCH / "results/page_embedder_attention.json", _attention_headline),
-    Benchmark("gpu_check", _gpu_check_command, BENCH / "results/gpu_check.json", _gpu_check_headline),
-    Benchmark("gpu_embedder_paths", _gpu_embedder_paths_command, BENCH / "results/gpu_embedder_paths.json",
-              _gpu_embedder_paths_headline),
+    Benchmark("gpu_check", _gpu_check_run("gpu_check", "embed text llama"), BENCH / "results/gpu_check.json",
+              _gpu_check_headline),
+    Benchmark("gpu_embedder_paths", _gpu_check_run("gpu_embedder_paths", "embed"),
+              BENCH / "results/gpu_embedder_paths.json", _gpu_embedder_paths_headline),
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),
