@@ -160,7 +160,8 @@ def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
     return row
 
 
-SPEED_PATHS = {  # name: (vision MLP aligned, where pages are patched, vision graphs); in this order: aligning is for good
+# name: (vision MLP aligned, where pages are patched, vision graphs); in this order, as aligning is for good
+SPEED_PATHS = {
     "before": (False, None, "off"),  # the embedder as of 74ba8dd
     "gpu_patching": (False, "cuda", "off"),
     "aligned_mlp_gpu_patching": (True, "cuda", "off"),  # the app's default on a GPU

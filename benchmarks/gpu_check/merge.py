@@ -83,12 +83,11 @@ def main() -> None:
         "traces": [e.get("trace") for p in (embed, textp, llama) for e in p.get("errors", []) if e.get("trace")][:6],
     }
     OUT.write_text(json.dumps(result, indent=1, default=str))
+    paths = {name: path["pages_per_s"] for name, path in (result["embedder_paths"] or {}).items()
+             if isinstance(path, dict) and "pages_per_s" in path}
     print(json.dumps({k: result[k] for k in ("card", "pages_per_s", "visual_stage_pages_per_s", "tokens_per_s",
                                              "wall_s")}
-                     | {"paths_pages_per_s": {name: path["pages_per_s"] for name, path in (result["embedder_paths"] or {})
-                                              .items() if isinstance(path, dict) and "pages_per_s" in path}}
-                     | {"errors": [e["error"][:200] for e in result["errors"]]},
-                     indent=1))
+                     | {"paths_pages_per_s": paths, "errors": [e["error"][:200] for e in result["errors"]]}, indent=1))
 
 
 if __name__ == "__main__":

@@ -182,7 +182,7 @@ class PageEmbedder:
 
         processor = self.processor.image_processor
         size = processor.size if isinstance(processor.size, SizeDict) else SizeDict(**processor.size)  # 5.24 / 5.17
-        pixels = torch.from_numpy(np.array(image)).permute(2, 0, 1)[None]  # [1, 3, height, width] uint8 (a copy: writable)
+        pixels = torch.from_numpy(np.array(image)).permute(2, 0, 1)[None]  # [1, 3, height, width] uint8, writable
         factor = processor.patch_size * processor.merge_size
         return processor.resize(pixels, size=size, resample=processor.resample, factor=factor)[0]
 

@@ -187,8 +187,8 @@ def _eager_blocks(tower, hidden, cu_full, max_full, cu_window, max_window, posit
 
 
 def _bucketed_forward(tower, hidden_states, grid_thw, **kwargs):
-    """transformers' Qwen2_5_VisionTransformerPretrainedModel.forward (5.17 to 5.24 alike), the blocks' loop handed to the graphs
-    (and without its output-capturing decorators: the page embedder reads only pooler_output)."""
+    """transformers' Qwen2_5_VisionTransformerPretrainedModel.forward (5.17 to 5.24 alike), the blocks' loop handed
+    to the graphs, without its output-capturing decorators (the page embedder reads only pooler_output)."""
     import torch
     from transformers.modeling_outputs import BaseModelOutputWithPooling
     from transformers.utils.generic import get_max_seqlen
