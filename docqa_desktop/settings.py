@@ -63,6 +63,11 @@ class VisualGraphs(Option):
     OFF = "off"  # eager, as transformers runs it: no faster than graphs on an H200 (vision_graphs.py)
 
 
+class VisualCompile(Option):
+    ON = "on"  # the page embedder's layers compiled by torch.compile (compiled_layers.py): not measured on a GPU yet
+    OFF = "off"
+
+
 class Fusion(Option):
     CONVEX = "convex"  # weighted normalised scores
     RRF = "rrf"  # reciprocal rank
@@ -165,6 +170,7 @@ class IndexSettings:
     # cost to retrieval is measured with the real weights (README, benchmarks/visual_index_size.py)
     visual_attention: VisualAttention = VisualAttention.AUTO  # vision tower: one call per layer (vision_attention.py)
     visual_graphs: VisualGraphs = VisualGraphs.OFF  # on: the vision tower's blocks from CUDA graphs on a GPU
+    visual_compile: VisualCompile = VisualCompile.OFF  # on: the embedder's layers compiled (the first batch waits)
     visual_max_batch: int = 16  # pages per forward on a GPU at most (fewer when free memory is short)
     visual_commit_pages: int = 8  # pages embedded between commits: what a crash can cost
 

@@ -22,6 +22,7 @@ from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 from .vision_attention import AUTO, use_vision_attention
 from .aligned_mlp import align_vision_mlp
+from .compiled_layers import OFF as COMPILE_OFF, use_compiled_layers
 from .vision_graphs import OFF as GRAPHS_OFF, capturing, use_vision_graphs
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,8 @@ class PageEmbedder:
     """A loaded ColQwen2.5 model and processor."""
 
     def __init__(self, model, processor, *, name: str, device: str, visual_tokens: int = 768, pool_factor: int = 1,
-                 vision_attention: str = AUTO, vision_graphs: str = GRAPHS_OFF, max_batch: int = 16):
+                 vision_attention: str = AUTO, vision_graphs: str = GRAPHS_OFF, compile_layers: str = COMPILE_OFF,
+                 max_batch: int = 16):
         import torch
 
         self.torch, self.model, self.processor = torch, model, processor
@@ -74,6 +76,7 @@ class PageEmbedder:
         processor.image_processor.size["longest_edge"] = visual_tokens * PIXELS_PER_TOKEN
         self.set_vision_attention(vision_attention)
         self.set_vision_graphs(vision_graphs)
+        self.set_compiled_layers(compile_layers)
         self.batch_size = self._initial_batch(max_batch)
         # A page takes up to a minute on a CPU: checking between layers makes Cancel take effect in ~2 s.
         self.cancel: threading.Event | None = None
@@ -89,7 +92,8 @@ class PageEmbedder:
     def load(cls, folder: str | Path, *, base_folder: str | Path | None = None, device: str = "auto",
              visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
              name: str | None = None, cpu_int8: bool = False, vision_attention: str = AUTO,
-             vision_graphs: str = GRAPHS_OFF, max_batch: int = 16, aligned_mlp: bool = True) -> "PageEmbedder":
+             vision_graphs: str = GRAPHS_OFF, compile_layers: str = COMPILE_OFF, max_batch: int = 16,
+             aligned_mlp: bool = True) -> "PageEmbedder":
         """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
         ColQwen2.5). Never touches the network. On a GPU the vision MLP is widened for the fast kernels
         (aligned_mlp.py) unless `aligned_mlp` is False (the GPU check's baseline)."""
@@ -117,7 +121,7 @@ class PageEmbedder:
             raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
         return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
                    pool_factor=pool_factor, vision_attention=vision_attention, vision_graphs=vision_graphs,
-                   max_batch=max_batch)
+                   compile_layers=compile_layers, max_batch=max_batch)
 
     def set_vision_attention(self, mode: str) -> None:
         """auto | padded | per_window (transformers' own, one call per window): vectors agree to a cosine of 0.999."""
@@ -128,6 +132,10 @@ class PageEmbedder:
         """on (on CUDA: the vision tower's blocks replayed from CUDA graphs, vision_graphs.py) | off (eager)."""
         self.graphs = use_vision_graphs(self.model, mode, self.device)
         self.vision_graphs = mode
+
+    def set_compiled_layers(self, mode: str) -> None:
+        """on (the vision blocks and language-model layers compiled by torch.compile, compiled_layers.py) | off."""
+        self.layers_compiled = use_compiled_layers(self.model, mode)
 
     def _initial_batch(self, max_batch: int) -> int:
         if not self.device.startswith("cuda"):

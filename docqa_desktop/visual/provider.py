@@ -45,7 +45,7 @@ class VisualModels:
                     resolved.model_path, base_folder=resolved.base_path, visual_tokens=s.visual_tokens,
                     pool_factor=s.visual_pool_factor, name=resolved.name, cpu_int8=s.visual_cpu_int8,
                     vision_attention=str(s.visual_attention), vision_graphs=str(s.visual_graphs),
-                    max_batch=s.visual_max_batch)
+                    compile_layers=str(s.visual_compile), max_batch=s.visual_max_batch)
             return self._embedder
 
     def library_index(self) -> VisualLibraryIndex | None:
