@@ -118,7 +118,9 @@ def _close_on_sigterm(app: QApplication) -> None:
     loop runs none while idle: a timer gives it a moment twice a second."""
     if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
         return
-    signal.signal(signal.SIGTERM, lambda signum, frame: app.closeAllWindows())
+    # posted, not called: a signal before app.exec() would close the window while no loop runs, and the loop,
+    # started after, would wait for a last window that has already gone (the app then outlived SIGTERM)
+    signal.signal(signal.SIGTERM, lambda signum, frame: QTimer.singleShot(0, app.closeAllWindows))
     heartbeat = QTimer(app)
     heartbeat.timeout.connect(lambda: None)
     heartbeat.start(500)
