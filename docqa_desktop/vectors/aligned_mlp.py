@@ -20,16 +20,16 @@ def align_vision_mlp(model, multiple: int = ALIGNMENT) -> int:
     for block in model.visual.blocks:
         mlp = block.mlp
         width = mlp.gate_proj.out_features
-        added = -width % multiple
+        extra = -width % multiple
         layers = (mlp.gate_proj, mlp.up_proj, mlp.down_proj)
-        if not added or any(type(layer) is not torch.nn.Linear for layer in layers):
-            added = 0  # aligned already, or wrapped (an adapter's LoRA, quantized): left as it is
-            continue
+        if not extra or any(type(layer) is not torch.nn.Linear for layer in layers):
+            continue  # aligned already, or wrapped (an adapter's LoRA, quantized): left as it is
         with torch.no_grad():
             for name in ("gate_proj", "up_proj"):
-                setattr(mlp, name, _widened(getattr(mlp, name), out_extra=added))
-            mlp.down_proj = _widened(mlp.down_proj, in_extra=added)
-        mlp.intermediate_size = width + added
+                setattr(mlp, name, _widened(getattr(mlp, name), out_extra=extra))
+            mlp.down_proj = _widened(mlp.down_proj, in_extra=extra)
+        mlp.intermediate_size = width + extra
+        added = extra
     return added
 
 

@@ -2,8 +2,9 @@
 
 CUDA in bfloat16 with SDPA when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are
 capped to a visual-token budget: fewer patches, proportionally less compute, less detail. The vision tower attends
-with one call per layer instead of one per window (vectors/vision_attention.py) and, on a GPU, replays its blocks from
-CUDA graphs (vectors/vision_graphs.py) and patches the pages there too.
+with one call per layer instead of one per window (vectors/vision_attention.py). On a GPU the pages are patched there
+too and the vision MLP is widened for the fast kernels (vectors/aligned_mlp.py); CUDA graphs (vision_graphs.py) and
+compiled layers (compiled_layers.py) are settings, off by default.
 """
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from ..errors import ModelError
 from ..progress import Cancelled, check_cancel
 from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
-from .vision_attention import AUTO, use_vision_attention
 from .aligned_mlp import align_vision_mlp
 from .compiled_layers import OFF as COMPILE_OFF, use_compiled_layers
+from .vision_attention import AUTO, use_vision_attention
 from .vision_graphs import OFF as GRAPHS_OFF, capturing, use_vision_graphs
 
 log = logging.getLogger(__name__)
@@ -131,7 +132,6 @@ class PageEmbedder:
     def set_vision_graphs(self, mode: str) -> None:
         """on (on CUDA: the vision tower's blocks replayed from CUDA graphs, vision_graphs.py) | off (eager)."""
         self.graphs = use_vision_graphs(self.model, mode, self.device)
-        self.vision_graphs = mode
 
     def set_compiled_layers(self, mode: str) -> None:
         """on (the vision blocks and language-model layers compiled by torch.compile, compiled_layers.py) | off."""
@@ -162,7 +162,8 @@ class PageEmbedder:
         return out
 
     def prepare(self, images: list) -> PreparedPages:
-        """The CPU's share of embedding `images` (decoding, resizing, patching): safe on another thread."""
+        """What comes before the model (decoding, resizing, patching; on a GPU the patching runs there): safe on
+        another thread while the model embeds the previous batch."""
         return PreparedPages(images, self._processed(images))
 
     def _processed(self, images: list):
