@@ -160,14 +160,16 @@ def measure_budget(embedder, images, budget: int, n_queries: int) -> dict:
     return row
 
 
-# name: (vision MLP aligned, where pages are patched, vision graphs, layers compiled); in this order, as aligning is
-# for good; compiling last, as its first batch waits for the compile (its warm-up says how long)
+# name: (vision MLP aligned, RMS norms fused, where pages are patched, vision graphs, layers compiled); in this order,
+# as aligning and fusing are for good; compiling last, as its first batch waits for the compile (its warm-up says how
+# long)
 SPEED_PATHS = {
-    "before": (False, None, "off", "off"),  # the embedder as of 74ba8dd
-    "gpu_patching": (False, "cuda", "off", "off"),
-    "aligned_mlp_gpu_patching": (True, "cuda", "off", "off"),  # the app's default on a GPU
-    "aligned_mlp_gpu_patching_graphs": (True, "cuda", "on", "off"),
-    "aligned_mlp_gpu_patching_compiled": (True, "cuda", "off", "on"),
+    "before": (False, False, None, "off", "off"),  # the embedder as of 74ba8dd
+    "gpu_patching": (False, False, "cuda", "off", "off"),
+    "aligned_mlp_gpu_patching": (True, False, "cuda", "off", "off"),
+    "fused_norms_aligned_mlp_gpu_patching": (True, True, "cuda", "off", "off"),  # the app's default on a GPU
+    "fused_norms_aligned_mlp_gpu_patching_graphs": (True, True, "cuda", "on", "off"),
+    "fused_norms_aligned_mlp_gpu_patching_compiled": (True, True, "cuda", "off", "on"),
 }
 
 
@@ -178,17 +180,20 @@ def measure_paths(embedder, images) -> dict:
     import torch
 
     from docqa_desktop.vectors.aligned_mlp import align_vision_mlp
+    from docqa_desktop.vectors.fused_norms import fuse_rms_norms
 
     cuda = embedder.device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     row: dict = {"pages": len(images), "batch_size": embedder.batch_size}
     vectors = {}
     try:
-        for name, (aligned, patching, graphs, compiled) in SPEED_PATHS.items():
-            if (aligned or patching) and not cuda:
+        for name, (aligned, fused, patching, graphs, compiled) in SPEED_PATHS.items():
+            if (aligned or fused or patching) and not cuda:
                 continue
             if aligned and "mlp_units_added" not in row:  # once: the paths after it keep the widened MLP
                 row["mlp_units_added"] = align_vision_mlp(embedder.model)
+            if fused and "rms_norms_fused" not in row:  # likewise
+                row["rms_norms_fused"] = fuse_rms_norms(embedder.model)
             embedder.set_vision_graphs(graphs)
             embedder.set_compiled_layers(compiled)
             embedder.preprocess_device = patching
@@ -217,6 +222,7 @@ def measure_paths(embedder, images) -> dict:
     finally:  # the app's default on this device again
         if cuda:
             align_vision_mlp(embedder.model)
+            fuse_rms_norms(embedder.model)
         embedder.set_vision_graphs("off")
         embedder.set_compiled_layers("off")
         embedder.preprocess_device = "cuda" if cuda else None
@@ -403,8 +409,8 @@ def main() -> None:
     if not R.step("random_weights", save_random_model, folder, device):
         return
     started = time.monotonic()
-    embedder = R.step("PageEmbedder.load", module.PageEmbedder.load, folder, device=device,  # measure_paths aligns
-                      visual_tokens=BUDGETS[0], name="colqwen2.5-random", aligned_mlp=False)
+    embedder = R.step("PageEmbedder.load", module.PageEmbedder.load, folder, device=device,  # measure_paths tunes
+                      visual_tokens=BUDGETS[0], name="colqwen2.5-random", tune_for_gpu=False)
     if embedder is None:
         return
     R.data["load_s"] = round(time.monotonic() - started, 2)

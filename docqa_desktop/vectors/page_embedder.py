@@ -3,8 +3,9 @@
 CUDA in bfloat16 with SDPA when there is a GPU, float32 on the CPU (bfloat16 measured slower there). Pages are
 capped to a visual-token budget: fewer patches, proportionally less compute, less detail. The vision tower attends
 with one call per layer instead of one per window (vectors/vision_attention.py). On a GPU the pages are patched there
-too and the vision MLP is widened for the fast kernels (vectors/aligned_mlp.py); CUDA graphs (vision_graphs.py) and
-compiled layers (compiled_layers.py) are settings, off by default.
+too, the vision MLP is widened for the fast kernels (vectors/aligned_mlp.py) and the RMS norms are fused
+(fused_norms.py); CUDA graphs (vision_graphs.py) and compiled layers (compiled_layers.py) are settings, off by
+default.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..pdf.page_images import PIXELS_PER_TOKEN
 from .torch_runtime import import_torchvision
 from .aligned_mlp import align_vision_mlp
 from .compiled_layers import OFF as COMPILE_OFF, use_compiled_layers
+from .fused_norms import fuse_rms_norms
 from .vision_attention import AUTO, use_vision_attention
 from .vision_graphs import OFF as GRAPHS_OFF, capturing, use_vision_graphs
 
@@ -94,10 +96,11 @@ class PageEmbedder:
              visual_tokens: int = 768, pool_factor: int = 1, threads: int | None = None,
              name: str | None = None, cpu_int8: bool = False, vision_attention: str = AUTO,
              vision_graphs: str = GRAPHS_OFF, compile_layers: str = COMPILE_OFF, max_batch: int = 16,
-             aligned_mlp: bool = True) -> "PageEmbedder":
+             tune_for_gpu: bool = True) -> "PageEmbedder":
         """From a transformers folder, or a LoRA adapter folder over `base_folder` (how vidore publishes
         ColQwen2.5). Never touches the network. On a GPU the vision MLP is widened for the fast kernels
-        (aligned_mlp.py) unless `aligned_mlp` is False (the GPU check's baseline)."""
+        (aligned_mlp.py) and the RMS norms fused (fused_norms.py) unless `tune_for_gpu` is False (the GPU check's
+        baseline)."""
         folder = Path(folder)
         import_torchvision()
         import torch
@@ -116,8 +119,9 @@ class PageEmbedder:
             processor = ColQwen2_5_Processor.from_pretrained(str(folder), local_files_only=True)
             if cpu_int8 and device == "cpu":
                 quantize_linear_layers(model)
-            if aligned_mlp and device.startswith("cuda"):
+            if tune_for_gpu and device.startswith("cuda"):
                 align_vision_mlp(model)
+                fuse_rms_norms(model)
         except Exception as exc:  # noqa: BLE001 -- damaged files fail in safetensors, torch, json, peft alike
             raise EmbedderError(f"cannot load the page embedder in {folder}: {exc}") from exc
         return cls(model, processor, name=name or folder.name, device=device, visual_tokens=visual_tokens,
