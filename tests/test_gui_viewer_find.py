@@ -86,6 +86,25 @@ def test_a_single_click_opens_a_document_and_the_page_box_goes_to_a_typed_page(r
     assert viewer.page_box.text() == "1 / 4"
 
 
+def test_the_documents_chosen_to_ask_about_stay_chosen_when_the_list_is_re_read(reader, qtbot, tmp_path):
+    """The library list is rebuilt whenever the library changes (a background stage, the watcher, a command run
+    beside the app): the reader's choice of documents, the current row and the open document stay as they were."""
+    library, viewer = reader.library, reader.viewer
+    paper, report = (str(tmp_path / "docs" / name) for name in (SMALL_PAPER, REPORT))
+    _click(qtbot, reader, SMALL_PAPER)
+    qtbot.waitUntil(lambda: _rendered(viewer, paper, 1), timeout=60_000)
+    _click(qtbot, reader, REPORT, Qt.KeyboardModifier.ControlModifier)
+    assert sorted(library.selected_documents()) == sorted([paper, report])
+    opened = []
+    library.document_clicked.connect(opened.append)
+    library.show_library(reader.roots, reader.service.library.status())  # what refresh_library shows
+    assert sorted(library.selected_documents()) == sorted([paper, report])
+    assert library.tree.currentItem().data(0, Qt.ItemDataRole.UserRole) == report
+    assert opened == [] and viewer.shown == (paper, 1)
+    _click(qtbot, reader, SMALL_PAPER, Qt.KeyboardModifier.ControlModifier)  # and the choice goes on from there
+    assert library.selected_documents() == [report]
+
+
 def _expected_matches(pdf: Path, text: str) -> list[int]:
     """The pages of each match of `text`, as mupdf's own search of the text layer finds them."""
     with pymupdf.open(pdf) as doc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -160,8 +160,14 @@ class LibraryPanel(QWidget):
         self.setAcceptDrops(True)
 
     def show_library(self, roots: list[str], entries: list[FileEntry]) -> None:
+        """List `entries` under their `roots`, keeping what the reader had: expanded folders, the selection (the
+        documents chosen to ask about), the current row and the scroll position. The list is re-read whenever
+        the library changes, even while the reader is choosing."""
         expanded = {self.tree.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
                     for i in range(self.tree.topLevelItemCount()) if self.tree.topLevelItem(i).isExpanded()}
+        selected = {_row_key(item) for item in self.tree.selectedItems()}
+        current = _row_key(self.tree.currentItem()) if self.tree.currentItem() else None
+        scrolled = self.tree.verticalScrollBar().value()
         self.tree.setSortingEnabled(False)  # filled first, sorted once
         self.tree.clear()
         for root, files in group_by_library(roots, entries).items():
@@ -176,7 +182,18 @@ class LibraryPanel(QWidget):
             self.tree.addTopLevelItem(folder)
             folder.setExpanded(root in expanded or len(expanded) == 0)
         self.tree.setSortingEnabled(True)
+        self._reselect(selected, current)
+        self.tree.verticalScrollBar().setValue(scrolled)
         self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
+
+    def _reselect(self, keys: set[tuple[bool, str]], current: tuple[bool, str] | None) -> None:
+        """Select the rows of `keys` (folders and documents still listed) and make `current`'s row current again,
+        without a click's effects: nothing opens."""
+        for item in _all_rows(self.tree):
+            key = _row_key(item)
+            if key == current:
+                self.tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.NoUpdate)
+            item.setSelected(key in keys)
 
     def show_stages(self, stages: list[StageStatus]) -> None:
         """One line per stage: done / total and what is pending, or that it is off and why."""
@@ -190,12 +207,10 @@ class LibraryPanel(QWidget):
 
     def mark_indexing(self, path: str | None) -> None:
         """Show which document the indexer is working on (until the next refresh of the list)."""
-        for i in range(self.tree.topLevelItemCount()):
-            folder = self.tree.topLevelItem(i)
-            for j in range(folder.childCount()):
-                item = folder.child(j)
-                if path and item.data(0, Qt.ItemDataRole.UserRole) == path and "indexed" not in item.text(STATUS):
-                    item.setText(STATUS, INDEXING)
+        for item in _all_rows(self.tree):
+            if path and item.parent() is not None and item.data(0, Qt.ItemDataRole.UserRole) == path \
+                    and "indexed" not in item.text(STATUS):
+                item.setText(STATUS, INDEXING)
 
     def selected_documents(self) -> list[str]:
         """Paths of the selected documents (a selected folder stands for all of its documents)."""
@@ -261,3 +276,16 @@ class LibraryPanel(QWidget):
         if wanted:
             self.paths_dropped.emit(wanted)
             event.acceptProposedAction()
+
+
+def _row_key(item: QTreeWidgetItem) -> tuple[bool, str]:
+    """(is a folder row, its path): a file added on its own is both a folder row and its one document row."""
+    return item.parent() is None, item.data(0, Qt.ItemDataRole.UserRole)
+
+
+def _all_rows(tree: QTreeWidget):
+    """Every folder row of `tree` and, after each, its document rows."""
+    for i in range(tree.topLevelItemCount()):
+        folder = tree.topLevelItem(i)
+        yield folder
+        yield from (folder.child(j) for j in range(folder.childCount()))
