@@ -130,3 +130,22 @@ def test_the_summaries_line_says_simpledoc_is_writing_them_for_the_question(wind
     # the question is answered: the line is the library's again, the summaries written for it counted as done
     qtbot.waitUntil(lambda: SUMMARIES_KEPT.search(stages.text()) is not None, timeout=30_000)
     assert int(SUMMARIES_KEPT.search(stages.text()).group(1)) == needed
+
+
+def test_the_summaries_line_follows_prepare_documents_too(window, qtbot, paper):
+    """Tools → Prepare documents for SimpleDoc writes the library's page summaries ahead of questions: the library
+    panel says so while it does, with the pages written, and counts them when it ends."""
+    _index(window, qtbot, paper)
+    stages = window.library.stages
+    qtbot.waitUntil(lambda: SUMMARIES_OFF.search(stages.text()) is not None, timeout=30_000)
+    model = HeldModel("preparer", [])
+    window.service.resources.use_runtimes(FixedRuntimes(model))
+    window.ask_panel.method.setCurrentText("simpledoc")
+    window.prepare_documents()
+    qtbot.waitUntil(model.held.is_set, timeout=60_000)
+    ahead = re.compile(r"^Summaries: SimpleDoc is writing them ahead of questions \(2 / 8 pages\)$", re.M)
+    qtbot.waitUntil(lambda: ahead.search(stages.text()) is not None, timeout=30_000)  # the paper's 8 pages
+    model.release.set()
+    qtbot.waitUntil(lambda: "page summaries prepared" in window.status_text.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: SUMMARIES_KEPT.search(stages.text()) is not None, timeout=30_000)
+    assert int(SUMMARIES_KEPT.search(stages.text()).group(1)) == 8

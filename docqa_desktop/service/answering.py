@@ -30,6 +30,9 @@ from .models import Models
 from .pages import Pages
 from .resources import Resources
 
+# what a running method's work is for, in the words of the library's stage lines ("SimpleDoc is writing them …")
+FOR_QUESTION, AHEAD = "for this question", "ahead of questions"
+
 
 @dataclasses.dataclass(frozen=True)
 class PrepareReport:
@@ -44,7 +47,8 @@ class Answers:
                  index: Callable[[list[str], ProgressFn | None, threading.Event], IndexReport]):
         self._resources, self._pages, self._models = resources, pages, models
         self._index = index  # the library's: an evaluation indexes its corpus first
-        self._running: dict[str, tuple[str, Progress | None]] = {}  # answer id -> (its method, its latest step)
+        # a question's answer id, or a preparation's key -> (its method, its latest step, what the work is for)
+        self._running: dict[str, tuple[str, Progress | None, str]] = {}
 
     # -- methods --------------------------------------------------------------------------------
 
@@ -106,7 +110,7 @@ class Answers:
                         thread=thread, standalone_question=asked if asked != question else "")
 
         def step(p: Progress) -> None:  # kept as the question's latest step (running()) and passed on
-            self._running[answer.id] = (spec.name, p)
+            self._running[answer.id] = (spec.name, p, FOR_QUESTION)
             if progress:
                 progress(p)
 
@@ -117,7 +121,7 @@ class Answers:
             text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
             progress=step, cancel=cancel, stream=stream, conversation=turns, chooser=self.chooser())
-        self._running[answer.id] = (spec.name, None)
+        self._running[answer.id] = (spec.name, None, FOR_QUESTION)
         try:
             run_method(spec, ctx, settings.ask.check_proofs,  # the verdict, once (methods/verdict.py), the floor too
                        lambda done: self._models.writers(done.models, ctx.text_model, ctx.vision_model))
@@ -128,9 +132,10 @@ class Answers:
                 answers_store.save_answer(cur, answer)
         return answer
 
-    def running(self) -> list[tuple[str, Progress | None]]:
-        """(method, its latest step, None before the first) of each question being answered now, from any thread:
-        the library's stage rows say what a running method does for them."""
+    def running(self) -> list[tuple[str, Progress | None, str]]:
+        """(method, its latest step or None before the first, what it is for: FOR_QUESTION or AHEAD) of each
+        question being answered and each preparation running now, from any thread: the library's stage rows say
+        what a running method does for them."""
         return list(self._running.values())
 
     def prepare(self, method: str | None = None, docs: list[str] | None = None,
@@ -142,9 +147,11 @@ class Answers:
             return PrepareReport(spec.name, 0, False, "")
         refuse_without_components(spec)
         last: list[Progress] = []
+        key = "prepare-" + uuid.uuid4().hex[:12]
 
         def track(p: Progress) -> None:
             last[:] = [p]
+            self._running[key] = (spec.name, p, AHEAD)
             if progress:
                 progress(p)
 
@@ -155,10 +162,13 @@ class Answers:
                              ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode), doc_ids,
                              resources.runtimes.text(), resources.runtimes.vision(), method_settings(spec, settings),
                              settings.ask.image_side, track, cancel)
+        self._running[key] = (spec.name, None, AHEAD)
         try:
             done = spec.prepare(ctx)
         except Cancelled:
             return PrepareReport(spec.name, last[0].done if last else 0, True, spec.prepare_label)
+        finally:
+            del self._running[key]
         return PrepareReport(spec.name, done, False, spec.prepare_label)
 
     # -- history and threads ------------------------------------------------------------------------

@@ -25,8 +25,9 @@ from .resources import Resources
 # What a watch runs after an indexing run that added or changed documents: the default method's preparation,
 # called as prepare(progress=…, cancel=…).
 PrepareFn = Callable[..., object]
-# The questions being answered now: (method, its latest step or None), as Answers.running gives them.
-RunningFn = Callable[[], list[tuple[str, Progress | None]]]
+# The questions being answered and preparations running now: (method, its latest step or None, what it is for in
+# words), as Answers.running gives them.
+RunningFn = Callable[[], list[tuple[str, Progress | None, str]]]
 # The step of a question that does a prepared stage's work, by the stage: while a question is at it, its row says so.
 WRITING_STEP = {"summaries": WRITING_SUMMARIES}
 
@@ -113,16 +114,17 @@ class Library:
         running now does for it, or off when questions go to another method."""
         db = self._resources.db
         cur, artifacts = db.cursor(), ArtifactStore(db)
-        running = dict(self._running())  # method -> its question's latest step
+        running = {method: (step, purpose) for method, step, purpose in self._running()}
         prepared = [(spec, spec.prepared(artifacts)) for spec in METHODS.values() if spec.prepared]
         return ([stage.status(cur, self._resources.settings.index) for stage in self.stages]
                 + [self._prepared_row(spec, row, running) for spec, row in prepared])
 
-    def _prepared_row(self, spec: MethodSpec, row: StageStatus, running: dict[str, Progress | None]) -> StageStatus:
+    def _prepared_row(self, spec: MethodSpec, row: StageStatus,
+                      running: dict[str, tuple[Progress | None, str]]) -> StageStatus:
         if spec.name in running:  # asked for by name, whatever the default method: needed now
-            step = running[spec.name]
+            step, purpose = running[spec.name]
             if step is not None and step.phase == WRITING_STEP.get(row.stage):
-                return dataclasses.replace(row, now=f"{spec.title} is writing them for this question "
+                return dataclasses.replace(row, now=f"{spec.title} is writing them {purpose} "
                                                     f"({step.done} / {step.total} {step.unit})")
             return row
         current = self._current_method()

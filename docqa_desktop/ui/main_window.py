@@ -124,8 +124,11 @@ class MainWindow(QMainWindow):
         self.commands_label = CommandsLabel()  # the docqa commands this app runs for the command line
         self.command_stages = QTimer(self)  # while they run, the stage lines follow what they do (an index, a prepare)
         self.command_stages.setInterval(COMMAND_STAGES_MS)
-        self.command_stages.timeout.connect(
-            CoalescedRead(self.tasks, "stages", service.library.enrichment, self.library.show_stages).request)
+        # the stage lines read again (one read at a time, the latest request kept): by this timer, by each step of
+        # a question or a preparation (SimpleDoc writing summaries), and at their ends
+        self.read_stages = CoalescedRead(self.tasks, "stages", service.library.enrichment,
+                                         self.library.show_stages).request
+        self.command_stages.timeout.connect(self.read_stages)
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.commands_label)
         self.statusBar().addPermanentWidget(self.progress)
@@ -287,6 +290,7 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, max(1, p.total))
             self.progress.setValue(p.done)
             self.status_text.setText(f"Preparing for {method}: {describe(p)}")
+            self.read_stages()  # "Summaries: SimpleDoc is writing them ahead of questions (3 / 8 pages)"
 
         def finished(report) -> None:
             self._set_indexing(False, f"{report.method}: {report.done} {report.what} prepared"
@@ -294,7 +298,8 @@ class MainWindow(QMainWindow):
                                if report.what else f"{report.method} has nothing to prepare")
 
         self._set_indexing(True, f"Preparing documents for {method}…")
-        self.prepare_task = self.tasks.start("prepare", prepare, finished, shown, self.show_error)
+        self.prepare_task = self.tasks.start("prepare", prepare, finished, shown, self.show_error,
+                                             on_finished=self.read_stages)  # the lines as they are after it
 
     def cancel_indexing(self) -> None:
         if self.prepare_task is not None:
@@ -336,19 +341,16 @@ class MainWindow(QMainWindow):
             return answer, self.service.models.upgrade_hint() if answer.method in (QUOTED, CASCADE) and not answer.calls \
                 else ""
 
-        # the library panel's stage lines follow the method too (SimpleDoc writing summaries for this question)
-        stages = CoalescedRead(self.tasks, "stages", self.service.library.enrichment, self.library.show_stages)
-
         def event(value) -> None:
             if isinstance(value, str):
                 self.answer_view.show_partial(question, value, earlier)
             else:
                 self.answer_view.show_step(value)
-                stages.request()
+                self.read_stages()  # the lines follow the method (SimpleDoc writing summaries for this question)
 
         def ended() -> None:
             self.ask_panel.set_running(False)
-            stages.request()  # the question's work is done: the lines as they are without it
+            self.read_stages()  # the question's work is done: the lines as they are without it
 
         def answered(result) -> None:
             answer, hint = result
