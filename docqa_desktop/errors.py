@@ -11,6 +11,12 @@ class Remedy(enum.Enum):
     """A fix a message sends the user to, which each front end names its own way: the command line a command, the
     app a button. The value is the command line's words."""
     IMPORT_MODEL_FILE = "`docqa models import FILE.gguf [--projector MMPROJ.gguf]`"
+    PULL_MODEL = "`docqa models pull {model}`"  # {model}: the catalogue name to download
+    LIST_MODELS = "`docqa models list`"
+
+    def worded(self, words: Mapping[Remedy, str], **names: str) -> str:
+        """This fix in `words` (the command line's where they have none), its slots filled from `names`."""
+        return words.get(self, self.value).format(**names)
 
 
 class DocQAError(Exception):
@@ -31,7 +37,7 @@ class DocQAError(Exception):
     def worded(self, words: Mapping[Remedy, str]) -> str:
         """The message with its remedy in `words` (the command line's where they have none)."""
         text = super().__str__()
-        return text if self.remedy is None else text.replace("{remedy}", words.get(self.remedy, self.remedy.value))
+        return text if self.remedy is None else text.replace("{remedy}", self.remedy.worded(words))
 
 
 class ModelError(DocQAError, RuntimeError):

@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # each test starts a `docqa`-side client process (2-5 s on 2 busy cores)
 
-from docqa_desktop.cli.app_link import KEY_FILE, CommandServer, forward
+from docqa_desktop.cli.app_link import KEY_FILE, CommandServer, forward, shown_command
 from docqa_desktop.cli.console import cancel_on_sigint, local_path
 from docqa_desktop.host import command_address
 
@@ -80,6 +80,13 @@ def test_output_error_output_and_exit_code_come_back_and_the_app_is_told(serve):
     assert (out, err) == ("answer to ask what?\n", "a warning\n")
     assert events.ended.wait(10)
     assert events.seen == [("started", "docqa ask what?"), ("ended", "docqa ask what?", 3)]
+
+
+def test_the_app_shows_a_command_as_typed_without_the_library_it_already_is():
+    assert shown_command(["ask", "What was the revenue in 2023?", "--home", "/data/lib", "--json"]) == \
+        "docqa ask 'What was the revenue in 2023?' --json"
+    assert shown_command(["--home=/data/lib", "status"]) == "docqa status"
+    assert shown_command(["search", ""]) == "docqa search ''"
 
 
 def test_the_exit_code_is_the_commands(serve):

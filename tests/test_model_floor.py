@@ -150,6 +150,7 @@ def test_the_method_picker_shows_the_floor_beside_the_methods_it_concerns(window
     panel.method.setCurrentText("m3docrag")  # still selectable
     assert panel.method.currentText() == "m3docrag"
     assert f"M3DocRAG {BUILT_IN_ONLY}" in panel.about.text() and "labelled unverified" in panel.about.text()
+    assert "Tools → Models…" in panel.about.text() and "docqa models" not in panel.about.text()  # the app's words
     panel.set_shortfalls({})  # a larger model installed: no mark left
     delegate.initStyleOption(option := QStyleOptionViewItem(), panel.method.model().index(panel.method.currentIndex(), 0))
     assert option.text == "m3docrag" and "needs" not in panel.about.text()

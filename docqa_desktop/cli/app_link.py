@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import queue
+import shlex
 import signal
 import sys
 import threading
@@ -170,7 +171,7 @@ class CommandServer:
                 console = _ClientConsole(conn, request, self.events.bring_forward)
             except (EOFError, OSError, ValueError, KeyError):
                 return
-            command = "docqa " + " ".join(request["argv"])
+            command = shown_command(request["argv"])
             self.serving[threading.current_thread()] = console.console
             self.events.command_started(command)
             code = 1
@@ -286,3 +287,18 @@ def _write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
+
+
+def shown_command(argv: list[str]) -> str:
+    """A served command as the window and log show it: without --home (the app serves its own library only), the
+    arguments that hold spaces quoted as they were typed ("docqa ask 'What was the revenue?'")."""
+    words, skip = ["docqa"], False
+    for arg in argv:
+        if skip or arg.startswith("--home="):
+            skip = False
+            continue
+        if arg == "--home":
+            skip = True
+            continue
+        words.append(shlex.quote(arg) if not arg or any(c.isspace() for c in arg) else arg)
+    return " ".join(words)

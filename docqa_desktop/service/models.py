@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ..errors import Remedy
 from ..llm.catalog_choice import ANSWERING_ROLES, DEFAULT_METHOD, WORKLOADS, Choice, estimate, recommend, workload
 from ..llm.gguf_file import ModelSize, size_text
 from ..llm.hardware import Hardware
@@ -114,17 +115,19 @@ class Models:
         spec = method_spec(method) if isinstance(method, str) else method
         return self.shortfalls([spec])[spec.name]
 
-    def shortfalls(self, specs: list[MethodSpec] | None = None) -> dict[str, str]:
-        """shortfall of each method (every one when none are given), by name; the model is weighed once."""
+    def shortfalls(self, specs: list[MethodSpec] | None = None,
+                   remedies: Mapping[Remedy, str] | None = None) -> dict[str, str]:
+        """shortfall of each method (every one when none are given), by name, the fixes named in `remedies` (a front
+        end's words; the command line's by default); the model is weighed once."""
         specs = list(METHODS.values()) if specs is None else specs
         size = self.text_model_size() if any(spec.min_model_params for spec in specs) else None
         short = {spec.name for spec in specs if size is not None and size.below(spec.min_model_params)}
-        situation = self._small_model(size) if short else ""
+        situation = self._small_model(size, remedies or {}) if short else ""
         model = {spec.name: f"needs a language model of about {size_text(spec.min_model_params)} parameters or more; "
                             f"{situation}" if spec.name in short else "" for spec in specs}
         return {spec.name: "; ".join(filter(None, (missing_text(spec), model[spec.name]))) for spec in specs}
 
-    def _small_model(self, size: ModelSize) -> str:
+    def _small_model(self, size: ModelSize, remedies: Mapping[Remedy, str]) -> str:
         """Which small model there is, and how to get a larger one."""
         label = f"{size.label} " if size.label else ""
         manager = self._resources.models
@@ -132,8 +135,8 @@ class Models:
         has = (f"only the built-in {label}model is installed" if size.builtin and not others
                else f"the text model {self.roles()['text']} is a {label}model")
         recommended = self.recommendation().name
-        add = ("`docqa models list` shows larger ones" if manager.is_builtin(recommended)
-               else f"`docqa models pull {recommended}` adds one")
+        add = (f"{Remedy.LIST_MODELS.worded(remedies)} shows larger ones" if manager.is_builtin(recommended)
+               else f"{Remedy.PULL_MODEL.worded(remedies, model=recommended)} adds one")
         return f"{has} — {add}"
 
     def writers(self, models_used: list[str], *runtimes: Runtime | None) -> list[ModelSize]:

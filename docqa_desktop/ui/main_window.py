@@ -34,6 +34,7 @@ from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
 from .models_dialog import ModelsDialog
 from .page_viewer import PageViewer
+from .remedies import IN_THE_APP
 from .served_commands import CommandsLabel
 from .settings_dialog import SettingsDialog
 from .tasks import Task, TaskRunner
@@ -541,7 +542,8 @@ class MainWindow(QMainWindow):
         long a question takes here."""
         def models_now(progress, cancel):
             models = self.service.models
-            return models.only_builtin(), models.shortfalls(), {n: t.text for n, t in models.per_question().items()}
+            timings = {name: per.text for name, per in models.per_question().items()}
+            return models.only_builtin(), models.shortfalls(remedies=IN_THE_APP), timings
 
         def show(found) -> None:
             builtin_only, shortfalls, timings = found

@@ -5,7 +5,9 @@ from __future__ import annotations
 from ..errors import DocQAError, Remedy
 
 IMPORT_BUTTON = "Import a model file…"  # the first-run panel's and the Models dialog's
-IN_THE_APP = {Remedy.IMPORT_MODEL_FILE: f"the “{IMPORT_BUTTON}” button (beside Download; Tools → Models)"}
+IN_THE_APP = {Remedy.IMPORT_MODEL_FILE: f"the “{IMPORT_BUTTON}” button (beside Download; Tools → Models)",
+              Remedy.PULL_MODEL: "{model} from Tools → Models…",
+              Remedy.LIST_MODELS: "Tools → Models…"}
 
 
 def in_app_words(exc: BaseException) -> str:
