@@ -109,11 +109,7 @@ class Answers:
         answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
                         thread=thread, standalone_question=asked if asked != question else "")
 
-        def step(p: Progress) -> None:  # kept as the question's latest step (running()) and passed on
-            self._running[answer.id] = (spec.name, p, FOR_QUESTION)
-            if progress:
-                progress(p)
-
+        step = self._recording(answer.id, spec.name, FOR_QUESTION, progress)
         ctx = MethodContext(
             question=asked if spec.follow_ups == "conversation" else question_in_context(asked, turns),
             answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
@@ -138,6 +134,14 @@ class Answers:
         what a running method does for them."""
         return list(self._running.values())
 
+    def _recording(self, key: str, method: str, purpose: str, progress: ProgressFn | None) -> ProgressFn:
+        """A progress callback that keeps each step as `key`'s latest (running()) and passes it on."""
+        def step(p: Progress) -> None:
+            self._running[key] = (method, p, purpose)
+            if progress:
+                progress(p)
+        return step
+
     def prepare(self, method: str | None = None, docs: list[str] | None = None,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> PrepareReport:
         """Run a method's work ahead of questions (SimpleDoc: page summaries) for the library or the named
@@ -146,15 +150,8 @@ class Answers:
         if spec.prepare is None:
             return PrepareReport(spec.name, 0, False, "")
         refuse_without_components(spec)
-        last: list[Progress] = []
         key = "prepare-" + uuid.uuid4().hex[:12]
-
-        def track(p: Progress) -> None:
-            last[:] = [p]
-            self._running[key] = (spec.name, p, AHEAD)
-            if progress:
-                progress(p)
-
+        track = self._recording(key, spec.name, AHEAD, progress)
         resources = self._resources
         db, settings = resources.db, resources.settings
         pages, doc_ids = PageSource(db), self._pages.resolve_documents(docs)
@@ -166,7 +163,8 @@ class Answers:
         try:
             done = spec.prepare(ctx)
         except Cancelled:
-            return PrepareReport(spec.name, last[0].done if last else 0, True, spec.prepare_label)
+            _, last, _ = self._running[key]  # read before `finally` removes it
+            return PrepareReport(spec.name, last.done if last else 0, True, spec.prepare_label)
         finally:
             del self._running[key]
         return PrepareReport(spec.name, done, False, spec.prepare_label)
