@@ -153,6 +153,18 @@ def _quoted_trust_headline(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _reader_headline(path: Path) -> list[tuple[str, str]]:
+    d, rows = _json(path), []
+    for name, s in d["sets"].items():
+        rows.append((f"learned reader, {name} ({s['questions']} questions, {s['documents']} documents; grouped "
+                     f"cross-validation, threshold {d['threshold']:.2f}): candidate recall %; answerable right %; "
+                     "precision of answered % (right of answered); unanswerable declined %; p50 / p90 s",
+                     f"{_pct(s['candidate_recall'])}; {_pct(s['answerable_right'])}; "
+                     f"{_pct(s['precision_of_answered'])} ({s['answered_right']} of {s['answered']}); "
+                     f"{_pct(s['unanswerable_declined'])}; {s['p50_s']} / {s['p90_s']}"))
+    return rows
+
+
 def _minilm_bulk_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
     return [(f"MiniLM bulk chunk embedding, one thread, {d['chunks']} corpus chunks: numpy (installer base) / torch "
@@ -571,6 +583,9 @@ BENCHMARKS = [
     Benchmark("eval_dev", _eval_command, BENCH / "eval-dev", _eval_headline, EVAL_BUDGET),
     Benchmark("quoted_trust", lambda a: [PYTHON, str(BENCH / "quoted_trust.py"), "--home", str(a.home)],
               BENCH / "results/quoted_trust.json", _quoted_trust_headline),
+    # from the committed candidates file (benchmarks/reader/extract.py makes it: ~40 min on 2 cores)
+    Benchmark("reader", lambda a: [PYTHON, str(BENCH / "reader.py")], BENCH / "results/reader.json",
+              _reader_headline),
     # needs the 1.5B (../shared/recipes/qwen15b_gguf.sh) imported as qwen2.5-coder-1.5b into a home with the corpus
     Benchmark("minilm_bulk", lambda a: [PYTHON, str(BENCH / "minilm_bulk.py")] + (["--chunks", "128"] if a.quick else []),
               BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),

@@ -4,7 +4,7 @@ Plain data (like domain.py): methods build it, the store keeps it as history, ex
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
 from .domain import BBox
@@ -128,6 +128,12 @@ class Answer:
     # a follow-up as the methods read it, its thread's subject and period written in ("And how many employees did
     # it have?" -> "How many employees did Best Buy have …?"); "" when it was read as asked
     standalone_question: str = ""
+    # the default reader's likeliest value when it is not sure enough to answer ("" otherwise); its probability is
+    # `confidence`
+    likeliest: str = ""
+    # the candidates the default reader weighed, best first, each with its evidence (methods/extractive/evidence):
+    # what the reader's training data is made of; working data, never kept in the history or exported
+    candidates: list = field(default_factory=list, compare=False, repr=False)
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
@@ -167,6 +173,8 @@ class Answer:
                  "seconds": round(self.seconds, 2)}
         if self.confidence is not None:
             shape["confidence"] = self.confidence
+        if self.likeliest:
+            shape["likeliest"] = self.likeliest
         if self.check:
             shape["proof"] = {"computation": self.computation, "check": self.check}
         if self.standalone_question:
@@ -175,7 +183,8 @@ class Answer:
 
     def as_record(self) -> dict:
         """Everything, for the store and the JSON export (the full trace)."""
-        record = asdict(self)
+        record = asdict(replace(self, candidates=[]))
+        del record["candidates"]  # working data (see the field)
         record["status"] = self.status.value
         return record
 
@@ -190,6 +199,17 @@ class Answer:
                                for stage, refs in data.get("stage_pages", {}).items()}
         data["calls"] = [LlmCall(**c) for c in data.get("calls", [])]
         return cls(**data)
+
+
+# a probability that an answer is right, in words (the app and the CLI say it so); thresholds, highest first
+SURENESS = ((0.95, "very likely right"), (0.8, "likely right"), (0.5, "as likely wrong as right"),
+            (0.0, "more likely wrong"))
+
+
+def sureness(probability: float) -> str:
+    """ "likely right (p = 0.87)": how sure the app is, in words, with the probability."""
+    words = next(words for floor, words in SURENESS if probability >= floor)
+    return f"{words}, p = {probability:.2f}"
 
 
 def page_source(doc: str, page: int, label: str) -> str:

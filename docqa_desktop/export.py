@@ -24,7 +24,7 @@ from urllib.parse import quote as url_quote
 
 import pymupdf
 
-from .answers import Answer, AnswerStatus, Citation
+from .answers import Answer, AnswerStatus, Citation, sureness
 from .documents import open_document
 from .errors import DocQAError
 from .files import write_atomically
@@ -101,6 +101,14 @@ def shown_text(answer: Answer) -> str:
     if answer.status is AnswerStatus.UNVERIFIED and answer.text:
         return DRAFT_LABEL + answer.text
     return answer.text
+
+
+def confidence_line(answer: Answer) -> str:
+    """How sure the app is of an answer, in words ("Confidence: likely right, p = 0.87"); "" when no method rated it
+    or it is no answer (a passages' likeliest value says how sure it is in the text)."""
+    if answer.confidence is None or answer.status is not AnswerStatus.ANSWERED:
+        return ""
+    return f"Confidence: {sureness(answer.confidence)}"
 
 
 def _number_value(written: str) -> Decimal | None:

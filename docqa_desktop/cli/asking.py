@@ -8,7 +8,7 @@ import textwrap
 
 from ..answers import Answer
 from ..progress import describe
-from ..service import CASCADE, METHOD_NAMES, QUOTED, Service, cited_line, computed_line, method_setting_defaults, shown_text
+from ..service import CASCADE, METHOD_NAMES, QUOTED, Service, cited_line, computed_line, confidence_line, method_setting_defaults, shown_text
 from .common import add_doc_option, cancel_on_sigint, positive
 
 METHOD_HELP = "default: setting ask.method (auto: quoted answers until a capable model is installed)"
@@ -77,7 +77,7 @@ def print_answer(answer: Answer, printer: "StreamPrinter") -> None:
     checked, then the numbered citations (for a draft or passages: the passages to read)."""
     printer.finish(shown_text(answer), "" if answer.status.confident else answer.status.verdict)
     read_as = f"Read as: {answer.standalone_question}" if answer.standalone_question else ""  # a follow-up, written out
-    proof = [line for line in (computed_line(answer), answer.check, read_as) if line]
+    proof = [line for line in (confidence_line(answer), computed_line(answer), answer.check, read_as) if line]
     if proof:
         print("\n".join(proof) + ("\n" if answer.citations else ""), file=printer.out)
     for n, c in enumerate(answer.citations, 1):

@@ -15,7 +15,7 @@ from ..documents import document_kind, is_document
 from ..errors import DocQAError, UnknownDocument
 from ..evaluation import load_questions
 from ..export import FORMATS as EXPORT_FORMATS
-from ..export import WARNING_COLOUR, cited_line, computed_line, proof_html, shown_text
+from ..export import WARNING_COLOUR, cited_line, computed_line, confidence_line, proof_html, shown_text
 from ..llm.runtime import NO_VISION_MODEL
 from ..methods import AUTO_METHOD, CASCADE, METHODS, QUOTED, MethodSpec, setting_defaults
 from ..pdf.render import RenderedPage
@@ -37,7 +37,7 @@ SEARCH_MODES = [mode.value for mode in SearchMode]
 __all__ = ["Service", "Resources", "Components", "InstallProgress", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
            "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "CASCADE", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
-           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "document_kind", "is_document",
+           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "confidence_line", "document_kind", "is_document",
            "load_questions",
            "proof_html", "shown_text"]
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from ..answers import Answer
 from ..progress import Progress, describe
-from ..service import WARNING_COLOUR, proof_html, shown_text
+from ..service import WARNING_COLOUR, confidence_line, proof_html, shown_text
 from .elided import plain_tooltip
 
 
@@ -39,8 +39,13 @@ def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
                else f'<p style="color:{WARNING_COLOUR}"><b>{html.escape(answer.status.verdict)}</b></p>')
     size = "large" if answer.status.confident else "medium"
     return (earlier_html(earlier) + f'<h3 style="margin-bottom:2px">{html.escape(answer.question)}</h3>'
-            f'{verdict}<p style="font-size:{size}">{_paragraph(shown_text(answer))}</p>{proof_html(answer)}'
-            f'{read_as_html(answer)}{error}{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+            f'{verdict}<p style="font-size:{size}">{_paragraph(shown_text(answer))}</p>{_confidence(answer)}'
+            f'{proof_html(answer)}{read_as_html(answer)}{error}{_chips(answer, "")}<p style="color:gray">{meta}</p>')
+
+
+def _confidence(answer: Answer) -> str:
+    line = confidence_line(answer)
+    return f'<p style="color:gray">{html.escape(line)}</p>' if line else ""
 
 
 def read_as_html(answer: Answer) -> str:

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ...answers import PageRef
+from ...domain import TableOnPage
 from ..base import MethodContext
 from .cell_arithmetic import Computed, compute
 from .matching import WordSet, stem
 from .qualifiers import subject_names
 from .question import Question, parse_question
-from .scoring import Candidate, Found, Scored, rank, value_candidates
+from .scoring import Candidate, Found, Ranking, Scored, rank, value_candidates
 from .sentences import sentences
 from .table_answers import CellAnswer, TableReading, candidate_cells, label_words, read_tables
 
@@ -38,6 +39,10 @@ class Reading(NamedTuple):
     key_terms: tuple[str, ...]  # the question's most specific words that the pages hold (none: not about it)
     computed: Computed | None  # a difference of two cells the question names, computed by the app
     near_cells: tuple[CellAnswer, ...]  # the cells nearest the question by their labels, nearest first
+    ranking: Ranking  # the question's word weights among the sentences, and its core words (evidence.py)
+    subjects: frozenset[str]  # the question's names that the documents are about (qualifiers.subject_names)
+    tables: list[tuple[PageRef, TableOnPage, str]]  # the tables read: (page, table, the page's first lines)
+    pages: list[PageRef]  # the pages read, best first
 
 
 def read(ctx: MethodContext, question: Question, pages: list[PageRef],
@@ -60,7 +65,8 @@ def read(ctx: MethodContext, question: Question, pages: list[PageRef],
     computed = None if table.answer else compute(question, lambda q: read_tables(q, tables, subjects))
     return Reading(ranking.sentences, found, None if best is None or _ambiguous(best, found) else best,
                    table, tuple(word for _, word in ranking.core) + _names_held(question, ranking.sentences),
-                   computed, tuple(candidate_cells(question, tables, subjects, NEAR_CELLS)))
+                   computed, tuple(candidate_cells(question, tables, subjects, NEAR_CELLS)), ranking, subjects,
+                   tables, pages)
 
 
 def _names_held(question: Question, ranked: list[Scored]) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ...answers import AnswerStatus, Citation, PageRef
+from ...answers import AnswerStatus, Citation, PageRef, sureness
 from ..base import MethodContext
 from ..citations import cite
 from ..conversation import thread_query
@@ -25,10 +25,11 @@ from ..extractive.passages import about_question, closest, listed
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
 from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
+from ..extractive.evidence import Chain, Evidence, gather
 from ..extractive.reader import Reading, ReaderSettings, passes, read
+from ..extractive.scorer import shipped
 from ..extractive.scoring import Found, Scored
 from ..extractive.table_answers import CellAnswer
-from ..proof.quotes import number_values
 from .authors import answer_authors
 from .library import answer_library_question
 
@@ -84,23 +85,49 @@ def answer_quoted(ctx: MethodContext) -> Read | None:
 
 
 def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: list[PageRef]) -> None:
-    """The one verdict: a computed difference, a table cell, a sentence's value (a cell and a sentence that
-    disagree are passages), else passages when a page shares the question's key words, else not found."""
-    ranked, best, cell, settings = reading.sentences, reading.best, reading.table.answer, ctx.settings
-    if reading.computed is not None:
-        _answered_by_computing(ctx, reading.computed)
-    elif cell is not None and best is not None and not _same_value(best, cell):
-        ctx.answer.notes.append(f"the table says {cell.value!r} and a sentence {best.value.text!r}: not certain")
-        _passages(ctx, ranked, question, pages, [cell])
-    elif cell is not None:
-        _answered_by_cell(ctx, cell)
-    elif best is not None:
-        _answered(ctx, best, question, pages)
+    """The one verdict: the learned scorer's best candidate when its probability clears the threshold that kept
+    95 % of answers right on documents it never trained on; else the closest passages with the likeliest value
+    marked as such, when a page shares the question's key words; else not found."""
+    scorer, answer, settings = shipped(), ctx.answer, ctx.settings
+    ranked = scorer.ranked(gather(question, reading, _chain(ctx), ctx.embed))
+    probability = scorer.probability(ranked)
+    answer.candidates = ranked
+    answer.notes += [f"candidate {e.value!r} ({e.source}, {e.ref.doc} p.{e.ref.page}): score {score:.2f}"
+                     for e, score in ranked[:TRACED]]
+    if ranked and probability >= scorer.threshold:
+        _answered_by(ctx, ranked[0][0], question, pages)
+        answer.confidence = round(probability, 3)
     elif reading.table.tied or about_question(ctx.question, reading, settings.related_coverage):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
-        _passages(ctx, ranked, question, pages, list(reading.table.tied[:settings.passages]))
+        _passages(ctx, reading.sentences, question, pages, list(reading.table.tied[:settings.passages]))
+        if ranked:
+            _likeliest(answer, ranked[0][0], probability)
     else:
         _not_found(ctx, len(pages))
+
+
+def _chain(ctx: MethodContext) -> Chain:
+    """The context levels of the pages read: each page's text, and its document's first page."""
+    def first_page(ref: PageRef) -> str:
+        first = ctx.pages.refs_for([(ref.doc_id, 1)])
+        return ctx.pages.text_or_empty(first[0]) if first else ""
+    return Chain(ctx.pages.text_or_empty, first_page)
+
+
+def _answered_by(ctx: MethodContext, best: Evidence, question: Question, pages: list[PageRef]) -> None:
+    if best.computed is not None:
+        _answered_by_computing(ctx, best.computed)
+    elif best.cell is not None:
+        _answered_by_cell(ctx, best.cell)
+    else:
+        _answered(ctx, best, question, pages)
+
+
+def _likeliest(answer, best: Evidence, probability: float) -> None:
+    """The passages stay the answer; the likeliest value is said above them, as a value the app is not sure of."""
+    answer.likeliest, answer.confidence = best.value, round(probability, 3)
+    answer.text = (f"Likeliest: {best.value} ({best.ref.source}) — not sure enough to answer "
+                   f"({sureness(probability)}).\n\n{answer.text}")
 
 
 def _trace(question: Question, reading: Reading, settings: QuotedSettings) -> list[str]:
@@ -136,21 +163,23 @@ def _asked(ctx: MethodContext) -> Question:
     return replace(thread, kind=own.kind or thread.kind)
 
 
-def _answered(ctx: MethodContext, best: Found, question: Question, pages) -> None:
-    answer = ctx.answer
-    ref, sentence = best.scored.candidate.ref, best.scored.candidate.sentence
-    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(best.confidence, 3)
-    answer.short_answer = json.dumps(list(best.value.items)) if best.value.items else best.value.text
-    answer.answer_format = ("List" if best.value.items else
-                            "Int" if question.kind == COUNT and best.value.text.replace(",", "").isdigit() else "Str")
-    answer.text = f"{best.value.text}\n\nQuoted from {ref.source}: “{best.quote}”"
-    answer.citations = cite(ctx.pages, [(ref, sentence.text)], sentence.text, pages)
+def _answered(ctx: MethodContext, best: Evidence, question: Question, pages) -> None:
+    """A value of a sentence or of a form line, quoted with the line and cited where it stands."""
+    answer, ref = ctx.answer, best.ref
+    items = best.found.value.items if best.found is not None else ()
+    answer.status = AnswerStatus.ANSWERED
+    answer.short_answer = json.dumps(list(items)) if items else best.value
+    answer.answer_format = ("List" if items else
+                            "Int" if question.kind == COUNT and best.value.replace(",", "").isdigit() else "Str")
+    line = best.found.scored.candidate.sentence.text if best.found is not None else best.quote
+    answer.text = f"{best.value}\n\nQuoted from {ref.source}: “{best.quote}”"
+    answer.citations = cite(ctx.pages, [(ref, line)], line, pages)
 
 
 def _answered_by_cell(ctx: MethodContext, cell: CellAnswer) -> None:
     """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
     answer, ref = ctx.answer, cell.ref
-    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(min(1.0, 0.6 + 0.4 * cell.fit), 3)
+    answer.status = AnswerStatus.ANSWERED
     answer.short_answer, answer.answer_format = cell.value, "Str"
     answer.text = f"{cell.value}\n\nRead from the table on {ref.source}: “{cell.quote}”"
     answer.citations = [_cell_citation(cell)]
@@ -159,7 +188,7 @@ def _answered_by_cell(ctx: MethodContext, cell: CellAnswer) -> None:
 def _answered_by_computing(ctx: MethodContext, computed: Computed) -> None:
     """A difference of the two cells the question names: the app's computation shown, both cells cited."""
     answer = ctx.answer
-    answer.status, answer.confidence = AnswerStatus.ANSWERED, round(min(c.fit for c in computed.operands), 3)
+    answer.status = AnswerStatus.ANSWERED
     answer.short_answer, answer.answer_format = computed.shown, "Str"
     answer.text = (f"{computed.shown}\n\nComputed by the app: {computed.expression}, from " +
                    " and ".join(f"{c.ref.source}: “{c.quote}”" for c in computed.operands))
@@ -169,11 +198,6 @@ def _answered_by_computing(ctx: MethodContext, computed: Computed) -> None:
 def _cell_citation(cell: CellAnswer) -> Citation:
     ref = cell.ref
     return Citation(ref.doc, ref.path, ref.page, ref.label, cell.quote, cell.cell.bbox)
-
-
-def _same_value(found: Found, cell: CellAnswer) -> bool:
-    return cell.cell.number is not None and any(
-        abs(v - cell.cell.number) < 1e-9 for v in number_values(found.value.text))
 
 
 def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages,

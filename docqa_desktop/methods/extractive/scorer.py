@@ -1,0 +1,82 @@
+"""The learned scorer: which candidate answers, and how likely it is to be right (issue 53).
+
+Two small models, both trained by benchmarks/reader/train.py on labelled questions and shipped as
+reader_weights.json (with the data and commit they came from; tests/test_reader_weights.py checks that the file is
+what the script makes from the committed data):
+- a logistic regression over a candidate's evidence (evidence.FEATURES, standardised) ranks a question's candidates;
+- a Platt calibration turns the best candidate's score, its margin over the runner-up and whether the hand-written
+  rules would have answered it (evidence feature "passes_rules") into the probability that it is the right answer, fitted on scores the ranker gave to questions of documents it was not trained on (grouped
+  cross-validation), so that the probability holds on documents never seen.
+"Answered" only at or above `threshold`: the least probability that kept the answered right 95 % of the time in
+cross-validation. Inference is numpy only.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .evidence import FEATURES, Evidence
+
+WEIGHTS = Path(__file__).with_name("reader_weights.json")
+NO_RUNNER_UP = 4.0  # the margin of a lone candidate: as if the runner-up were far behind (a typical wide margin)
+
+
+@dataclass(frozen=True)
+class Scorer:
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    calibration: tuple[float, float, float, float]  # (on the best score, its margin, the rules' verdict; intercept)
+    threshold: float
+
+    def scores(self, evidence: list[Evidence]) -> np.ndarray:
+        if not evidence:
+            return np.zeros(0)
+        matrix = np.array([e.features for e in evidence], dtype=np.float64)
+        return ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
+
+    def ranked(self, evidence: list[Evidence]) -> list[tuple[Evidence, float]]:
+        """The candidates, best first, each with its score; the same value twice counts once (its best place)."""
+        order = sorted(zip(evidence, self.scores(evidence).tolist()), key=lambda pair: -pair[1])
+        seen, ranked = set(), []
+        for item, score in order:
+            key = " ".join(item.value.lower().split())
+            if key not in seen:
+                seen.add(key)
+                ranked.append((item, score))
+        return ranked
+
+    def probability(self, ranked: list[tuple[Evidence, float]]) -> float:
+        """The probability that the best candidate is the answer (0 without candidates)."""
+        if not ranked:
+            return 0.0
+        top, best = ranked[0]
+        margin = best - ranked[1][1] if len(ranked) > 1 else NO_RUNNER_UP
+        return calibrated(self.calibration, best, margin, top.feature("passes_rules"))
+
+
+def calibrated(calibration: tuple[float, ...], best: float, margin: float, rules: float) -> float:
+    a, b, r, c = calibration
+    z = a * best + b * margin + r * rules + c
+    return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+
+def from_json(data: dict) -> Scorer:
+    names = tuple(data["features"])
+    if names != FEATURES:
+        raise ValueError(f"{WEIGHTS.name} was trained on other features than evidence.FEATURES: run "
+                         "benchmarks/reader/train.py")
+    return Scorer(names, np.array(data["mean"]), np.array(data["scale"]), np.array(data["coef"]),
+                  float(data["intercept"]), tuple(data["calibration"]), float(data["threshold"]))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> Scorer:
+    return from_json(json.loads(WEIGHTS.read_text(encoding="utf-8")))
