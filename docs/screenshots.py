@@ -5,7 +5,8 @@
 On the most common laptop screen (1366 x 768: the window takes the size it takes there), opens the main window on
 a fresh temporary home with the built-in models, captures the first-run panel (this machine's recommended model,
 each model's licence), adds resources/samples, captures the window while it indexes, asks a question with the default method (quoted answers, while only
-the built-in models are installed), asks one a table's cell answers (the cell's box highlighted), asks the first again with M3DocRAG forced on the built-in 135M model (an unverified
+the built-in models are installed), asks one a table's cell answers (the cell's box highlighted), one the learned reader is not sure of (the likeliest
+value above the passages), asks the first again with M3DocRAG forced on the built-in 135M model (an unverified
 draft: what a new user gets from a model method), opens the Models dialog and the About dialog (licences), and repeats the quoted answer in the
 dark colour scheme. Writes docs/screenshot-*.png.
 """
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 QUESTION = "When was the installation commissioned?"
 TABLE_QUESTION = "According to the quarterly table, what was the output in Q3, in MWh?"  # a cell read as a table
+# the learned reader not sure enough: the closest passages, led by the likeliest value and how likely it is
+LIKELIEST_QUESTION = "How many households does the cooperative supply?"
 FORCED = "m3docrag"  # one model call: the quickest model method on the built-in model
 # a small answering budget so the built-in model finishes in seconds on two cores
 BUDGET = {"DOCQA_ASK_K": "3", "DOCQA_ASK_MAX_PAGES": "2", "DOCQA_ASK_PAGE_TOKENS": "300",
@@ -68,6 +71,9 @@ def main() -> int:
         window.ask_panel.question.setText(TABLE_QUESTION)
         ask(app, window, "")
         shot(window, "table")
+        window.ask_panel.question.setText(LIKELIEST_QUESTION)
+        ask(app, window, "")
+        shot(window, "likeliest")
         window.ask_panel.question.setText(QUESTION)
         ask(app, window, FORCED)
         shot(window, "draft")

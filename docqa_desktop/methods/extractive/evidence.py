@@ -22,7 +22,7 @@ from .matching import TOKEN, WordSet, stem
 from .question import (
     COUNT, DATE, FREQUENCY, LIST, MONEY, NAME_KINDS, NUMBER, PERCENT, THING, TIME, WHEN, YEAR, YES_NO, Question,
 )
-from .scoring import Found, Scored, value_candidates
+from .scoring import Found, value_candidates
 from .table_answers import CellAnswer, candidate_cells
 from .values import find_values, normal
 
@@ -220,16 +220,23 @@ def _fields(text: str) -> list[tuple[str, str]]:
 
 
 def _from_cells(question: Question, reading) -> list[dict]:
-    """The cells nearest the question by their labels (of any text when the kind asks no figure)."""
+    """The cells nearest the question by their labels (of any text when the kind asks no figure), with the one the
+    table reader answered and those it found tied (compared by place: the two readings make their own copies)."""
     table = reading.table
     asked = question if question.kind in (PERCENT, MONEY, COUNT, NUMBER, None) else replace(question, kind=None)
-    cells = list(candidate_cells(asked, reading.tables, reading.subjects, CELLS))
-    cells += [c for c in ([table.answer] if table.answer else []) + list(table.tied) if c not in cells]
-    # (the reader's answer and ties are compared by value: candidate_cells made equal copies of them)
+    answer = _place(table.answer) if table.answer else None
+    tied = {_place(c) for c in table.tied}
+    cells = ([table.answer] if table.answer else []) + list(table.tied)
+    cells += [c for c in candidate_cells(asked, reading.tables, reading.subjects, CELLS)
+              if _place(c) != answer and _place(c) not in tied]
     return [{"value": c.value, "source": CELL, "ref": c.ref, "quote": c.quote, "cell": c,
              "label": f"{c.cell.row_path} {c.cell.column_path} {c.table.caption}", "sentence_rank": i,
              "kind_exact": c.cell.number is not None and question.kind in (PERCENT, MONEY, COUNT, NUMBER),
-             "passes": c == table.answer, "tied": c in table.tied} for i, c in enumerate(cells)]
+             "passes": _place(c) == answer, "tied": _place(c) in tied} for i, c in enumerate(cells)]
+
+
+def _place(cell: CellAnswer) -> tuple:
+    return cell.ref.key(), cell.cell.row, cell.cell.column, cell.cell.bbox
 
 
 def _from_lines(question: Question, reading, chain: Chain) -> list[dict]:

@@ -42,13 +42,14 @@ class Scorer:
         matrix = np.array([e.features for e in evidence], dtype=np.float64)
         return ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
 
-    def ranked(self, evidence: list[Evidence]) -> list[tuple[Evidence, float]]:
-        """The candidates, best first, each with its score; the same value twice counts once (its best place)."""
+    def ranked(self, evidence: list[Evidence], each_value_once: bool = True) -> list[tuple[Evidence, float]]:
+        """The candidates, best first, each with its score; the same value twice counts once (its best place)
+        unless `each_value_once` is False."""
         order = sorted(zip(evidence, self.scores(evidence).tolist()), key=lambda pair: -pair[1])
         seen, ranked = set(), []
         for item, score in order:
             key = " ".join(item.value.lower().split())
-            if key not in seen:
+            if key not in seen or not each_value_once:
                 seen.add(key)
                 ranked.append((item, score))
         return ranked
