@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from docqa_desktop.answers import sureness
 from docqa_desktop.methods.extractive.evidence import FEATURES
@@ -24,6 +25,7 @@ def _train():
     return module
 
 
+@pytest.mark.slow  # five folds of training (~7 s)
 def test_the_shipped_weights_are_what_the_script_makes_from_the_committed_data():
     made = _train().weights_json()
     on_disk = json.loads(WEIGHTS.read_text(encoding="utf-8"))
