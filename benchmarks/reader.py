@@ -14,7 +14,6 @@ RESULTS.md rows.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from collections import defaultdict
