@@ -30,7 +30,11 @@ def test_the_shipped_weights_are_what_the_script_makes_from_the_committed_data()
     made = _train().weights_json()
     on_disk = json.loads(WEIGHTS.read_text(encoding="utf-8"))
     on_disk.pop("commit")
-    assert on_disk == made
+    assert on_disk.keys() == made.keys() and on_disk["trained_on"] == made["trained_on"]
+    assert on_disk["features"] == made["features"]
+    for key in ("mean", "scale", "coef", "intercept", "calibration", "threshold"):
+        # the same figures up to the last printed digits: another BLAS may round a solve's last bit otherwise
+        assert np.allclose(on_disk[key], made[key], rtol=0, atol=1e-4), key
     assert made["trained_on"]["documents"] >= 50 and made["trained_on"]["questions"] >= 600
 
 
