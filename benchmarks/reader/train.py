@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 import data  # noqa: E402
 from docqa_desktop.methods.extractive.evidence import FEATURES  # noqa: E402
 RULES = FEATURES.index("passes_rules")
-from docqa_desktop.methods.extractive.scorer import NO_RUNNER_UP, WEIGHTS  # noqa: E402
+from docqa_desktop.methods.extractive.scorer import NO_RUNNER_UP, WEIGHTS, value_key  # noqa: E402
 
 FOLDS = 5
 L2 = 1.0  # ridge on the standardised weights: 48 features, thousands of candidates
@@ -87,7 +87,7 @@ def best_of(row: dict, scores: np.ndarray) -> dict:
     order = np.argsort(-scores, kind="stable")
     seen, ranked = set(), []
     for i in order:
-        key = " ".join(row["candidates"][i]["value"].lower().split())
+        key = value_key(row["candidates"][i]["value"])
         if key not in seen:
             seen.add(key)
             ranked.append(i)

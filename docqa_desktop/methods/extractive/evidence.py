@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -149,12 +150,8 @@ def gather(question: Question, reading, chain: Chain, embed: Callable[[list[str]
             seen.add(key)
             unique.append(draft)
     _similarities(question, unique, embed)
-    counts: dict[str, int] = {}
-    for draft in unique:
-        counts[normal(draft["value"])] = counts.get(normal(draft["value"]), 0) + 1
-    per_quote: dict[str, int] = {}
-    for draft in unique:
-        per_quote[draft["quote"]] = per_quote.get(draft["quote"], 0) + 1
+    counts = Counter(normal(draft["value"]) for draft in unique)
+    per_quote = Counter(draft["quote"] for draft in unique)
     return _relative([_evidence(question, reading, chain, d, counts, per_quote) for d in unique])
 
 

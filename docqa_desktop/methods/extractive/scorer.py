@@ -42,17 +42,9 @@ class Scorer:
         matrix = np.array([e.features for e in evidence], dtype=np.float64)
         return ((matrix - self.mean) / self.scale) @ self.coef + self.intercept
 
-    def ranked(self, evidence: list[Evidence], each_value_once: bool = True) -> list[tuple[Evidence, float]]:
-        """The candidates, best first, each with its score; the same value twice counts once (its best place)
-        unless `each_value_once` is False."""
-        order = sorted(zip(evidence, self.scores(evidence).tolist()), key=lambda pair: -pair[1])
-        seen, ranked = set(), []
-        for item, score in order:
-            key = " ".join(item.value.lower().split())
-            if key not in seen or not each_value_once:
-                seen.add(key)
-                ranked.append((item, score))
-        return ranked
+    def ranked(self, evidence: list[Evidence]) -> list[tuple[Evidence, float]]:
+        """Every candidate with its score, best first."""
+        return sorted(zip(evidence, self.scores(evidence).tolist()), key=lambda pair: -pair[1])
 
     def probability(self, ranked: list[tuple[Evidence, float]]) -> float:
         """The probability that the best candidate is the answer (0 without candidates)."""
@@ -61,6 +53,21 @@ class Scorer:
         top, best = ranked[0]
         margin = best - ranked[1][1] if len(ranked) > 1 else NO_RUNNER_UP
         return calibrated(self.calibration, best, margin, top.feature("passes_rules"))
+
+
+def value_key(value: str) -> str:
+    """A candidate's value as compared with another's: the same value found twice counts once."""
+    return " ".join(value.lower().split())
+
+
+def each_value_once(ranked: list[tuple[Evidence, float]]) -> list[tuple[Evidence, float]]:
+    """The ranked candidates with each value at its best place only."""
+    seen, kept = set(), []
+    for item, score in ranked:
+        if value_key(item.value) not in seen:
+            seen.add(value_key(item.value))
+            kept.append((item, score))
+    return kept
 
 
 def calibrated(calibration: tuple[float, ...], best: float, margin: float, rules: float) -> float:

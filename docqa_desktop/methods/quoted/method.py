@@ -28,14 +28,15 @@ from ..extractive.authorship import authors_asked
 from ..extractive.cell_arithmetic import Computed
 from ..extractive.evidence import CELL, COMPUTED, SENTENCE, Chain, Evidence, gather
 from ..extractive.reader import Reading, ReaderSettings, passes, read
-from ..extractive.scorer import shipped
+from ..extractive.scorer import each_value_once, shipped
 from ..extractive.scoring import Found, Scored
 from ..extractive.table_answers import CellAnswer
+from ..proof.quotes import number_values
 from .authors import answer_authors
 from .library import answer_library_question
 
 TRACED = 3  # the best sentences and values listed in the trace with their signals
-LEARNED, RULES = "learned", "rules"  # QuotedSettings.verdict
+RULES = "rules"  # QuotedSettings.verdict that lets the hand-written rules answer too ("learned": the scorer alone)
 FOLLOW_UP_WORDS = 2  # a follow-up with fewer words of its own is read with the thread's last question
 
 
@@ -97,12 +98,12 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
     marked as such, when a page shares the question's key words; else not found."""
     scorer, answer, settings = shipped(), ctx.answer, ctx.settings
     evidence = gather(question, reading, _chain(ctx), ctx.embed)
-    ranked = scorer.ranked(evidence)
+    answer.candidates = scorer.ranked(evidence)  # every candidate: the reader's training data
+    ranked = each_value_once(answer.candidates)
     probability = scorer.probability(ranked)
-    answer.candidates = scorer.ranked(evidence, each_value_once=False)  # every candidate: the training data
     answer.notes += [f"candidate {e.value!r} ({e.source}, {e.ref.doc} p.{e.ref.page}): score {score:.2f}"
                      for e, score in ranked[:TRACED]]
-    by_rules = _rules_answer(evidence) if settings.verdict == RULES else None
+    by_rules = _rules_answer(answer, evidence) if settings.verdict == RULES else None
     if ranked and probability >= scorer.threshold:
         _answered_by(ctx, ranked[0][0], question, pages)
         answer.confidence = round(probability, 3)
@@ -119,15 +120,22 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
         _not_found(ctx, len(pages))
 
 
-def _rules_answer(evidence: list[Evidence]) -> Evidence | None:
+def _rules_answer(answer, evidence: list[Evidence]) -> Evidence | None:
     """The value the hand-written rules answer with: a computed difference, else the table reader's cell, else the
-    sentence's value; None when they answer nothing, or a cell and a sentence disagree."""
+    sentence's value; None when they answer nothing, or a cell and a sentence disagree (noted)."""
     passing = {e.source: e for e in evidence if e.feature("passes_rules")}
     if COMPUTED in passing:
         return passing[COMPUTED]
-    if CELL in passing and SENTENCE in passing and passing[CELL].value != passing[SENTENCE].value:
+    cell, sentence = passing.get(CELL), passing.get(SENTENCE)
+    if cell is not None and sentence is not None and not _same_value(sentence.found, cell.cell):
+        answer.notes.append(f"the table says {cell.value!r} and a sentence {sentence.value!r}: not certain")
         return None
-    return passing.get(CELL) or passing.get(SENTENCE)
+    return cell or sentence
+
+
+def _same_value(found: Found, cell: CellAnswer) -> bool:
+    return cell.cell.number is not None and any(
+        abs(v - cell.cell.number) < 1e-9 for v in number_values(found.value.text))
 
 
 def _chain(ctx: MethodContext) -> Chain:
