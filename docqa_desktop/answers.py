@@ -134,6 +134,9 @@ class Answer:
     # the candidates the default reader weighed, best first, each with its evidence (methods/extractive/evidence):
     # what the reader's training data is made of; working data, never kept in the history or exported
     candidates: list = field(default_factory=list, compare=False, repr=False)
+    # the values a text model checked, with its probability that the passages state each (methods/cascade): working
+    # data like `candidates`
+    checked: list = field(default_factory=list, compare=False, repr=False)
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""
@@ -183,8 +186,8 @@ class Answer:
 
     def as_record(self) -> dict:
         """Everything, for the store and the JSON export (the full trace)."""
-        record = asdict(replace(self, candidates=[]))
-        del record["candidates"]  # working data (see the field)
+        record = asdict(replace(self, candidates=[], checked=[]))
+        del record["candidates"], record["checked"]  # working data (see the fields)
         record["status"] = self.status.value
         return record
 

@@ -50,7 +50,7 @@ for _level, _name, _components in (
         (4, "engines", ("retrieval", "index", "llm", "visual")),
         (3, "vectors", ("vectors",)),
         (2, "store", ("store", "pdf", "documents")),
-        (1, "domain", ("domain", "answers", "progress", "settings", "files", "offline", "logs", "errors",
+        (1, "domain", ("domain", "answers", "numbers", "progress", "settings", "files", "offline", "logs", "errors",
                        "host", "third_party", "components", "__init__")),
 ):
     for _component in _components:
@@ -90,6 +90,11 @@ METHOD_FOLDER_MAY_IMPORT = ("methods.base", "methods.toolkit", "methods.citation
 METHOD_FOLDER_MAY_IMPORT_FROM_LLM = ("llm", "llm.types", "llm.runtime", "llm.budget", "llm.jsonout",
                                      "llm.partial_json", "llm.images")
 SHARED_METHOD_FOLDERS = {"toolkit", "proof", "extractive"}  # folders of methods/ that every method uses, not methods
+# A method that is another one and a step after it, with why: the (folder, the method folder it builds on) pairs
+METHOD_BUILDS_ON = {
+    # the default answer is the quoted answer, then a text model reading its passages (methods/cascade)
+    ("cascade", "quoted"),
+}
 # What the shared parts of methods/ reach the library through: the ports, never these components ...
 BEHIND_THE_PORTS = ("store", "retrieval", "pdf")
 # ... but for these (importer, imported module) pairs: a pure function of text, no database or file behind it
@@ -114,6 +119,7 @@ def method_folder_breach(folder: str, imported: str, folders: set[str]) -> str |
         return imported == f"{PACKAGE}.{name}" or imported.startswith(f"{PACKAGE}.{name}.")
 
     if within(f"methods.{folder}") or any(within(name) for name in METHOD_FOLDER_MAY_IMPORT) or \
+            any(within(f"methods.{base}") for built, base in METHOD_BUILDS_ON if built == folder) or \
             imported in {f"{PACKAGE}.{name}" for name in METHOD_FOLDER_MAY_IMPORT_FROM_LLM}:
         return None
     other = next((name for name in folders if within(f"methods.{name}")), None)
@@ -424,3 +430,32 @@ def test_a_module_without_a_layer_is_reported():
     sources = package_sources()
     sources["docqa_desktop/newthing.py"] = "x = 1\n"
     assert any("'newthing' has no layer" in p for p in check(sources))
+
+
+# The one module that sets an answer's verdict (issue 53, architecture review 2026-11-28): a method records a draft
+# (ctx.conclude, ctx.decide) and methods/verdict.py renders it
+STATUS_WRITERS = {"docqa_desktop/methods/verdict.py"}
+
+
+def status_writes(source: str) -> list[int]:
+    """The lines of `source` that assign an attribute named `status` (alone or among several targets)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        flat = [t for target in targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
+        if any(isinstance(t, ast.Attribute) and t.attr == "status" for t in flat):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_verdict_sets_a_status():
+    writers = {path: status_writes(source) for path, source in package_sources().items()}
+    assert {path for path, lines in writers.items() if lines} == STATUS_WRITERS, \
+        {path: lines for path, lines in writers.items() if lines and path not in STATUS_WRITERS}
+
+
+def test_a_status_set_outside_the_verdict_is_seen():
+    assert status_writes("answer.status = 1\n") == [1]
+    assert status_writes("x = 1\nanswer.status, answer.text = 1, 'a'\n") == [2]
+    assert status_writes("answer.state = 1\nstatus = 2\n") == []

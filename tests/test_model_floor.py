@@ -89,7 +89,7 @@ def test_auto_never_picks_a_method_the_text_model_is_too_small_for(home, tmp_pat
         service.models.import_file(large, name="large-text")
         service.models.set_default("text", "large-text")
         assert service.answers.chooser() is not None and not any(service.models.shortfalls().values())
-        assert service.answers.chooser_said() == "the cascade's choices are made by large-text"
+        assert service.answers.chooser_said() == "the cascade's passages are read by large-text"
         service.models.set_default("text", "smollm2-135m-instruct")  # the built-in one, chosen while others exist
         assert service.answers.chooser() is None  # the 135M never chooses
         assert service.answers.chooser_said().startswith("the cascade quotes only: ")

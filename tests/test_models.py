@@ -344,7 +344,7 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
     big = write_header_only(tmp_path / "big.gguf", 200_000_000, size_label="1.5B")
     assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
     assert serving() == "text tasks   → big-text (the most capable installed)"
-    assert chooser() == "the cascade's choices are made by big-text"  # a capable model chooses
+    assert chooser() == "the cascade's passages are read by big-text"  # a capable model reads
     assert main(["models", "default", "text", "tiny-text", "--home", home]) == 0  # the user's choice wins
     assert serving().startswith("text tasks   → tiny-text (your choice")
     assert 'text_model = "tiny-text"' in (tmp_path / "home" / "config" / "settings.toml").read_text(encoding="utf-8")

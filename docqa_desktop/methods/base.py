@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..answers import Answer, LlmCall, PageRef
+from ..answers import Answer, AnswerStatus, Citation, LlmCall, PageRef
 from ..domain import CatalogueEntry, ChunkHit, StageStatus, TreeNode
 from ..errors import PageGone, VisualUnavailable
 from ..llm import Completion, Message, Options
@@ -31,7 +31,7 @@ from ..llm.runtime import Runtime
 from ..progress import Cancelled, Eta, Progress, ProgressFn, check_cancel, counted, describe
 from .ports import Artifacts, Pages, Search, Trees
 from .toolkit import page_content
-from .toolkit.final_answer import FinalAnswer
+from .toolkit.final_answer import NOT_ANSWERABLE, FinalAnswer
 from .toolkit.descriptions import Description, Descriptions
 from .toolkit.page_content import PageElement
 from .toolkit.batches import multi_document
@@ -85,6 +85,39 @@ class Concluded:
     unread: str = ""
 
 
+@dataclass(frozen=True)
+class Decided:
+    """A verdict a method reached by reading the pages itself, with nothing left to check: a value quoted from
+    its page (or computed by the app from quoted cells), the closest passages, or not found. The method only
+    records it (ctx.decide); methods/verdict.py renders it onto the answer, the one place a status is set."""
+    status: AnswerStatus
+    text: str
+    short_answer: str = ""
+    answer_format: str = "None"
+    citations: tuple[Citation, ...] = ()
+    computation: str = ""
+    confidence: float | None = None
+    likeliest: str = ""  # the value the passages hold most likely, said as such above them
+    check: str = ""
+
+    @classmethod
+    def answered(cls, value: str, text: str, citations, answer_format: str = "Str", computation: str = "",
+                 confidence: float | None = None) -> "Decided":
+        return cls(AnswerStatus.ANSWERED, text, value, answer_format, tuple(citations), computation, confidence)
+
+    @classmethod
+    def passages(cls, text: str, citations) -> "Decided":
+        return cls(AnswerStatus.PASSAGES, text, citations=tuple(citations))
+
+    @classmethod
+    def not_found(cls, text: str) -> "Decided":
+        return cls(AnswerStatus.NOT_FOUND, text, NOT_ANSWERABLE)
+
+    @property
+    def answers(self) -> bool:
+        return self.status is AnswerStatus.ANSWERED
+
+
 @dataclass
 class MethodContext:
     question: str
@@ -105,6 +138,7 @@ class MethodContext:
     conversation: list[Turn] = field(default_factory=list)  # the thread's earlier questions and answers
     replies: list[ModelReply] = field(default_factory=list)  # every parsed reply, for the proof's repair round
     concluded: Concluded | None = None  # the model's final answer, checked after the method (methods/proof)
+    decided: Decided | None = None  # a verdict the method reached itself (the quoted answers), rendered as it is
     shown: Progress | None = None  # the last progress the user was shown (a call of several samples adds to it)
     # the text model when it is large enough to choose among checked candidates (LANGUAGE_MODEL_FLOOR or more, or
     # of a size the user chose: a server's); None with the built-in model alone (the cascade then only quotes)
@@ -210,6 +244,12 @@ class MethodContext:
         method's last step, methods/verdict.py checks its proof and sets the verdict, once."""
         self.concluded = Concluded(final, list(numbered), None if quotes is None else list(quotes),
                                    None if seen is None else list(seen))
+
+    def decide(self, decided: Decided) -> Decided:
+        """A verdict reached without a model's draft to check (a quoted value, passages, not found): recorded
+        here, set on the answer by methods/verdict.py after the method's last step."""
+        self.decided = decided
+        return decided
 
     def decline(self, why: str) -> None:
         """The method read no page (none matched, or none is left): `why` is what its "not found" says."""

@@ -11,15 +11,15 @@ from ..answers import Answer
 from ..errors import DocQAError
 from ..llm.gguf_file import ModelSize
 from ..settings import Settings, SettingsError, merge_section, typed_value
-from . import doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
+from . import cascade, doclens, docreact, m3docrag, mdocagent, mmrag, quoted, simpledoc
 from .base import MethodContext, MethodSpec
 from .verdict import finish
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (simpledoc.SPEC, m3docrag.SPEC, doclens.SPEC,
                                                                  mdocagent.SPEC, mmrag.SPEC, docreact.SPEC,
-                                                                 quoted.SPEC, quoted.CASCADE)}
-AUTO = "auto"  # ask.method's default: the cascade (quoted, then with a model at or above the floor its choice)
-QUOTED, CASCADE, CAPABLE_DEFAULT = quoted.SPEC.name, quoted.CASCADE.name, simpledoc.SPEC.name
+                                                                 quoted.SPEC, cascade.SPEC)}
+AUTO = "auto"  # ask.method's default: the cascade (quoted, then with a model at or above the floor its reading)
+QUOTED, CASCADE, CAPABLE_DEFAULT = quoted.SPEC.name, cascade.SPEC.name, simpledoc.SPEC.name
 
 
 

@@ -6,25 +6,28 @@ The rule is the same for every method: an answer that stands is answered (cited 
 said with the check off); one whose proof does not hold, or that a model below the method's floor wrote, is an
 unverified draft beside the passages read; a model's refusal, or a draft withheld, ends as the closest passages
 read, cited, unless no page read shares the question's key terms: then, only then, "not found". The quoted
-answers (methods/quoted) read the pages themselves and set their own verdict by the same rule (no draft).
+answers (methods/quoted, the cascade) read the pages themselves and reach their verdict by the same rule: they
+record it (ctx.decide, a `Decided`), and `finish` renders it. No other module sets an answer's status
+(tests/test_layers.py: test_only_the_verdict_sets_a_status).
 """
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable
 
 from ..answers import Answer, AnswerStatus
 from ..llm import ModelError
 from ..llm.gguf_file import ModelSize, size_text
 from ..progress import Cancelled
-from .base import Concluded, MethodContext, MethodSpec
+from .base import Concluded, Decided, MethodContext, MethodSpec
 from .citations import cite
 from .conversation import thread_query
 from .extractive.passages import about_question, closest, listed
 from .extractive.question import parse_question
 from .extractive.reader import read
 from .proof.verify import ANSWERED, DECLINED, Decision, unchecked, verify
-from .toolkit.final_answer import NOT_ANSWERABLE, FinalAnswer
+from .toolkit.final_answer import FinalAnswer
 
 NOT_ANSWERED = "Not answerable from the documents."
 
@@ -38,7 +41,9 @@ def finish(spec: MethodSpec, ctx: MethodContext, check_proofs: bool = True,
     answer = ctx.answer
     try:
         spec.run(ctx)
-        if ctx.concluded is not None:
+        if ctx.decided is not None:
+            render(answer, ctx.decided)
+        elif ctx.concluded is not None:
             _judge(ctx, ctx.concluded, verify(ctx, ctx.concluded) if check_proofs else unchecked(ctx.concluded))
     except Cancelled:
         # what was already streamed stays: Stop ends the answer, it does not take it back
@@ -77,15 +82,22 @@ def _judge(ctx: MethodContext, concluded: Concluded, decision: Decision) -> None
     answer.citations = cite(ctx.pages, decision.quotes or [(ref, "") for ref in read_pages], text, read_pages)
 
 
+def render(answer: Answer, decided: Decided) -> None:
+    """Set a verdict's parts on the answer: its status, text, short answer and format, citations, computation,
+    confidence, likeliest value and check."""
+    answer.status, answer.text, answer.citations = decided.status, decided.text, list(decided.citations)
+    answer.short_answer, answer.answer_format = decided.short_answer, decided.answer_format
+    answer.computation, answer.confidence, answer.likeliest = decided.computation, decided.confidence, decided.likeliest
+    answer.check = decided.check
+
+
 def record(answer: Answer, final: FinalAnswer) -> bool:
     """Put a final answer's parts on `answer` (status, long and short text, format); True when it answers."""
     if final.answerable:
-        answer.status = AnswerStatus.ANSWERED
-        answer.text = final.answer or final.short_answer
-        answer.short_answer, answer.answer_format = final.short_answer or final.answer, final.answer_format
-        answer.computation = final.computation
+        render(answer, Decided.answered(final.short_answer or final.answer, final.answer or final.short_answer, (),
+                                        final.answer_format, final.computation))
         return True
-    _not_found(answer, NOT_ANSWERED)
+    render(answer, Decided.not_found(NOT_ANSWERED))
     return False
 
 
@@ -93,47 +105,35 @@ def _declined(ctx: MethodContext, concluded: Concluded, decision: Decision) -> N
     """A refusal or a withheld draft: the passage a page read states a value in, else the closest passages, else
     (no page read shares the question's key terms) not found."""
     answer = ctx.answer
-    answer.check, answer.confidence = "", None
     if decision.passage is not None:
-        _passage_stated(ctx, decision)
+        render(answer, _passage_stated(ctx, decision))
         return
     pages = answer.pages_used or concluded.numbered or concluded.seen or []
     if not pages:
-        _not_found(answer, concluded.unread or NOT_ANSWERED)
+        render(answer, Decided.not_found(concluded.unread or NOT_ANSWERED))
         return
     asked = answer.standalone_question or answer.question or ctx.question
     question = asked if answer.standalone_question or not ctx.conversation else thread_query(asked, ctx.conversation)
     reading = read(ctx, parse_question(question), pages)
     shown = closest(reading.sentences) if about_question(asked, reading) else []
     if not shown:
-        _not_found(answer, f"Not found: none of the {len(pages)} page{'s' if len(pages) != 1 else ''} read is "
-                           "about this question.")
+        render(answer, Decided.not_found(f"Not found: none of the {len(pages)} page{'s' if len(pages) != 1 else ''} "
+                                         "read is about this question."))
         return
-    _passages(answer, "The model found no answer; the closest passages (read them to judge):\n" + listed(shown))
-    answer.citations = cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
-                            answer.text, pages)
+    text = "The model found no answer; the closest passages (read them to judge):\n" + listed(shown)
+    render(answer, Decided.passages(text, cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text)
+                                                           for s in shown], text, pages)))
 
 
-def _passage_stated(ctx: MethodContext, decision: Decision) -> None:
+def _passage_stated(ctx: MethodContext, decision: Decision) -> Decided:
     """The model keeps refusing a page that states a value: that passage is shown as the closest one."""
-    answer, found = ctx.answer, decision.passage
+    found = decision.passage
     candidate = found.scored.candidate
-    _passages(answer, f"The model found no answer, but this passage may hold one (read it to judge):\n"
-                      f"[1] {candidate.ref.source}: “{candidate.sentence.text}”")
-    answer.check = (f"The model declined{' twice' if decision.asked else ''} although {candidate.ref.source} "
-                    f"states {found.value.text!r}")
-    answer.citations = cite(ctx.pages, [(candidate.ref, candidate.sentence.text)], candidate.sentence.text,
-                            [candidate.ref])
-
-
-def _passages(answer: Answer, text: str) -> None:
-    answer.status, answer.text, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, text, "", "None"
-    answer.computation = ""
-
-
-def _not_found(answer: Answer, text: str) -> None:
-    answer.status, answer.text, answer.citations = AnswerStatus.NOT_FOUND, text, []
-    answer.short_answer, answer.answer_format, answer.computation = NOT_ANSWERABLE, "None", ""
+    citations = cite(ctx.pages, [(candidate.ref, candidate.sentence.text)], candidate.sentence.text, [candidate.ref])
+    return replace(Decided.passages(f"The model found no answer, but this passage may hold one (read it to judge):\n"
+                                    f"[1] {candidate.ref.source}: “{candidate.sentence.text}”", citations),
+                   check=f"The model declined{' twice' if decision.asked else ''} although {candidate.ref.source} "
+                         f"states {found.value.text!r}")
 
 
 def below_floor(answer: Answer, spec: MethodSpec, writers: list[ModelSize]) -> None:

@@ -55,22 +55,22 @@ class Answers:
     @property
     def default_method(self) -> str:
         """The method a question goes to: ask.method, or with "auto" (the default) the cascade: quoted answers,
-        then a choice by the text model among candidates when it is large enough (chooser())."""
+        then the text model reads the passages when it is large enough (chooser())."""
         chosen = self._resources.settings.ask.method
         return CASCADE if chosen == AUTO_METHOD else chosen
 
     def chooser(self):
-        """The text model when it may choose among candidates: at or above the model methods' floor, or a
+        """The text model when it may read the cascade's passages: at or above the model methods' floor, or a
         server's (its size is the user's choice); None with the built-in model alone."""
         size = self._models.text_model_size()
         return None if size is not None and size.below(LANGUAGE_MODEL_FLOOR) else self._resources.runtimes.text()
 
     def chooser_said(self) -> str:
-        """Which model makes the cascade's choice, or why none does, in a sentence."""
+        """Which model reads the cascade's passages, or why none does, in a sentence."""
         shortfall = self._models.shortfall(CAPABLE_DEFAULT)
         if shortfall:
-            return f"the cascade quotes only: choosing among candidates {shortfall}"
-        return f"the cascade's choices are made by {self._models.roles()['text'] or 'the server’s model'}"
+            return f"the cascade quotes only: a model reading the passages {shortfall}"
+        return f"the cascade's passages are read by {self._models.roles()['text'] or 'the server’s model'}"
 
     def methods(self) -> list[MethodSpec]:
         """Every answering method, the default first."""

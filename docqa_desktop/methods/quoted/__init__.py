@@ -2,8 +2,7 @@
 passages."""
 from __future__ import annotations
 
-from ..base import LANGUAGE_MODEL_FLOOR, MethodSpec
-from .cascade import CascadeSettings, run as run_cascade
+from ..base import MethodSpec
 from .method import QuotedSettings, run
 
 SPEC = MethodSpec(
@@ -16,15 +15,3 @@ SPEC = MethodSpec(
                 "answer; otherwise shows the closest passages, cited, for you to read. Instant; the default until "
                 "a capable model is installed.",
     cost="low", settings=QuotedSettings, run=run, follow_ups="conversation")
-
-# the default ("auto"): quoted answers, then, with a model at or above the floor, its one choice among candidates
-CASCADE = MethodSpec(
-    name="cascade", title="Answer (quoted, then the model chooses)",
-    paper="no paper: the quoted reader, then one grammar-constrained choice among checked candidates (constrained "
-          "decoding over input-dependent candidates, Geng et al. 2023, arXiv 2305.13971; a margin and a \"none\" "
-          "option, arXiv 2406.07545)",
-    description="Quotes a value when the pages state it plainly (about a second, no model). Otherwise a text model of "
-                f"{LANGUAGE_MODEL_FLOOR:g} B parameters or more chooses among the values, table cells and sentences "
-                "found on the pages, or an operation over two values that the app computes, or none; the choice "
-                "stands only when it is on its cited page and the model is sure enough. Else the closest passages.",
-    cost="low", settings=CascadeSettings, run=run_cascade, follow_ups="conversation")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from ...answers import AnswerStatus, PageRef
-from ..base import MethodContext
+from ...answers import PageRef
+from ..base import Decided, MethodContext
 from ..citations import cite
 from ..extractive.authorship import FIRST, author_names
 from ..extractive.matching import WordSet, stem
@@ -25,15 +25,14 @@ def answer_authors(ctx: MethodContext, asked: str, pages: list[PageRef]) -> bool
     first_page = ctx.pages.refs_for([(entry.doc_id, 1)])
     if not names or not first_page or not _all_named(ctx.pages.text_or_empty(first_page[0]), names):
         return False
-    answer = ctx.answer
-    answer.status, answer.confidence = AnswerStatus.ANSWERED, CONFIDENCE
-    answer.short_answer = names[0] if asked == FIRST else json.dumps(names)
-    answer.answer_format = "Str" if asked == FIRST else "List"
     who = "The first author" if asked == FIRST else "The authors"
-    answer.text = (f"{answer.short_answer if asked == FIRST else ', '.join(names)}\n\n{who} of {entry.name}, as "
-                   f"its first page names them (the library index: {entry.authors})")
-    answer.citations = cite(ctx.pages, [(first_page[0], name) for name in names], names[0], first_page)
-    answer.pages_used = first_page
+    ctx.decide(Decided.answered(
+        names[0] if asked == FIRST else json.dumps(names),
+        f"{names[0] if asked == FIRST else ', '.join(names)}\n\n{who} of {entry.name}, as its first page names them "
+        f"(the library index: {entry.authors})",
+        cite(ctx.pages, [(first_page[0], name) for name in names], names[0], first_page),
+        "Str" if asked == FIRST else "List", confidence=CONFIDENCE))
+    ctx.answer.pages_used = first_page
     return True
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from dataclasses import replace
 
-from ...answers import AnswerStatus, Citation, PageRef
-from ..base import CatalogueEntry, MethodContext
+from ...answers import Citation, PageRef
+from ..base import CatalogueEntry, Decided, MethodContext
 from ..citations import cite
 from ..extractive.library_questions import COUNT, NEWEST, OLDEST, PAGES, LibraryQuestion
-from ..toolkit.final_answer import NOT_ANSWERABLE
 
 MAX_LISTED = 50  # documents named in the answer's text (the short answer of a list names them all)
 MAX_CITED = 20  # documents cited, each at its first matching page
@@ -38,15 +38,16 @@ def answer_library_question(ctx: MethodContext, asked: LibraryQuestion) -> None:
                         (f", {sum(len(p) for p in pages.values())} pages" if asked.mentions else ""))
     if asked.asks in (NEWEST, OLDEST):
         matched = _in_order(matched, asked.asks)
-    answer.confidence = 1.0
-    answer.citations, answer.pages_used = _citations(ctx, matched, cited)
+    citations, answer.pages_used = _citations(ctx, matched, cited)
     answer.note_stage("read", answer.pages_used)
     if asked.asks in (NEWEST, OLDEST):
-        _ranked(ctx, asked, entries, matched)
+        decided = _ranked(ctx, asked, entries, matched)
     elif asked.asks == COUNT:
-        _counted(ctx, asked, entries, matched, pages)
+        decided = _counted(ctx, asked, entries, matched, pages)
     else:
-        _listed(ctx, asked, entries, matched, pages)
+        decided = _listed(ctx, asked, entries, matched, pages)
+    # exact: the index read every page in scope
+    ctx.decide(replace(decided, citations=tuple(citations), confidence=1.0))
 
 
 def _matching(ctx: MethodContext, asked: LibraryQuestion, entries: list[CatalogueEntry],
@@ -107,31 +108,24 @@ def _holds(quote: str, words: str) -> bool:
     return tokens(words).strip() != "" and tokens(words) in tokens(quote)
 
 
-def _listed(ctx: MethodContext, asked: LibraryQuestion, entries, matched, pages) -> None:
-    answer = ctx.answer
+def _listed(ctx: MethodContext, asked: LibraryQuestion, entries, matched, pages) -> Decided:
     if not matched:
-        answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_FOUND, NOT_ANSWERABLE, "None"
-        answer.text = _none_text(ctx, asked, len(entries))
-        return
-    answer.status, answer.answer_format = AnswerStatus.ANSWERED, "List"
+        return Decided.not_found(_none_text(ctx, asked, len(entries)))
     if asked.of == PAGES:
-        answer.short_answer = json.dumps([f"{e.name}, page {p}" for e in matched for p in _pages_of(e, pages)],
-                                         ensure_ascii=False)
+        listed = json.dumps([f"{e.name}, page {p}" for e in matched for p in _pages_of(e, pages)], ensure_ascii=False)
     else:
-        answer.short_answer = json.dumps([e.name for e in matched], ensure_ascii=False)
-    answer.text = _header(ctx, asked, entries, matched, pages) + ":\n" + _lines(asked, matched, pages)
+        listed = json.dumps([e.name for e in matched], ensure_ascii=False)
+    return Decided.answered(listed, _header(ctx, asked, entries, matched, pages) + ":\n" +
+                            _lines(asked, matched, pages), (), "List")
 
 
-def _counted(ctx: MethodContext, asked: LibraryQuestion, entries, matched, pages) -> None:
-    answer = ctx.answer
-    answer.status, answer.answer_format = AnswerStatus.ANSWERED, "Int"
+def _counted(ctx: MethodContext, asked: LibraryQuestion, entries, matched, pages) -> Decided:
     count = sum(len(_pages_of(e, pages)) if asked.mentions else e.pages for e in matched) if asked.of == PAGES \
         else len(matched)
-    answer.short_answer = str(count)
     if not matched:  # none is an answer too: every page in scope was read
-        answer.text = "0\n\n" + _none_text(ctx, asked, len(entries))
-        return
-    answer.text = f"{count}\n\n" + _header(ctx, asked, entries, matched, pages) + ":\n" + _lines(asked, matched, pages)
+        return Decided.answered(str(count), "0\n\n" + _none_text(ctx, asked, len(entries)), (), "Int")
+    return Decided.answered(str(count), f"{count}\n\n" + _header(ctx, asked, entries, matched, pages) + ":\n" +
+                            _lines(asked, matched, pages), (), "Int")
 
 
 def _in_order(matched: list[CatalogueEntry], asks: str) -> list[CatalogueEntry]:
@@ -141,25 +135,21 @@ def _in_order(matched: list[CatalogueEntry], asks: str) -> list[CatalogueEntry]:
     return sorted(matched, key=lambda e: (e.year is None, e.year or 0, e.indexed_at))
 
 
-def _ranked(ctx: MethodContext, asked: LibraryQuestion, entries, order) -> None:
+def _ranked(ctx: MethodContext, asked: LibraryQuestion, entries, order) -> Decided:
     """The newest (or oldest) matched document (`order`: _in_order's), and the next few."""
-    answer = ctx.answer
     if not order:
-        answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_FOUND, NOT_ANSWERABLE, "None"
-        answer.text = _none_text(ctx, asked, len(entries))
-        return
+        return Decided.not_found(_none_text(ctx, asked, len(entries)))
     matched, first = order, order[0]
-    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.ANSWERED, first.name, "Str"
     which = "newest" if asked.asks == NEWEST else "oldest"
     what = f"that {_predicate(asked, len(matched))}" if asked.filtered else _where(ctx)
     if len(matched) == 1:
-        answer.text = f"{first.name}\n\nFrom the library index: the only document {what} is {_named(first)}."
-        return
+        return Decided.answered(first.name, f"{first.name}\n\nFrom the library index: the only document {what} is "
+                                            f"{_named(first)}.", ())
     by = ("by the year in its metadata, then by when it was indexed" if first.year is not None
           else "none of them has a year in its metadata: by when it was indexed")
-    answer.text = (f"{first.name}\n\nFrom the library index: the {which} of the {len(matched)} documents {what} is "
-                   f"{_named(first)} ({by})." +
-                   ("\nThen: " + "; ".join(_named(e) for e in order[1:1 + RANKED]) + "." if len(order) > 1 else ""))
+    return Decided.answered(first.name, f"{first.name}\n\nFrom the library index: the {which} of the {len(matched)} "
+                                        f"documents {what} is {_named(first)} ({by})." +
+                            "\nThen: " + "; ".join(_named(e) for e in order[1:1 + RANKED]) + ".", ())
 
 
 def _header(ctx: MethodContext, asked: LibraryQuestion, entries, matched, pages) -> str:

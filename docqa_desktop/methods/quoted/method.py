@@ -16,11 +16,10 @@ import json
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from ...answers import AnswerStatus, Citation, PageRef, sureness
-from ..base import MethodContext
+from ...answers import Citation, PageRef, sureness
+from ..base import Decided, MethodContext
 from ..citations import cite
 from ..conversation import thread_query
-from ..toolkit.final_answer import NOT_ANSWERABLE
 from ..extractive.library_questions import parse_library_question
 from ..extractive.passages import about_question, closest, listed
 from ..extractive.question import COUNT, UNQUOTABLE, Question, parse_question
@@ -68,8 +67,8 @@ def run(ctx: MethodContext) -> None:
 
 
 def answer_quoted(ctx: MethodContext) -> Read | None:
-    """The quoted verdict on ctx.answer; what was read, or None when the index answered (a library question, a
-    title block's authors)."""
+    """The quoted verdict, recorded on ctx (ctx.decided); what was read, or None when the index answered (a library
+    question, a title block's authors)."""
     answer, settings = ctx.answer, ctx.settings
     answer.iterations = 1
     question = _asked(ctx)
@@ -105,19 +104,17 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
                      for e, score in ranked[:TRACED]]
     by_rules = _rules_answer(answer, evidence) if settings.verdict == RULES else None
     if ranked and probability >= scorer.threshold:
-        _answered_by(ctx, ranked[0][0], question, pages)
-        answer.confidence = round(probability, 3)
+        ctx.decide(replace(_answered_by(ctx, ranked[0][0], question, pages), confidence=round(probability, 3)))
     elif by_rules is not None:
-        _answered_by(ctx, by_rules, question, pages)
+        ctx.decide(_answered_by(ctx, by_rules, question, pages))
         answer.notes.append(f"answered by the hand-written rules (verdict = {RULES}); the scorer's probability for "
                             f"its best candidate: {probability:.2f}")
     elif reading.table.tied or about_question(ctx.question, reading, settings.related_coverage):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
-        _passages(ctx, reading.sentences, question, pages, list(reading.table.tied[:settings.passages]))
-        if ranked:
-            _likeliest(answer, ranked[0][0], probability)
+        shown = _passages(ctx, reading.sentences, question, pages, list(reading.table.tied[:settings.passages]))
+        ctx.decide(_likeliest(shown, ranked[0][0], probability) if ranked else shown)
     else:
-        _not_found(ctx, len(pages))
+        ctx.decide(_not_found(len(pages)))
 
 
 def _rules_answer(answer, evidence: list[Evidence]) -> Evidence | None:
@@ -146,20 +143,19 @@ def _chain(ctx: MethodContext) -> Chain:
     return Chain(ctx.pages.text_or_empty, first_page)
 
 
-def _answered_by(ctx: MethodContext, best: Evidence, question: Question, pages: list[PageRef]) -> None:
+def _answered_by(ctx: MethodContext, best: Evidence, question: Question, pages: list[PageRef]) -> Decided:
     if best.computed is not None:
-        _answered_by_computing(ctx, best.computed)
-    elif best.cell is not None:
-        _answered_by_cell(ctx, best.cell)
-    else:
-        _answered(ctx, best, question, pages)
+        return _answered_by_computing(best.computed)
+    if best.cell is not None:
+        return _answered_by_cell(best.cell)
+    return _answered(ctx, best, question, pages)
 
 
-def _likeliest(answer, best: Evidence, probability: float) -> None:
+def _likeliest(shown: Decided, best: Evidence, probability: float) -> Decided:
     """The passages stay the answer; the likeliest value is said above them, as a value the app is not sure of."""
-    answer.likeliest, answer.confidence = best.value, round(probability, 3)
-    answer.text = (f"Likeliest: {best.value} ({best.ref.source}) — not sure enough to answer "
-                   f"({sureness(probability)}).\n\n{answer.text}")
+    return replace(shown, likeliest=best.value, confidence=round(probability, 3),
+                   text=f"Likeliest: {best.value} ({best.ref.source}) — not sure enough to answer "
+                        f"({sureness(probability)}).\n\n{shown.text}")
 
 
 def _trace(question: Question, reading: Reading, settings: QuotedSettings) -> list[str]:
@@ -195,36 +191,29 @@ def _asked(ctx: MethodContext) -> Question:
     return replace(thread, kind=own.kind or thread.kind)
 
 
-def _answered(ctx: MethodContext, best: Evidence, question: Question, pages) -> None:
+def _answered(ctx: MethodContext, best: Evidence, question: Question, pages) -> Decided:
     """A value of a sentence or of a form line, quoted with the line and cited where it stands."""
-    answer, ref = ctx.answer, best.ref
+    ref = best.ref
     items = best.found.value.items if best.found is not None else ()
-    answer.status = AnswerStatus.ANSWERED
-    answer.short_answer = json.dumps(list(items)) if items else best.value
-    answer.answer_format = ("List" if items else
-                            "Int" if question.kind == COUNT and best.value.replace(",", "").isdigit() else "Str")
+    answer_format = ("List" if items else
+                     "Int" if question.kind == COUNT and best.value.replace(",", "").isdigit() else "Str")
     line = best.found.scored.candidate.sentence.text if best.found is not None else best.quote
-    answer.text = f"{best.value}\n\nQuoted from {ref.source}: “{best.quote}”"
-    answer.citations = cite(ctx.pages, [(ref, line)], line, pages)
+    return Decided.answered(json.dumps(list(items)) if items else best.value,
+                            f"{best.value}\n\nQuoted from {ref.source}: “{best.quote}”",
+                            cite(ctx.pages, [(ref, line)], line, pages), answer_format)
 
 
-def _answered_by_cell(ctx: MethodContext, cell: CellAnswer) -> None:
+def _answered_by_cell(cell: CellAnswer) -> Decided:
     """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
-    answer, ref = ctx.answer, cell.ref
-    answer.status = AnswerStatus.ANSWERED
-    answer.short_answer, answer.answer_format = cell.value, "Str"
-    answer.text = f"{cell.value}\n\nRead from the table on {ref.source}: “{cell.quote}”"
-    answer.citations = [_cell_citation(cell)]
+    return Decided.answered(cell.value, f"{cell.value}\n\nRead from the table on {cell.ref.source}: “{cell.quote}”",
+                            [_cell_citation(cell)])
 
 
-def _answered_by_computing(ctx: MethodContext, computed: Computed) -> None:
+def _answered_by_computing(computed: Computed) -> Decided:
     """A difference of the two cells the question names: the app's computation shown, both cells cited."""
-    answer = ctx.answer
-    answer.status = AnswerStatus.ANSWERED
-    answer.short_answer, answer.answer_format = computed.shown, "Str"
-    answer.text = (f"{computed.shown}\n\nComputed by the app: {computed.expression}, from " +
-                   " and ".join(f"{c.ref.source}: “{c.quote}”" for c in computed.operands))
-    answer.citations = [_cell_citation(c) for c in computed.operands]
+    return Decided.answered(computed.shown, f"{computed.shown}\n\nComputed by the app: {computed.expression}, from " +
+                            " and ".join(f"{c.ref.source}: “{c.quote}”" for c in computed.operands),
+                            [_cell_citation(c) for c in computed.operands])
 
 
 def _cell_citation(cell: CellAnswer) -> Citation:
@@ -233,25 +222,24 @@ def _cell_citation(cell: CellAnswer) -> Citation:
 
 
 def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages,
-              cells: list[CellAnswer] = ()) -> None:
+              cells: list[CellAnswer] = ()) -> Decided:
     """The closest sentences (each once), and table cells that fit as well as each other, cited and
     highlighted, said to be passages and not an answer."""
-    answer, settings = ctx.answer, ctx.settings
+    settings = ctx.settings
     shown = closest(ranked, settings.passages, settings.related_coverage)
-    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.PASSAGES, "", "None"
     why = ("a yes/no or a list needs reading, which quoting cannot do" if question.kind in UNQUOTABLE
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
-    answer.text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
-    answer.citations = cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
-                            answer.text, pages)
+    text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
+    text += "".join(f"\n[{n}] {c.ref.source}, a table cell that fits as well as another: “{c.quote}”"
+                    for n, c in enumerate(cells, len(shown) + 1))
+    return Decided.passages(text, cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
+                                       text, pages) + [_cell_citation(c) for c in cells])
 
 
-def _not_found(ctx: MethodContext, searched: int) -> None:
-    answer = ctx.answer
-    answer.status, answer.short_answer, answer.answer_format = AnswerStatus.NOT_FOUND, NOT_ANSWERABLE, "None"
-    answer.text = (f"Not found: none of the {searched} pages searched is about this question." if searched
-                   else "Not found: no indexed page matches the question.")
+def _not_found(searched: int) -> Decided:
+    return Decided.not_found(f"Not found: none of the {searched} pages searched is about this question." if searched
+                             else "Not found: no indexed page matches the question.")
 
 
 def _sentence_line(number: int, scored: Scored) -> str:
