@@ -17,13 +17,13 @@ import io
 import json
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote as url_quote
 
 import pymupdf
 
+from . import numbers
 from .answers import Answer, AnswerStatus, Citation, sureness
 from .documents import open_document
 from .errors import DocQAError
@@ -91,8 +91,6 @@ def run_line(answer: Answer, escape: Callable[[str], str] = str) -> str:
 DRAFT_LABEL = "Model's draft (not checked): "
 WARNING_COLOUR = "#8a6d3b"  # the verdict of anything that is not an answer (app and HTML export)
 QUOTED_NUMBER_COLOUR = "#1f5fa8"  # a computation's numbers that are in a cited quote (app and HTML export)
-# a number as pages and computations write it: 1,234.5 / 12% / $3 / .5 (the grammar of methods/proof/arithmetic)
-_NUMBER = re.compile(r"[$€£¥]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)%?")
 
 
 def shown_text(answer: Answer) -> str:
@@ -111,24 +109,18 @@ def confidence_line(answer: Answer) -> str:
     return f"Confidence: {sureness(answer.confidence)}"
 
 
-def _number_value(written: str) -> Decimal | None:
-    try:
-        return Decimal(re.sub(r"[^0-9.]", "", written))
-    except InvalidOperation:
-        return None
-
-
 def computation_parts(answer: Answer) -> list[tuple[str, bool]]:
     """An answered value's computation (left of any '=' the model wrote) in pieces, True for a number that is in
-    one of the answer's cited quotes (its operands, as the check found them); [] when nothing was computed."""
+    one of the answer's cited quotes (its operands, read as numbers.find reads them); [] when nothing was computed."""
     if not answer.status.confident or not answer.computation.strip():
         return []
     expression = _one_line(re.split(r"[=≈]", answer.computation, maxsplit=1)[0])
-    quoted = {_number_value(m.group()) for c in answer.citations for m in _NUMBER.finditer(c.quote)} - {None}
+    # compared by value as written and signed: a computed "-5" is not a quote's "5"; "12%" and "$12" are its "12"
+    quoted = {number.value for c in answer.citations for number in numbers.find(c.quote)}
     parts, at = [], 0
-    for m in _NUMBER.finditer(expression):
-        parts += [(expression[at:m.start()], False), (m.group(), _number_value(m.group()) in quoted)]
-        at = m.end()
+    for number in numbers.find(expression):
+        parts += [(expression[at:number.start], False), (number.text, number.value in quoted)]
+        at = number.end
     parts.append((expression[at:], False))
     return [part for part in parts if part[0]]
 

@@ -154,6 +154,19 @@ def test_the_whole_export_shows_question_verdict_answer_proof_and_quote_as_writt
     assert "Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29" in shown
 
 
+@pytest.mark.parametrize("computation, short, line", [
+    ("5 * 2", "10", "Computed: **5** * 2 = 10"),
+    ("-5 * 2", "-10", "Computed: -5 * 2 = -10"),  # the quote says 5, not -5
+    ("−5 * 2", "-10", "Computed: −5 * 2 = -10"),  # U+2212
+    ("12 - 5", "7", "Computed: 12 - **5** = 7"),  # a minus between two numbers is no sign
+])
+def test_a_computed_number_is_marked_quoted_only_with_the_quotes_sign(tmp_path, computation, short, line):
+    answer = Answer("a-signed", "How many units were returned, doubled?", "simpledoc", short, AnswerStatus.ANSWERED,
+                    [Citation("report.pdf", "/nowhere/report.pdf", 7, "7", "Returns: 5 units.")], short_answer=short,
+                    computation=computation)
+    assert line in export(answer, "md", tmp_path / "signed.md", render=lambda c: None).read_text("utf-8")
+
+
 def test_pieces_inside_a_line_keep_their_edges_safe():
     """A piece between markup of the export's own (a computation's numbers in bold) is escaped where its edges
     could let a delimiter open or close, and only there."""

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 
+from .. import numbers
 from .scoring import NOT_ANSWERABLE, as_list
 
 _REFUSALS = re.compile(
     r"not answerable|cannot be (?:answered|determined)|can't be (?:answered|determined)|no (?:relevant )?information"
     r"|not (?:mentioned|provided|stated|specified|available) in|does not (?:mention|provide|contain|say)",
     re.IGNORECASE)
-# commas only as thousands separators (1,138): "1,2" is two numbers, not 12
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?\s?%?")
 _ITEM_SEPARATOR = re.compile(r"\s*(?:(?<!\d),|,(?!\d{3}(?!\d))|;|\band\b)\s*")  # not the comma inside 1,138
 _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
@@ -38,13 +37,11 @@ def extract(text: str, answered: bool, answer_format: str) -> str | list[str]:
 
 
 def first_number(text: str) -> float | None:
-    match = _NUMBER.search(text)
-    if match:
-        raw = match.group().replace("−", "-").replace("$", "").replace(",", "").replace("%", "").strip()
-        try:
-            return float(raw)
-        except ValueError:
-            pass
+    """The first number written in `text`, signed and as written ("1,138" 1138, "12.5%" 12.5, "$46.3 billion"
+    46.3), else a number word ("three")."""
+    number = next(numbers.find(text), None)
+    if number:
+        return float(number.value)
     word = _WORD_NUMBER.search(text)
     return float(_WORDS[word.group(1).lower()]) if word else None
 

@@ -14,6 +14,8 @@ import ast
 import re
 from math import isclose
 
+from .. import numbers
+
 NOT_ANSWERABLE = "Not answerable"
 FORMATS = ("Str", "Int", "Float", "List", "None")
 
@@ -65,14 +67,11 @@ def clean(value) -> str:
     return s.lstrip("$").strip().rstrip("%").strip()
 
 
-_GROUPED = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # digits grouped by three: 1,138 or 12,345.5
-
-
 def plain_number(value) -> str:
     """clean(), then a number's thousands separators dropped ("$1,138.5" -> "1138.5"); a comma that does not
     group digits by three stays, so "1,2" is no number rather than 12."""
     s = clean(value)
-    return s.replace(",", "") if _GROUPED.fullmatch(s) else s
+    return s.replace(",", "") if numbers.NUMBER.fullmatch(s) else s
 
 
 def needs_exact_match(s: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from .. import numbers
 from ..domain import BBox, TableCell, TableOnPage
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
@@ -22,13 +23,11 @@ STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_
 MIN_COLUMNS = 2
 REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
 MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
-_NUMBER = re.compile(r"^\(?[-−–]?[$€£¥]?\s?\(?(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\)?\s?%?\)?$")
 _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
                     r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
 SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _ASIDE = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
-_CURRENCY_ONLY = re.compile(r"^[$€£¥]$")
-_NEGATIVE = re.compile(r"^[$€£¥]?\s?(?:\(|-)")  # "(34)", "$ (5)", "-12"
+_CURRENCY_ONLY = re.compile(rf"^[{numbers.CURRENCY}]$")
 _YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d[A-Z]?$")
 LINE_GAP = 0.5  # words whose centres are closer than half a word's height apart stand on one line
 CAPTION_REACH = 40  # points above a table within which a text block is its caption ("$ in millions", "Table 3")
@@ -229,13 +228,8 @@ def _spanned(grid: Grid) -> list[list[str]]:
 def parse_number(text: str) -> float | None:
     """A cell's number as a value: "46,298" 46298, "(34)" -34, "$6.31" 6.31, "77%" 77, "—" None; a spread
     after it is left out ("66.4% (0.8%)", "45.2 ± 0.3")."""
-    text = _ASIDE.sub("", text.strip().replace("−", "-").replace("–", "-"))
-    match = _NUMBER.match(text)
-    if not match or not (match.group(1) or match.group(2)):
-        return None
-    value = float((match.group(1) or "0").replace(",", "") + (match.group(2) or ""))
-    negative = bool(_NEGATIVE.match(text))
-    return -value if negative else value
+    number = numbers.value(_ASIDE.sub("", text.strip()))
+    return float(number.value) if number else None
 
 
 def scale_of(text: str) -> float:

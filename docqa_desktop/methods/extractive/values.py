@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...numbers import CURRENCY, FRACTION, GROUPED, MINUS, SCALE_WORD
 from .question import (
     COUNT, DATE, FREQUENCY, LIST, MONEY, NAME_KINDS, NUMBER, PERCENT, PERSON, THING, TIME, UNITS, WHEN, YEAR,
     YEAR_PATTERN,
 )
 from ..toolkit.passages import QUESTION_WORDS
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_SCALE = r"(?:million|billion|thousand|trillion|bn|mn)"
+# no lookahead after the grouped digits: a value must be a whole token (_whole_token), so "1,2345" is none
+_NUM = rf"{GROUPED}{FRACTION}|\d+{FRACTION}"
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _YEAR_RE = YEAR_PATTERN
@@ -28,10 +29,11 @@ _PATTERNS = [
            rf"(?:\s?[-–]\s?\d{{1,2}}(?!\d))?"
            rf"(?:,?\s+{_YEAR_RE})?|{_MONTH}\s+{_YEAR_RE}|{_YEAR_RE}-\d\d-\d\d"),
     (TIME, r"(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])(?:\.[0-5]\d)?\s?[ap]\.?m\.?|noon|midnight"),
-    (MONEY, rf"[-−]?[$€£¥]\s?(?:{_NUM})(?:\s?{_SCALE}|\s?[mk]\b)?|(?:{_NUM})\s?(?:{_SCALE}\s)?(?:dollars|euros|usd|eur|gbp)"),
-    (PERCENT, rf"[-−]?(?:{_NUM})\s?(?:%|percentage points?|per cent|percent)"),
+    (MONEY, rf"[{MINUS}]?[{CURRENCY}]\s?(?:{_NUM})(?:\s?{SCALE_WORD}|\s?[mk]\b)?|(?:{_NUM})\s?(?:{SCALE_WORD}\s)?"
+            rf"(?:dollars|euros|usd|eur|gbp)"),
+    (PERCENT, rf"[{MINUS}]?(?:{_NUM})\s?(?:%|percentage points?|per cent|percent)"),
     (YEAR, _YEAR_RE),
-    (NUMBER, rf"[-−]?(?:{_NUM})(?:\s{_SCALE})?"),
+    (NUMBER, rf"[{MINUS}]?(?:{_NUM})(?:\s{SCALE_WORD})?"),
 ]
 _FIND = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS), re.I)
 # a value starts after a space or an opening mark, not inside a word ("late-60s", "COVID-19", "B2B")

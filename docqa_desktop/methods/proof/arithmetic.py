@@ -6,7 +6,7 @@ small tokenizer and recursive-descent parser read it (never eval, compile or ast
 + - * / (and × ÷ − –), ( ) [ ] and round, abs, min, max, sum, avg, mean. Values are Decimals, so numbers
 add up as written ("round(2.675, 2)" is 2.68).
 
-Numbers: 12, 12.5, .5; a leading $ € £ ¥ is ignored; a '%' right after the number divides by 100.
+Numbers (numbers.LITERAL): 12, 12.5, .5; a leading $ € £ ¥ is ignored; a '%' right after the number divides by 100.
 Scientific notation ("1e5") is rejected: pages do not print it, and it is the short road to inf.
 Comma rule: a comma right after a run of 1-3 digits (or an earlier group), followed by exactly three digits
 and then a non-digit, is a thousands separator ("1,234,567.89"). Any other comma separates a function's
@@ -23,16 +23,17 @@ import re
 from decimal import Decimal
 from typing import NamedTuple
 
+from ...numbers import CURRENCY, LITERAL
+
 MAX_CHARS, MAX_DEPTH, MAX_NUMBERS = 300, 30, 60
 _LIMIT = Decimal("1e300")  # a larger value is on its way to a float inf
 _CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_UP)
-_NUMBER = re.compile(r"[$€£¥]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]*)?%?|[$€£¥]?\.[0-9]+%?")
 _WORD = re.compile(r"[^\W\d]\w*")
 _KINDS = {"+": "+", "-": "-", "−": "-", "–": "-", "*": "*", "×": "*", "/": "/", "÷": "/",
           "(": "(", "[": "(", ")": ")", "]": ")", ",": ",", "=": "=", "≈": "="}
 _REFUSED = {"**": "no exponents: '**'", "^": "no exponents: '^'", "%": "'%' not right after a number (no modulo)",
             ".": "'.' outside a number (no attribute access)",
-            **dict.fromkeys("$€£¥", "currency sign not before a number"),
+            **dict.fromkeys(CURRENCY, "currency sign not before a number"),
             **dict.fromkeys("'\"‘’“”`", "quotes (text) are not allowed")}
 _FUNCTIONS = {"round", "abs", "min", "max", "sum", "avg", "mean"}
 _APPLY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
@@ -49,7 +50,7 @@ class Token(NamedTuple):
 
 
 def _token(text: str, i: int) -> Token:
-    if number := _NUMBER.match(text, i):
+    if number := LITERAL.match(text, i):
         if re.match(r"[eE][-+]?[0-9]", text[number.end():number.end() + 3]):
             raise ArithmeticRejected(f"scientific notation at position {i + 1}; write the number out")
         return Token("num", number.group(), i + 1)
@@ -81,7 +82,7 @@ def _tokens(text: str) -> list[Token]:
 
 def _value(tok: Token) -> Decimal:
     """A number's value as written: no currency sign, commas or '%'."""
-    return Decimal(tok.text.lstrip("$€£¥").rstrip("%").replace(",", ""))
+    return Decimal(tok.text.lstrip(CURRENCY).rstrip("%").replace(",", ""))
 
 
 def _checked(value: Decimal) -> Decimal:

@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...answers import PageRef
+from ...numbers import SCALES, find as find_numbers
 from ..toolkit.final_answer import FinalAnswer
 from .arithmetic import ArithmeticRejected, evaluate, operands
 from ..extractive.question import parse_question
-from .quotes import NUMBER, QuoteMatch, letters, locate, normalised, number_values
+from .quotes import QuoteMatch, letters, locate, normalised
 
 CONSTANTS = (1.0, 100.0, 1000.0)  # numbers a computation may use without quoting them (ratios, percentages)
-_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
-           "b": 1e9, "trillion": 1e12}
-_SCALED = re.compile(rf"(?P<number>{NUMBER.pattern})(?:\s*(?P<scale>{'|'.join(_SCALES)})\b)?")
 _WORD = re.compile(r"[a-z]+")
 _CHOICE = re.compile(r"\b(?:or|which of|among|between|versus|vs)\b")
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -184,7 +182,7 @@ def _states(excerpt: str, item: str) -> bool:
         return day in dates_in(excerpt)
     numbers = scaled_numbers(item)
     on_page = [abs(reading) for readings in scaled_numbers(excerpt) for reading in readings]
-    wanted = (_content_words(item) or _content_words(item, keep_stop=True)) - set(_SCALES)
+    wanted = (_content_words(item) or _content_words(item, keep_stop=True)) - set(SCALES)
     if not numbers and not wanted:
         return False
     # a number is stated when any reading of it (as written, or with its scale word applied) is on the page;
@@ -230,12 +228,8 @@ def dates_in(text: str) -> list[tuple[int, int, int]]:
 def scaled_numbers(text: str) -> list[tuple[float, ...]]:
     """The numbers in `text`, each as its readings: with its scale word applied ("1.2 billion" → 1.2e9) and as
     written."""
-    numbers = []
-    for match in _SCALED.finditer(normalised(text)):
-        scale = _SCALES.get(match.group("scale") or "", 1.0)
-        numbers += [(number * scale, number) if scale != 1.0 else (number,)
-                    for number in number_values(match.group("number"))]
-    return numbers
+    return [(n.scaled, float(n.value)) if n.scale != 1.0 else (float(n.value),)
+            for n in find_numbers(normalised(text))]
 
 
 def _items(short: str) -> list[str]:

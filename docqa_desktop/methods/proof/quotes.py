@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from ... import numbers
 from ..extractive.matching import repair_numbers
 
 # the least share of a quote's letters found in order on the page: measured on the 1.5B bench's quotes
@@ -23,8 +24,6 @@ MIN_RUN = 4  # letters in a row that count as copied: shorter common runs ("the"
 STRETCH = 1.3  # the stretch of page a quote may spread over, in multiples of its own length (dropped words)
 _LINE_END_HYPHEN = re.compile(r"(\w)[-\u00ad]\s*\n\s*(\w)")
 _NOT_LETTER = re.compile(r"[^a-z0-9]")
-# a number standing alone or with a unit glued after it ("1.2bn", "4U"), never the end of a word or code ("FY2023")
-NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?![\d.,]*\d)")
 
 
 def normalised(text: str) -> str:
@@ -34,17 +33,9 @@ def normalised(text: str) -> str:
 
 
 def number_values(text: str) -> list[float]:
-    """The numbers written in `text` (thousands commas dropped; a comma that is not a thousands separator
-    splits two numbers), as values."""
-    values = []
-    for match in NUMBER.finditer(unicodedata.normalize("NFKC", text)):
-        raw = match.group().replace("−", "-")
-        parts = raw.split(",")
-        if len(parts) > 1 and not all(len(p) == 3 for p in parts[1:-1] + [parts[-1].split(".")[0]]):
-            values += [float(p) for p in parts if p.strip("-")]  # "1,2" is two numbers, not 12
-            continue
-        values.append(float(raw.replace(",", "")))
-    return values
+    """The numbers written in `text`, signed, as values (numbers.find: "1,138" is 1138, "1,2" two numbers, "1.2bn"
+    1.2)."""
+    return [float(number.value) for number in numbers.find(unicodedata.normalize("NFKC", text))]
 
 
 @dataclass(frozen=True)
