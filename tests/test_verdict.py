@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 
 from scripted_model import FixedRuntimes, ScriptedModel, reasoning
-from docqa_desktop.answers import Answer, AnswerStatus
+from docqa_desktop.answers import Answer, AnswerStatus, Citation
 from docqa_desktop.llm import ModelError
 from docqa_desktop.llm.gguf_file import ModelSize
 from docqa_desktop.methods import method_spec
-from docqa_desktop.methods.base import MethodContext, MethodSpec
+from docqa_desktop.methods.base import Decided, MethodContext, MethodSpec
 from docqa_desktop.methods.toolkit.final_answer import FinalAnswer
 from docqa_desktop.methods.verdict import finish
 from docqa_desktop.progress import Cancelled
@@ -112,3 +112,25 @@ def test_a_method_that_read_no_page_is_not_found_saying_why():
     finish(spec_running(lambda c: c.decline("No indexed page matches the question.")), ctx, check_proofs=True)
     assert ctx.answer.status is AnswerStatus.NOT_FOUND and ctx.answer.text == "No indexed page matches the question."
     assert ctx.answer.short_answer == "Not answerable" and ctx.answer.citations == []
+
+
+def test_a_verdict_the_method_reached_itself_is_rendered_whole_by_finish():
+    """The quoted answers decide without a draft to check: finish sets what they decided, every part of it."""
+    cited = Citation("a.pdf", "/a.pdf", 2, "2", "The ferry leaves at 18:40.")
+
+    def run(ctx):
+        ctx.decide(dataclasses.replace(Decided.passages("Likeliest: 18:40 …", [cited]), likeliest="18:40",
+                                       confidence=0.42))
+
+    ctx = bare_context()
+    ctx.answer.check = "from an earlier step"
+    finish(spec_running(run, 0.0), ctx)
+    answer = ctx.answer
+    assert (answer.status, answer.text, answer.citations) == (AnswerStatus.PASSAGES, "Likeliest: 18:40 …", [cited])
+    assert (answer.likeliest, answer.confidence, answer.short_answer, answer.answer_format) == ("18:40", 0.42, "", "None")
+    assert answer.check == ""  # the verdict's own, not what was there before
+
+    ctx = bare_context()
+    finish(spec_running(lambda c: c.decide(Decided.not_found("Not found: nothing matches.")), 0.0), ctx)
+    assert (ctx.answer.status, ctx.answer.short_answer, ctx.answer.citations) == (
+        AnswerStatus.NOT_FOUND, "Not answerable", [])

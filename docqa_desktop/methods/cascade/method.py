@@ -45,7 +45,7 @@ class Checked:
     origin: str  # SPAN, or "scorer N"
     ref: PageRef
     quote: str  # the passage (or the cell's labels) it is quoted from
-    yes: float
+    yes: float = 0.0  # set by the check
     box: tuple | None = None  # a cell's box on its page
 
 
@@ -88,35 +88,36 @@ def _model_reads(ctx: MethodContext, read: Read) -> list[Checked]:
         source = reading.copied_from(written, passages)
         answer.notes.append(f"cascade: the model wrote {written!r}" + (f", found in {source.ref.source}" if source
                             else ", which no passage holds word for word" if written != reading.NONE else ""))
-        values = [(written, SPAN, source.ref, source.text, None)] if source else []
-        values += [(e.value, f"scorer {n}", e.ref, e.quote, e.cell.cell.bbox if e.cell else None)
-                   for n, (e, _) in enumerate(each_value_once(answer.candidates), 1)
-                   if e.computed is None][:settings.checked]  # a computation is checked by the app, not read
-        return _checks(ctx, read, passages, _each_once(values))
+        proposed = [Checked(written, SPAN, source.ref, source.text)] if source else []
+        proposed += [Checked(e.value, f"scorer {n}", e.ref, e.quote, box=e.cell.cell.bbox if e.cell else None)
+                     for n, (e, _) in enumerate(each_value_once(answer.candidates), 1)
+                     if e.computed is None][:settings.checked]  # a computation is checked by the app, not read
+        return [_check(ctx, read, passages, value) for value in _each_once(proposed)]
     except ModelError as exc:
         answer.notes.append(f"cascade: the model failed ({exc}); the passages stand")
         return []
 
 
-def _checks(ctx: MethodContext, read: Read, passages: list[Passage], values) -> list[Checked]:
-    checked = []
-    for value, origin, ref, quote, box in values:
-        ctx.step(f"the model checks {value!r}")
-        shown = value if any(p.text == quote for p in passages) else f"{value} (from {ref.source}: “{quote}”)"
-        completion = ctx.call(f"check {value!r}", ctx.chooser, reading.check_messages(ctx.question, passages, shown),
-                              reading.check_options(), read.pages)
-        yes = completion.choice_probabilities.get("yes", 1.0 if completion.text.strip() == "yes" else 0.0)
-        ctx.answer.notes.append(f"cascade: {origin} {value!r}: the model's check says yes with p = {yes:.2f}")
-        checked.append(Checked(value, origin, ref, quote, round(yes, 4), box))
-    return checked
+def _check(ctx: MethodContext, read: Read, passages: list[Passage], proposed: Checked) -> Checked:
+    """`proposed` with the model's probability that the passages state it as the answer."""
+    value, ref = proposed.value, proposed.ref
+    ctx.step(f"the model checks {value!r}")
+    on_a_passage = any(p.text == proposed.quote for p in passages)
+    shown = value if on_a_passage else f"{value} (from {ref.source}: “{proposed.quote}”)"  # a cell, another line
+    completion = ctx.call(f"check {value!r}", ctx.chooser, reading.check_messages(ctx.question, passages, shown),
+                          reading.check_options(), read.pages)
+    yes = completion.choice_probabilities.get("yes", 1.0 if completion.text.strip() == "yes" else 0.0)
+    ctx.answer.notes.append(f"cascade: {proposed.origin} {value!r}: the model's check says yes with p = {yes:.2f}")
+    return replace(proposed, yes=round(yes, 4))
 
 
-def _each_once(values):
+def _each_once(proposed: list[Checked]) -> list[Checked]:
+    """Each value once, where it was proposed first (the model's own words before the scorer's)."""
     seen, kept = set(), []
-    for value in values:
-        if value_key(value[0]) not in seen:
-            seen.add(value_key(value[0]))
-            kept.append(value)
+    for checked in proposed:
+        if value_key(checked.value) not in seen:
+            seen.add(value_key(checked.value))
+            kept.append(checked)
     return kept
 
 
