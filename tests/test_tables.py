@@ -146,6 +146,9 @@ def test_a_table_question_is_answered_from_the_cell_with_its_box_cited(tables_ho
     assert main(["ask", "What was the revenue?", "--json", "--home", str(home)]) == 0
     tied = json.loads(capsys.readouterr().out)
     assert tied["status"] == "passages" and "46,298" in tied["answer"] and "51,761" in tied["answer"]
+    listed = [line for line in tied["answer"].splitlines() if ", table cell: “" in line]  # the tie, shown as cells
+    assert len(listed) == 2 and {"46,298", "51,761"} <= {n for line in listed for n in ("46,298", "51,761") if n in line}
+    assert sum(1 for c in tied["citations"] if c["bbox"] is not None) >= 2  # each cited at its box
 
 
 def test_a_difference_of_two_cells_the_question_names_is_computed_by_the_app(table_pdf):

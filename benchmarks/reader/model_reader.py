@@ -85,21 +85,25 @@ def _write(rows) -> None:
                       encoding="utf-8")
 
 
-def verdict(row: dict, min_yes: float) -> tuple[bool, bool]:
+SPAN_ONLY = ("span",)  # the model's own words alone checked: does checking the scorer's values add?
+
+
+def verdict(row: dict, min_yes: float, origins: tuple[str, ...] = ()) -> tuple[bool, bool]:
     """(answered, right) for a row under `min_yes`, as methods/cascade decides: the quoted answer when it answered
-    without the model, else the one value checked at or above min_yes (two different ones answer nothing)."""
+    without the model, else the one value checked at or above min_yes (two different ones answer nothing);
+    `origins`: only the values of these origins count (all by default)."""
     if not row["model_read"]:
         return row["status"] == "answered", row["right"]
-    sure = [c for c in row["checked"] if c["yes"] >= min_yes]
+    sure = [c for c in row["checked"] if c["yes"] >= min_yes and (not origins or c["origin"] in origins)]
     values = {c["value"].lower() for c in sure}
     if len(values) != 1:
         return False, False
     return True, any(c["right"] for c in sure)
 
 
-def figures(rows: list[dict], min_yes: float) -> dict:
+def figures(rows: list[dict], min_yes: float, origins: tuple[str, ...] = ()) -> dict:
     answerable = [r for r in rows if r["answerable"]]
-    decided = [(r, *verdict(r, min_yes)) for r in rows]
+    decided = [(r, *verdict(r, min_yes, origins)) for r in rows]
     answered = [(r, right) for r, ok, right in decided if ok]
     right = sum(1 for r, ok in answered if ok and r["answerable"])
     seconds = sorted(r["seconds"] for r in rows)
@@ -112,25 +116,25 @@ def figures(rows: list[dict], min_yes: float) -> dict:
             "p90_s": seconds[int(len(seconds) * 0.9)] if seconds else None}
 
 
-def chosen_threshold(rows: list[dict]) -> float:
+def chosen_threshold(rows: list[dict], origins: tuple[str, ...] = ()) -> float:
     """The least min_yes whose answers keep TARGET_PRECISION on `rows` (the highest threshold when none does)."""
     for t in THRESHOLDS:
-        f = figures(rows, t)
+        f = figures(rows, t, origins)
         if f["precision"] >= TARGET_PRECISION and f["answered"] >= 5:
             return t
     return THRESHOLDS[-1]
 
 
-def cross_validated(rows: list[dict]) -> dict:
+def cross_validated(rows: list[dict], origins: tuple[str, ...] = ()) -> dict:
     """Each fold's questions decided with the threshold chosen on the other folds (folds by document)."""
     fold = {r["qid"]: zlib.crc32(r["doc"].encode()) % FOLDS for r in rows}
     scored, chosen = [], []
     for k in range(FOLDS):
-        threshold = chosen_threshold([r for r in rows if fold[r["qid"]] != k])
+        threshold = chosen_threshold([r for r in rows if fold[r["qid"]] != k], origins)
         chosen.append(threshold)
         scored += [(r, threshold) for r in rows if fold[r["qid"]] == k]
     answerable = [r for r, _ in scored if r["answerable"]]
-    decided = [(r, *verdict(r, t)) for r, t in scored]
+    decided = [(r, *verdict(r, t, origins)) for r, t in scored]
     answered = [(r, right) for r, ok, right in decided if ok]
     return {"thresholds_per_fold": chosen,
             "answerable_right": round(sum(1 for r, ok in answered if ok and r["answerable"]) / max(1, len(answerable)), 3),
@@ -148,6 +152,7 @@ def report() -> dict:
     result = {
         "sample": figures(trained, chosen_threshold(trained)),
         "sample_cross_validated": cross_validated(trained),
+        "span_only_cross_validated": cross_validated(trained, SPAN_ONLY),
         "dev_at_sample_threshold": figures(dev, chosen_threshold(trained)),
         "risk_coverage": [figures(trained, t) for t in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98)],
         "model_read": len(read), "span_on_a_passage": len(span_found),

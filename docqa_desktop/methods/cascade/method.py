@@ -106,7 +106,7 @@ def _check(ctx: MethodContext, read: Read, passages: list[Passage], proposed: Ch
     shown = value if on_a_passage else f"{value} (from {ref.source}: “{proposed.quote}”)"  # a cell, another line
     completion = ctx.call(f"check {value!r}", ctx.chooser, reading.check_messages(ctx.question, passages, shown),
                           reading.check_options(), read.pages)
-    yes = completion.choice_probabilities.get("yes", 1.0 if completion.text.strip() == "yes" else 0.0)
+    yes = reading.yes_probability(completion)
     ctx.answer.notes.append(f"cascade: {proposed.origin} {value!r}: the model's check says yes with p = {yes:.2f}")
     return replace(proposed, yes=round(yes, 4))
 

@@ -18,6 +18,7 @@ from ...answers import PageRef
 from ...llm import Message, Options
 
 NONE = "none"
+YES, NO = "yes", "no"  # the check's two replies
 SPAN_CHARS = 60  # an answer's words, not its passage: the 1.5B copies whole sentences when it can
 SPAN_TOKENS = 30
 
@@ -59,8 +60,13 @@ def span_options() -> Options:
 
 
 def check_options() -> Options:
-    """"yes" or "no", the probability of each read at the first step."""
-    return Options(max_tokens=2, temperature=0.0, grammar='root ::= "yes" | "no"\n', choices=("yes", "no"))
+    """YES or NO, the probability of each read at the first step."""
+    return Options(max_tokens=2, temperature=0.0, grammar=f'root ::= "{YES}" | "{NO}"\n', choices=(YES, NO))
+
+
+def yes_probability(completion) -> float:
+    """The check's probability of YES (from the reply alone when the backend gives no probabilities)."""
+    return completion.choice_probabilities.get(YES, 1.0 if completion.text.strip() == YES else 0.0)
 
 
 def copied_from(span: str, passages: list[Passage]) -> Passage | None:

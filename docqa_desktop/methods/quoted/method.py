@@ -111,7 +111,9 @@ def _conclude(ctx: MethodContext, question: Question, reading: Reading, pages: l
                             f"its best candidate: {probability:.2f}")
     elif reading.table.tied or about_question(ctx.question, reading, settings.related_coverage):
         # a page that shares the question's key words may hold its answer in words quoting cannot pick out
-        shown = _passages(ctx, reading.sentences, question, pages, list(reading.table.tied[:settings.passages]))
+        table = reading.table  # its tied cells, else the cell it read (when the rules or the scorer doubt it)
+        cells = list(table.tied[:settings.passages]) or ([table.answer] if table.answer is not None else [])
+        shown = _passages(ctx, reading.sentences, question, pages, cells)
         ctx.decide(_likeliest(shown, ranked[0][0], probability) if ranked else shown)
     else:
         ctx.decide(_not_found(len(pages)))
@@ -223,7 +225,7 @@ def _cell_citation(cell: CellAnswer) -> Citation:
 
 def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, pages,
               cells: list[CellAnswer] = ()) -> Decided:
-    """The closest sentences (each once), and table cells that fit as well as each other, cited and
+    """The closest sentences (each once), and the table cells the reader weighed, cited (a cell at its box) and
     highlighted, said to be passages and not an answer."""
     settings = ctx.settings
     shown = closest(ranked, settings.passages, settings.related_coverage)
@@ -231,7 +233,7 @@ def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, page
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
     text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
-    text += "".join(f"\n[{n}] {c.ref.source}, a table cell that fits as well as another: “{c.quote}”"
+    text += "".join(f"\n[{n}] {c.ref.source}, table cell: “{c.quote}”"
                     for n, c in enumerate(cells, len(shown) + 1))
     return Decided.passages(text, cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
                                        text, pages) + [_cell_citation(c) for c in cells])
