@@ -263,8 +263,8 @@ def test_settings_with_auto_show_the_settings_of_the_method_auto_uses(window, qt
     cascade = window.service.answers.method_settings("cascade")
     assert set(dialog.method_fields) == set(cascade) and dialog.shown_method == "cascade"
     texts = [label.text() for label in dialog.method_area.widget().findChildren(type(dialog.data_note))]
-    assert "auto uses Answer (quoted, then the model chooses) now; its settings:" in texts
-    assert "Answer (quoted, then the model chooses): min coverage" in texts
+    assert "auto uses Answer (quoted, then the model reads) now; its settings:" in texts
+    assert "Answer (quoted, then the model reads): min coverage" in texts
     dialog.method_fields["passages"].setValue(cascade["passages"] + 1)
     dialog.accept()
     qtbot.waitUntil(lambda: "Settings saved" in window.status_text.text(), timeout=30_000)

@@ -44,7 +44,7 @@ def test_status_and_index_say_off_once(tmp_path):
     assert "off (no page embedder installed) — `docqa models pull colqwen2.5-v0.2`" in rows["page"]
     assert "pending" not in rows["page"] and "pending" not in rows["summaries"]
     # questions go to the cascade, which needs no page summaries
-    assert "not needed by the current method (Answer (quoted, then the model chooses))" in rows["summaries"]
+    assert "not needed by the current method (Answer (quoted, then the model reads))" in rows["summaries"]
     assert "switched off (index.layout)" in rows["layout"] and "pending" not in rows["layout"]
 
     stages = {s["stage"]: s for s in json.loads(docqa("status", "--json", home=home))["stages"]}
