@@ -213,7 +213,10 @@ def _model_reader_headline(path: Path) -> list[tuple[str, str]]:
                 d["dev_at_sample_gate"]),
             row("sample, quoted alone (no model)", d["quoted_alone"]),
             ("cascade with the 1.5B: questions the model read; its span on a passage; span right; any value checked "
-             "right", f"{d['model_read']}; {d['span_on_a_passage']}; {d['span_right']}; {d['any_checked_right']}")]
+             "right", f"{d['model_read']}; {d['span_on_a_passage']}; {d['span_right']}; {d['any_checked_right']}"),
+            ("cascade with the 1.5B, sample: the model's own answers by min_yes, answered (right)",
+             "; ".join(f"≥{f['min_yes']}: {f['model_answered']} ({round(f['model_answered'] * f['model_precision'])})"
+                       for f in d["risk_coverage"]))]
 
 
 def _tables_stage_headline(path: Path) -> list[tuple[str, str]]:

@@ -25,6 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE.parent))
+import _common  # noqa: E402
 import data  # noqa: E402
 from extract import is_right  # noqa: E402
 
@@ -164,6 +166,7 @@ def report() -> dict:
     read = [r for r in trained if r["model_read"]]
     span_found = [r for r in read if any(c["origin"] == "span" for c in r["checked"])]
     result = {
+        "environment": _common.environment(),
         "sample": figures(trained, chosen_gate(trained)),
         "sample_cross_validated": cross_validated(trained),
         "span_only_cross_validated": cross_validated(trained, SPAN_ONLY),
