@@ -12,6 +12,7 @@ SPEC = MethodSpec(
           "with a calibrated check: Kamath, Jia and Liang, ACL 2020)",
     description="Quotes a value when the pages state it plainly (about a second, no model). Otherwise a text model of "
                 f"{LANGUAGE_MODEL_FLOOR:g} B parameters or more reads the closest passages, writes the words that "
-                "answer and checks them and the reader's best values one by one; a value answers only when it is "
-                "on its page and the model is sure the passages state it. Else the closest passages.",
+                "answer and checks them and the reader's best values one by one, and says the value it leans to "
+                "above the passages (its answers are off by default: with a 1.5B model they were not precise "
+                "enough). Else the closest passages.",
     cost="low", settings=CascadeSettings, run=run, follow_ups="conversation")
