@@ -51,8 +51,8 @@ class QuotedSettings:
     # rules: answered when the learned scorer's probability clears the threshold that kept 95 % of answers right on
     # documents it never trained on (issue 53), or when the hand-written rules of issues 32-44 pass (on facts.jsonl's
     # seen documents 100 % precise; out of fold on 793 questions over 97 documents 70 %, on facts_unseen 0 of 3) |
-    # learned: the scorer alone (100 % precise out of fold, but it answers 2.5 % of answerable questions, and none
-    # of facts.jsonl's seen ones the rules answer: not yet the default, a decision left open by issue 53)
+    # learned: the scorer alone (100 % precise out of fold, but it answers 2.5 % of answerable questions, and 5 %
+    # of facts.jsonl's seen ones where the rules answer 29.5 %: not yet the default, a decision left open by issue 53)
     verdict: str = "rules"
 
 
