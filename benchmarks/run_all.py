@@ -194,6 +194,13 @@ def _visual_index_size_headline(path: Path) -> list[tuple[str, str]]:
              "factor 1 / 2 / 3", " / ".join(str(d["by_pool_factor"][f]["kb_per_page_mean"]) for f in ("1", "2", "3")))]
 
 
+def _icdar2013_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    return [(f"ICDAR 2013 table competition, the tables stage on {d['path']} ({d['documents']} documents): adjacency "
+             "relations precision / recall / F1 (micro); documents with F1 < 0.5; pages/s",
+             f"{d['precision']:.3f} / {d['recall']:.3f} / {d['f1']:.3f}; {len(d['below_half'])}; {d['pages_per_s']}")]
+
+
 def _model_reader_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
 
@@ -600,6 +607,10 @@ BENCHMARKS = [
     Benchmark("cli_beside_app", lambda a: [PYTHON, str(BENCH / "cli_beside_app.py")] + (["--runs", "1"] if a.quick
                                                                                        else []),
               BENCH / "results/cli_beside_app.json", _cli_beside_app_headline),
+    Benchmark("icdar2013", lambda a: [PYTHON, str(BENCH / "icdar2013.py")], BENCH / "results/icdar2013.json",
+              _icdar2013_headline),
+    Benchmark("icdar2013_regions", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), "--regions"],
+              BENCH / "results/icdar2013-regions.json", _icdar2013_headline),
     # from the committed checks file (benchmarks/reader/model_reader.py makes it with the 1.5B: ~45 min on 2 cores)
     Benchmark("model_reader", lambda a: [PYTHON, str(BENCH / "reader" / "model_reader.py"), "--report"],
               BENCH / "results/model_reader.json", _model_reader_headline),

@@ -60,15 +60,20 @@ class Grid:
 
 
 def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPage]:
-    """The tables read inside `regions` (the layout model's table boxes), or anywhere on the page when None.
-    For a region, the first grid strategy that gives a table which reads as one (a figure under a header) and
-    matches the region wins: rules, then rules across with aligned columns (both over the whole page: a region
-    hugs the text and may cut a table's outer rules), then alignment alone inside the region."""
+    """The tables read inside `regions` (the layout model's table boxes), or anywhere on the page when None."""
+    return [table for _, table in grids_on(page, regions)]
+
+
+def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
+    """Each table as found (its grid, header rows included) and as read (tables_on's). For a region, the first grid
+    strategy that gives a table which reads as one (a figure under a header) and matches the region wins: rules,
+    then rules across with aligned columns (both over the whole page: a region hugs the text and may cut a table's
+    outer rules), then alignment alone inside the region."""
     text = PageText.of(page)
     if regions is None:
         return next((found for found in (_read(page, text, strategy, None) for strategy in STRATEGIES) if found), [])
-    found: list[TableOnPage] = []
-    whole_page: dict[int, list[TableOnPage]] = {}
+    found: list[tuple[Grid, TableOnPage]] = []
+    whole_page: dict[int, list[tuple[Grid, TableOnPage]]] = {}
     for region in regions:
         for i, strategy in enumerate(STRATEGIES):
             if strategy is ALIGNED:
@@ -76,19 +81,19 @@ def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPag
                 candidates = _read(page, text, strategy, clip)
             else:
                 candidates = whole_page.setdefault(i, _read(page, text, strategy, None))
-            matching = [t for t in candidates if _overlap(t.bbox, region) >= MATCH and t not in found]
+            matching = [pair for pair in candidates if _overlap(pair[1].bbox, region) >= MATCH and pair not in found]
             if matching:
                 found += matching[:1]
                 break
     return found
 
 
-def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip) -> list[TableOnPage]:
+def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip) -> list[tuple[Grid, TableOnPage]]:
     # use_layout=False: the regions are the layout stage's already; with pymupdf.layout loaded, find_tables
     # would run the layout model again on every call (0.5 s a call here)
     grids = [_grid(text, t) for t in page.find_tables(clip=clip, use_layout=False, **strategy)
              if t.col_count >= MIN_COLUMNS]
-    return [t for t in map(read_table, grids) if t is not None]
+    return [(grid, table) for grid, table in zip(grids, map(read_table, grids)) if table is not None]
 
 
 def _overlap(a: BBox, b: BBox) -> float:
