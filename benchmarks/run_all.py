@@ -205,19 +205,19 @@ def _model_reader_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
 
     def row(name: str, f: dict) -> tuple[str, str]:
-        gate = f["min_yes"] if "min_yes" in f else f"per fold {[g[0] for g in f['gates_per_fold']]}"
+        threshold = f["min_yes"] if "min_yes" in f else f"per fold {f['thresholds_per_fold']}"
         return (f"cascade with the 1.5B reading the passages (issue 53), {name}: min_yes; "
                 "answerable right %; answered (precision %); of them by the model (precision %); unanswerable "
                 "declined %; p50 / p90 s",
-                f"{gate}; {_pct(f['answerable_right'])}; {f['answered']} ({_pct(f['precision'])}); "
+                f"{threshold}; {_pct(f['answerable_right'])}; {f['answered']} ({_pct(f['precision'])}); "
                 f"{f['model_answered']} ({_pct(f['model_precision'])}); {_pct(f['unanswerable_declined'])}; "
                 f"{f.get('p50_s', '–')} / {f.get('p90_s', '–')}")
-    return [row(f"sample ({d['sample']['questions']} questions, {d['sample']['documents']} documents), gate chosen on "
-                "it", d["sample"]),
+    return [row(f"sample ({d['sample']['questions']} questions, {d['sample']['documents']} documents), min_yes chosen "
+                "on it", d["sample"]),
             row("sample, grouped cross-validation by document", d["sample_cross_validated"]),
             row("sample, the span's check alone, grouped cross-validation", d["span_only_cross_validated"]),
-            row(f"dev.jsonl ({d['dev_at_sample_gate']['questions']} questions, never trained on), the sample's gate",
-                d["dev_at_sample_gate"]),
+            row(f"dev.jsonl ({d['dev_at_sample_threshold']['questions']} questions, never trained on), the sample's "
+                "min_yes", d["dev_at_sample_threshold"]),
             row("sample, quoted alone (no model)", d["quoted_alone"]),
             ("cascade with the 1.5B: questions the model read; its span on a passage; span right; any value checked "
              "right", f"{d['model_read']}; {d['span_on_a_passage']}; {d['span_right']}; {d['any_checked_right']}"),

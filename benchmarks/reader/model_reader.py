@@ -9,8 +9,8 @@
 
 Asks a sample (at most `--per-document` questions of each document, chosen by a hash of their ids, so the same
 sample every run) and dev.jsonl, and writes data/model_checks.jsonl (one line per question). `--report` chooses
-the gate (min_yes, min_margin) in grouped cross-validation by document (the one that answered most at precision ≥
-93 % on the other folds, the issue's target) and writes the figures to benchmarks/results/model_reader.json.
+min_yes in grouped cross-validation by document (the one under which the model's own answers stayed ≥ 93 % right
+on the other folds, the issue's target) and writes the figures to benchmarks/results/model_reader.json.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(HERE.parent))
 import _common  # noqa: E402
 import data  # noqa: E402
+from docqa_desktop.methods.extractive.scorer import value_key  # noqa: E402
 from extract import is_right  # noqa: E402
 
 CHECKS = HERE / "data" / "model_checks.jsonl"
@@ -35,7 +36,6 @@ RESULT = HERE.parent / "results" / "model_reader.json"
 FOLDS = 5
 TARGET_PRECISION = 0.93
 THRESHOLDS = [round(0.3 + 0.01 * i, 2) for i in range(70)]  # min_yes tried
-MARGINS = [0.0]  # min_margin: a lead over the next value, tried on 94 questions (issue 53); not a setting
 
 
 def sample(questions: list[dict], per_document: int) -> list[dict]:
@@ -91,72 +91,59 @@ def _write(rows) -> None:
 SPAN_ONLY = ("span",)  # the model's own words alone checked: does checking the scorer's values add?
 
 
-def verdict(row: dict, gate: tuple[float, float], origins: tuple[str, ...] = ()) -> tuple[bool, bool]:
-    """(answered, right) for a row under gate = (min_yes, min_margin), as methods/cascade decides: the quoted answer
-    when it answered without the model, else the value checked likeliest when its check reaches min_yes, no other
-    value's does, and it leads the next value by min_margin; `origins`: only the values of these origins count."""
+def verdict(row: dict, min_yes: float, origins: tuple[str, ...] = ()) -> tuple[bool, bool]:
+    """(answered, right) for a row under `min_yes`, as methods/cascade decides with model_answers on: the quoted
+    answer when it answered without the model, else the one value whose check reaches min_yes (two different ones
+    answer nothing); `origins`: only the values of these origins count."""
     if not row["model_read"]:
         return row["status"] == "answered", row["right"]
-    min_yes, min_margin = gate
-    checked = sorted((c for c in row["checked"] if not origins or c["origin"] in origins), key=lambda c: -c["yes"])
-    if not checked or checked[0]["yes"] < min_yes:
+    sure = [c for c in row["checked"] if c["yes"] >= min_yes and (not origins or c["origin"] in origins)]
+    if len({value_key(c["value"]) for c in sure}) != 1:
         return False, False
-    best = checked[0]
-    others = [c["yes"] for c in checked if c["value"].lower() != best["value"].lower()]
-    if others and (others[0] >= min_yes or best["yes"] - others[0] < min_margin):
-        return False, False
-    return True, any(c["right"] for c in checked if c["value"].lower() == best["value"].lower())
+    return True, any(c["right"] for c in sure)
 
 
-def figures(rows: list[dict], gate: tuple[float, float], origins: tuple[str, ...] = ()) -> dict:
-    answerable = [r for r in rows if r["answerable"]]
-    decided = [(r, *verdict(r, gate, origins)) for r in rows]
+def tally(decided: list[tuple[dict, bool, bool]]) -> dict:
+    """The figures of (row, answered, right) triples: over every answer, and over the model's own (where the
+    quoted reader gave passages)."""
+    answerable = sum(1 for r, _, _ in decided if r["answerable"])
     answered = [(r, right) for r, ok, right in decided if ok]
-    right = sum(1 for r, ok in answered if ok and r["answerable"])
-    by_model = [(r, right) for r, ok, right in decided if ok and r["model_read"]]
-    seconds = sorted(r["seconds"] for r in rows)
-    return {"questions": len(rows), "documents": len({r["doc"] for r in rows}), "min_yes": gate[0],
-            "min_margin": gate[1],
-            "answerable_right": round(right / max(1, len(answerable)), 3), "answered": len(answered),
+    by_model = [right for r, right in answered if r["model_read"]]
+    return {"answerable_right": round(sum(1 for r, ok in answered if ok and r["answerable"]) / max(1, answerable), 3),
+            "answered": len(answered),
             "precision": round(sum(1 for _, ok in answered if ok) / max(1, len(answered)), 3),
+            "model_answered": len(by_model), "model_precision": round(sum(by_model) / max(1, len(by_model)), 3),
             "unanswerable_declined": round(sum(1 for r, ok, _ in decided if not r["answerable"] and not ok) /
-                                           max(1, len(rows) - len(answerable)), 3),
-            "model_answered": len(by_model),
-            "model_precision": round(sum(1 for _, ok in by_model if ok) / max(1, len(by_model)), 3),
+                                           max(1, len(decided) - answerable), 3)}
+
+
+def figures(rows: list[dict], min_yes: float, origins: tuple[str, ...] = ()) -> dict:
+    seconds = sorted(r["seconds"] for r in rows)
+    return {"questions": len(rows), "documents": len({r["doc"] for r in rows}), "min_yes": min_yes,
+            **tally([(r, *verdict(r, min_yes, origins)) for r in rows]),
             "p50_s": seconds[len(seconds) // 2] if seconds else None,
             "p90_s": seconds[int(len(seconds) * 0.9)] if seconds else None}
 
 
-def chosen_gate(rows: list[dict], origins: tuple[str, ...] = ()) -> tuple[float, float]:
-    """The gate (min_yes, min_margin) under which the model answers most while its own answers (where the quoted
-    reader gave passages) keep TARGET_PRECISION on `rows` (at least 5 of them); the strictest gate when none does."""
-    best, most = (THRESHOLDS[-1], MARGINS[-1]), 0
-    for gate in ((t, m) for t in THRESHOLDS for m in MARGINS):
-        f = figures(rows, gate, origins)
+def chosen_threshold(rows: list[dict], origins: tuple[str, ...] = ()) -> float:
+    """The min_yes under which the model answers most while its own answers keep TARGET_PRECISION on `rows` (at
+    least 5 of them); the strictest when none does."""
+    best, most = THRESHOLDS[-1], 0
+    for threshold in THRESHOLDS:
+        f = figures(rows, threshold, origins)
         if f["model_precision"] >= TARGET_PRECISION and f["model_answered"] >= 5 and f["model_answered"] > most:
-            best, most = gate, f["model_answered"]
+            best, most = threshold, f["model_answered"]
     return best
 
 
 def cross_validated(rows: list[dict], origins: tuple[str, ...] = ()) -> dict:
     """Each fold's questions decided with the threshold chosen on the other folds (folds by document)."""
     fold = {r["qid"]: zlib.crc32(r["doc"].encode()) % FOLDS for r in rows}
-    scored, chosen = [], []
+    decided, chosen = [], []
     for k in range(FOLDS):
-        threshold = chosen_gate([r for r in rows if fold[r["qid"]] != k], origins)
-        chosen.append(threshold)
-        scored += [(r, threshold) for r in rows if fold[r["qid"]] == k]
-    answerable = [r for r, _ in scored if r["answerable"]]
-    decided = [(r, *verdict(r, t, origins)) for r, t in scored]
-    answered = [(r, right) for r, ok, right in decided if ok]
-    by_model = [(r, right) for r, ok, right in decided if ok and r["model_read"]]
-    return {"gates_per_fold": chosen,
-            "answerable_right": round(sum(1 for r, ok in answered if ok and r["answerable"]) / max(1, len(answerable)), 3),
-            "answered": len(answered), "precision": round(sum(1 for _, ok in answered if ok) / max(1, len(answered)), 3),
-            "model_answered": len(by_model),
-            "model_precision": round(sum(1 for _, ok in by_model if ok) / max(1, len(by_model)), 3),
-            "unanswerable_declined": round(sum(1 for r, ok, _ in decided if not r["answerable"] and not ok) /
-                                           max(1, len(scored) - len(answerable)), 3)}
+        chosen.append(chosen_threshold([r for r in rows if fold[r["qid"]] != k], origins))
+        decided += [(r, *verdict(r, chosen[-1], origins)) for r in rows if fold[r["qid"]] == k]
+    return {"thresholds_per_fold": chosen, **tally(decided)}
 
 
 def report() -> dict:
@@ -165,18 +152,19 @@ def report() -> dict:
     dev = [r for r in rows if r["set"] == "dev"]
     read = [r for r in trained if r["model_read"]]
     span_found = [r for r in read if any(c["origin"] == "span" for c in r["checked"])]
+    threshold = chosen_threshold(trained)
     result = {
         "environment": _common.environment(),
-        "sample": figures(trained, chosen_gate(trained)),
+        "sample": figures(trained, threshold),
         "sample_cross_validated": cross_validated(trained),
         "span_only_cross_validated": cross_validated(trained, SPAN_ONLY),
-        "dev_at_sample_gate": figures(dev, chosen_gate(trained)),
-        "risk_coverage": [figures(trained, (t, 0.0)) for t in (0.5, 0.6, 0.7, 0.8, 0.9)],
+        "dev_at_sample_threshold": figures(dev, threshold),
+        "risk_coverage": [figures(trained, t) for t in (0.5, 0.6, 0.7, 0.8, 0.9)],
         "model_read": len(read), "span_on_a_passage": len(span_found),
         "span_right": sum(1 for r in span_found if any(c["right"] for c in r["checked"] if c["origin"] == "span")),
         "any_checked_right": sum(1 for r in read if any(c["right"] for c in r["checked"])),
         "quoted_alone": figures([dict(r, model_read=False, status="passages" if r["model_read"] else r["status"])
-                                 for r in trained], (1.0, 0.0)),
+                                 for r in trained], 1.0),
     }
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps(result, indent=1), encoding="utf-8")
@@ -195,7 +183,7 @@ def main() -> int:
     if args.report:
         report()
         return 0
-    questions = [q for q in data.load_questions() if q["set"] not in ("icdar_generated",) and q["doc"] != data.LIBRARY_DOC
+    questions = [q for q in data.load_questions() if q["set"] != "icdar_generated" and q["doc"] != data.LIBRARY_DOC
                  and (not args.only or q["set"] in args.only)]
     ask_all(sample(questions, args.per_document)[:args.limit], args.home)
     return 0

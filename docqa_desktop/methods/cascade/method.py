@@ -20,7 +20,7 @@ from ...llm import ModelError
 from ..base import Decided, MethodContext
 from ..citations import cite
 from ..extractive.passages import closest
-from ..extractive.scorer import each_value_once, value_key
+from ..extractive.scorer import each_value_once, first_of_each_value, value_key
 from ..quoted.method import QuotedSettings, Read, answer_quoted
 from . import reading
 from .reading import Passage
@@ -98,7 +98,8 @@ def _model_reads(ctx: MethodContext, read: Read) -> list[Checked]:
         proposed += [Checked(e.value, f"scorer {n}", e.ref, e.quote, box=e.cell.cell.bbox if e.cell else None)
                      for n, (e, _) in enumerate(each_value_once(answer.candidates), 1)
                      if e.computed is None][:settings.checked]  # a computation is checked by the app, not read
-        return [_check(ctx, read, passages, value) for value in _each_once(proposed)]
+        # each value once, where it was proposed first (the model's own words before the scorer's)
+        return [_check(ctx, read, passages, value) for value in first_of_each_value(proposed, lambda c: c.value)]
     except ModelError as exc:
         answer.notes.append(f"cascade: the model failed ({exc}); the passages stand")
         return []
@@ -115,16 +116,6 @@ def _check(ctx: MethodContext, read: Read, passages: list[Passage], proposed: Ch
     yes = reading.yes_probability(completion)
     ctx.answer.notes.append(f"cascade: {proposed.origin} {value!r}: the model's check says yes with p = {yes:.2f}")
     return replace(proposed, yes=round(yes, 4))
-
-
-def _each_once(proposed: list[Checked]) -> list[Checked]:
-    """Each value once, where it was proposed first (the model's own words before the scorer's)."""
-    seen, kept = set(), []
-    for checked in proposed:
-        if value_key(checked.value) not in seen:
-            seen.add(value_key(checked.value))
-            kept.append(checked)
-    return kept
 
 
 def _fitting(ctx: MethodContext, passages: list[Passage]) -> list[Passage]:

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -62,11 +63,17 @@ def value_key(value: str) -> str:
 
 def each_value_once(ranked: list[tuple[Evidence, float]]) -> list[tuple[Evidence, float]]:
     """The ranked candidates with each value at its best place only."""
+    return first_of_each_value(ranked, lambda scored: scored[0].value)
+
+
+def first_of_each_value(items: list, value_of: Callable[[Any], str]) -> list:
+    """`items` in their order, each value (value_key) kept where it comes first."""
     seen, kept = set(), []
-    for item, score in ranked:
-        if value_key(item.value) not in seen:
-            seen.add(value_key(item.value))
-            kept.append((item, score))
+    for item in items:
+        key = value_key(value_of(item))
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
     return kept
 
 
