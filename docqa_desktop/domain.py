@@ -44,6 +44,9 @@ class TableCell:
     column_path: str  # its column's header rows, top down ("Fiscal Years Ended / January 28, 2023")
     number: float | None  # "(34)" -> -34.0, "46,298" -> 46298.0; None when it is no figure
     bbox: BBox
+    row_span: int = 1  # rows and columns it covers from (row, column): a header over "Male" and "Female" spans 2
+    column_span: int = 1
+    header: bool = False  # a cell of the table's header rows, as printed (the body's cells carry it in column_path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +58,13 @@ class TableOnPage:
     rows: int
     columns: int
     header_rows: int
-    cells: tuple[TableCell, ...]
+    cells: tuple[TableCell, ...]  # header cells first, then the body's, each in row then column order
+    from_scan: bool = False  # read from OCR words' boxes: its cells are as sure as the OCR
+
+    @property
+    def body(self) -> tuple[TableCell, ...]:
+        """The cells under the header rows: what a question is answered from."""
+        return tuple(c for c in self.cells if not c.header)
 
 
 @dataclass(slots=True)

@@ -166,13 +166,23 @@ def read_table(grid: Grid) -> TableOnPage | None:
                for c in range(columns)]
     header_text = " ".join(" ".join(row) for row in texts[:first_data])
     scale = scale_of(f"{grid.caption} {header_text}")
-    cells = []
+    cells = [TableCell(r, c, cell.text, "", "", parse_number(cell.text), box, 1, span, header=True)
+             for r in range(first_data) for c, cell, span, box in _spans(grid.rows[r])]
     for r, path in zip(range(first_data, len(texts)), _row_paths(grid, texts, first_data, labels)):
-        for c, cell in enumerate(grid.rows[r]):
-            if cell is not None and cell.text:
-                cells.append(TableCell(r, c, cell.text, path if c >= labels else "", headers[c],
-                                       parse_number(cell.text), cell.bbox))
+        cells += [TableCell(r, c, cell.text, path if c >= labels else "", headers[c], parse_number(cell.text), box,
+                            1, span) for c, cell, span, box in _spans(grid.rows[r])]
     return TableOnPage(grid.bbox, grid.caption, scale, len(texts), columns, first_data, tuple(cells))
+
+
+def _spans(row: list[GridCell | None]):
+    """(column, cell, columns spanned, box across them) of each non-empty cell of a grid row: a cell merged into its
+    left neighbour (None) widens it."""
+    for c, cell in enumerate(row):
+        if cell is None or not cell.text:
+            continue
+        span = next((n for n, other in enumerate(row[c + 1:], 1) if other is not None), len(row) - c)
+        last = next((other for other in reversed(row[c:c + span]) if other is not None), cell)
+        yield c, cell, span, (cell.bbox[0], cell.bbox[1], max(cell.bbox[2], last.bbox[2]), cell.bbox[3])
 
 
 def _label_columns(texts: list[list[str]], first_data: int) -> int:

@@ -253,6 +253,18 @@ CREATE TABLE IF NOT EXISTS table_cells (
 );
 """
 
+# Tables with their header rows as cells and each cell's span (issue 54: exported as the page has them), tables read
+# from scans marked. The reader changed with them: every document's tables are read again on the next index run.
+SCHEMA_V9 = """
+ALTER TABLE table_cells ADD COLUMN IF NOT EXISTS row_span INTEGER DEFAULT 1;
+ALTER TABLE table_cells ADD COLUMN IF NOT EXISTS column_span INTEGER DEFAULT 1;
+ALTER TABLE table_cells ADD COLUMN IF NOT EXISTS header BOOLEAN DEFAULT false;
+ALTER TABLE page_tables ADD COLUMN IF NOT EXISTS from_scan BOOLEAN DEFAULT false;
+DELETE FROM table_cells;
+DELETE FROM page_tables;
+DELETE FROM enrichment WHERE stage = 'tables';
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
@@ -263,6 +275,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, SCHEMA_V6),
     (7, SCHEMA_V7),
     (8, SCHEMA_V8),
+    (9, SCHEMA_V9),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -30,6 +30,7 @@ def insert_tables(db, cur, doc_id: int, by_page: dict[int, list[TableOnPage]]) -
         "n_rows": pa.array([t.rows for _, _, t in tables], pa.int32()),
         "n_columns": pa.array([t.columns for _, _, t in tables], pa.int32()),
         "header_rows": pa.array([t.header_rows for _, _, t in tables], pa.int32()),
+        "from_scan": pa.array([t.from_scan for _, _, t in tables], pa.bool_()),
     }))
     cells = [(page, n, c) for page, n, t in tables for c in t.cells]
     db.insert_arrow(cur, "table_cells", pa.table({
@@ -43,6 +44,9 @@ def insert_tables(db, cur, doc_id: int, by_page: dict[int, list[TableOnPage]]) -
         "column_path": [c.column_path for _, _, c in cells],
         "number": pa.array([c.number for _, _, c in cells], pa.float64()),
         **box_columns([c.bbox for _, _, c in cells]),
+        "row_span": pa.array([c.row_span for _, _, c in cells], pa.int32()),
+        "column_span": pa.array([c.column_span for _, _, c in cells], pa.int32()),
+        "header": pa.array([c.header for _, _, c in cells], pa.bool_()),
     }))
 
 
@@ -50,14 +54,20 @@ def tables_of_page(cur, doc_id: int, page: int) -> list[TableOnPage]:
     """The page's tables in reading order, each with its cells in row then column order."""
     cells: dict[int, list[TableCell]] = defaultdict(list)
     for table_no, *cell in cur.execute(
-            "SELECT table_no, row_no, column_no, text, row_path, column_path, number, x0, y0, x1, y1 "
-            "FROM table_cells WHERE doc_id = ? AND page = ? ORDER BY table_no, row_no, column_no",
+            "SELECT table_no, row_no, column_no, text, row_path, column_path, number, x0, y0, x1, y1, row_span, "
+            "column_span, header FROM table_cells WHERE doc_id = ? AND page = ? ORDER BY table_no, row_no, column_no",
             [doc_id, page]).fetchall():
-        cells[table_no].append(TableCell(*cell[:6], tuple(cell[6:])))
-    return [TableOnPage((x0, y0, x1, y1), caption, scale, rows, columns, header_rows, tuple(cells[table_no]))
-            for table_no, x0, y0, x1, y1, caption, scale, rows, columns, header_rows in cur.execute(
-                "SELECT table_no, x0, y0, x1, y1, caption, scale, n_rows, n_columns, header_rows FROM page_tables "
-                "WHERE doc_id = ? AND page = ? ORDER BY table_no", [doc_id, page]).fetchall()]
+        cells[table_no].append(TableCell(*cell[:6], tuple(cell[6:10]), *cell[10:]))
+    return [TableOnPage((x0, y0, x1, y1), caption, scale, rows, columns, header_rows, tuple(cells[table_no]), scan)
+            for table_no, x0, y0, x1, y1, caption, scale, rows, columns, header_rows, scan in cur.execute(
+                "SELECT table_no, x0, y0, x1, y1, caption, scale, n_rows, n_columns, header_rows, from_scan "
+                "FROM page_tables WHERE doc_id = ? AND page = ? ORDER BY table_no", [doc_id, page]).fetchall()]
+
+
+def tables_of_document(cur, doc_id: int) -> dict[int, list[TableOnPage]]:
+    """{page: its tables} of every page of the document with a table read."""
+    return {page: tables_of_page(cur, doc_id, page) for (page,) in cur.execute(
+        "SELECT DISTINCT page FROM page_tables WHERE doc_id = ? ORDER BY page", [doc_id]).fetchall()}
 
 
 def table_regions(cur, doc_id: int) -> dict[int, list[tuple[float, float, float, float]]]:
@@ -92,6 +102,7 @@ def pages_labelling(cur, words: list[str], doc_ids: list[int] | None, k: int) ->
     # more of the words first; then the page whose matching label is shortest: "Revenue" before "% of revenue"
     return [(d, p) for d, p, _, _ in cur.execute(
         f"SELECT doc_id, page, {held} AS held, min(CASE WHEN {' OR '.join(matches)} THEN length(row_path) END) "
-        f"AS shortest FROM table_cells WHERE number IS NOT NULL {scope} AND doc_id IN ({catalog.LIVE_DOCUMENTS}) "
+        f"AS shortest FROM table_cells WHERE number IS NOT NULL AND NOT header {scope} "
+        f"AND doc_id IN ({catalog.LIVE_DOCUMENTS}) "
         "GROUP BY doc_id, page HAVING held > 0 ORDER BY held DESC, shortest, doc_id, page LIMIT ?",
         patterns + patterns + [k]).fetchall()]

@@ -75,14 +75,15 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
         return TableReading(None, (), ())
     fitting, notes = [], []
     for ref, table, title in tables:
-        rows = [WordSet(c.row_path) for c in table.cells]
-        columns = [WordSet(c.column_path) for c in table.cells]
+        body = table.body
+        rows = [WordSet(c.row_path) for c in body]
+        columns = [WordSet(c.column_path) for c in body]
         context = WordSet(f"{table.caption} {title}")
         in_context = _share(terms, context)
-        for i, cell in enumerate(table.cells):
+        for i, cell in enumerate(body):
             if cell.column == 0 or (numeric and cell.number is None) or (not numeric and cell.number is not None):
                 continue
-            why = _mismatch(question, terms, table, i, rows, columns, context) or \
+            why = _mismatch(question, terms, table, body, i, rows, columns, context) or \
                 _excludes(excluded, rows[i])
             if why:
                 if len(notes) < 5 and rows[i].stems & {t[0] for t in terms}:
@@ -119,7 +120,7 @@ def candidate_cells(question: Question, tables: list[tuple[PageRef, TableOnPage,
     near = []
     for ref, table, title in tables:
         context = WordSet(f"{table.caption} {title}")
-        for cell in table.cells:
+        for cell in table.body:
             if cell.column == 0 or (numeric and cell.number is None) or not cell.text.strip():
                 continue
             row = WordSet(cell.row_path)
@@ -172,9 +173,9 @@ def _excludes(excluded: list[Term], row: WordSet) -> str:
     return f"its row is the {' '.join(held)} the question leaves out" if held else ""
 
 
-def _mismatch(question: Question, terms: list[Term], table: TableOnPage, i: int,
+def _mismatch(question: Question, terms: list[Term], table: TableOnPage, body: tuple[TableCell, ...], i: int,
               rows: list[WordSet], columns: list[WordSet], context: WordSet) -> str:
-    cell, row, column = table.cells[i], rows[i], columns[i]
+    cell, row, column = body[i], rows[i], columns[i]
     labels = f"{cell.row_path} {cell.column_path}"
     if not any(_has(row, t) for t in terms):
         return "its row names nothing the question asks about"
@@ -183,9 +184,9 @@ def _mismatch(question: Question, terms: list[Term], table: TableOnPage, i: int,
         return f"its labels do not say {', '.join(missing_years)}"
     lacking = [t for t in terms if not _has(row, t) and not _has(column, t)]
     for term in lacking:
-        if any(_has(other, term) for j, other in enumerate(rows) if table.cells[j].row != cell.row):
+        if any(_has(other, term) for j, other in enumerate(rows) if body[j].row != cell.row):
             return f"another row is about {term[1]!r}"
-        if any(_has(other, term) for j, other in enumerate(columns) if table.cells[j].column != cell.column):
+        if any(_has(other, term) for j, other in enumerate(columns) if body[j].column != cell.column):
             return f"another column is about {term[1]!r}"
     unexplained = [t for t in lacking if not _has(context, t)]
     if 1 - len(unexplained) / len(terms) < MIN_COVERAGE:
