@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from .. import numbers
+from . import table_text
 from ..domain import BBox, TableCell, TableOnPage
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
@@ -22,6 +23,7 @@ ALIGNED = {"strategy": "text"}
 STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_strategy": "text"}, ALIGNED)
 MIN_COLUMNS = 2
 REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
+CROWDED = 0.1  # the share of a ruled grid's cells holding words apart in columns past which its rules miss columns
 MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
 _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
                     r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
@@ -65,22 +67,29 @@ def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPag
 
 
 def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
-    """Each table as found (its grid, header rows included) and as read (tables_on's). For a region, the first grid
-    strategy that gives a table which reads as one (a figure under a header) and matches the region wins: rules,
-    then rules across with aligned columns (both over the whole page: a region hugs the text and may cut a table's
-    outer rules), then alignment alone inside the region."""
+    """Each table as found (its grid, header rows included) and as read (tables_on's). In a region (the layout
+    model called it a table, so a table of words alone counts): its ruled grid (found over the whole page once: a
+    region hugs the text and may cut the table's outer rules) unless the words inside its cells stand apart in
+    columns the rules do not draw; else the grid of the words' alignment; else PyMuPDF's rules across with
+    aligned columns, then its alignment alone."""
     text = PageText.of(page)
     if regions is None:
         return next((found for found in (_read(page, text, strategy, None) for strategy in STRATEGIES) if found), [])
     found: list[tuple[Grid, TableOnPage]] = []
     whole_page: dict[int, list[tuple[Grid, TableOnPage]]] = {}
     for region in regions:
+        clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
+        ruled = [pair for pair in whole_page.setdefault(0, _read(page, text, STRATEGIES[0], None, True))
+                 if _overlap(pair[1].bbox, region) >= MATCH and pair not in found]
+        aligned = _aligned(text, clip)
+        if aligned and (not ruled or _crowded(ruled[0][0], text.words)):
+            found.append(aligned)
+            continue
         for i, strategy in enumerate(STRATEGIES):
             if strategy is ALIGNED:
-                clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
-                candidates = _read(page, text, strategy, clip)
+                candidates = _read(page, text, strategy, clip, True)
             else:
-                candidates = whole_page.setdefault(i, _read(page, text, strategy, None))
+                candidates = whole_page.setdefault(i, _read(page, text, strategy, None, True))
             matching = [pair for pair in candidates if _overlap(pair[1].bbox, region) >= MATCH and pair not in found]
             if matching:
                 found += matching[:1]
@@ -88,12 +97,42 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     return found
 
 
-def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip) -> list[tuple[Grid, TableOnPage]]:
+def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip, words_alone: bool = False
+          ) -> list[tuple[Grid, TableOnPage]]:
     # use_layout=False: the regions are the layout stage's already; with pymupdf.layout loaded, find_tables
     # would run the layout model again on every call (0.5 s a call here)
     grids = [_grid(text, t) for t in page.find_tables(clip=clip, use_layout=False, **strategy)
              if t.col_count >= MIN_COLUMNS]
-    return [(grid, table) for grid, table in zip(grids, map(read_table, grids)) if table is not None]
+    return [(grid, table) for grid in grids if (table := read_table(grid, words_alone)) is not None]
+
+
+def _aligned(text: PageText, clip: pymupdf.Rect) -> tuple[Grid, TableOnPage] | None:
+    """The table the words inside `clip` make by their alignment alone (index/table_text.py), if they make one."""
+    rows = table_text.aligned_rows(_inside(text.words, clip))
+    if rows is None:
+        return None
+    grid_rows = [[None if cell is None else GridCell(cell.text, cell.bbox, cell.indent) for cell in row]
+                 for row in rows]
+    cells = [c for row in grid_rows for c in row if c is not None]
+    bbox = (min(c.bbox[0] for c in cells), min(c.bbox[1] for c in cells), max(c.bbox[2] for c in cells),
+            max(c.bbox[3] for c in cells))
+    grid = Grid(bbox, grid_rows, _caption(text.blocks, bbox))
+    table = read_table(grid, words_alone=True)
+    return (grid, table) if table is not None else None
+
+
+def _crowded(grid: Grid, words: list[tuple]) -> bool:
+    """Whether a ruled grid leaves columns undrawn: more than CROWDED of its cells hold a line of words standing
+    apart like cells of their own ("Austria 86.2 13.8 0 3,375" under rules across only)."""
+    cells = [cell for row in grid.rows for cell in row if cell is not None and cell.text]
+    apart = sum(any(len(table_text.pieces_of(line)) > 1 for line in table_text.lines_of(_inside(words, cell.bbox)))
+                for cell in cells)
+    return apart > CROWDED * len(cells)
+
+
+def _inside(words: list[tuple], box) -> list[tuple]:
+    x0, y0, x1, y1 = box
+    return [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
 
 
 def _overlap(a: BBox, b: BBox) -> float:
@@ -150,13 +189,16 @@ def _caption(blocks: list[tuple], bbox) -> str:
     return " ".join(" ".join(b[4].split()) for b in sorted(above, key=lambda b: (b[1], b[0])))
 
 
-def read_table(grid: Grid) -> TableOnPage | None:
+def read_table(grid: Grid, words_alone: bool = False) -> TableOnPage | None:
     """The grid as cells with header paths: header rows are the rows above the first one holding a number
     outside its first column; a row's path is its label, under the label of a section row ("Other income
-    (expense):") above it. None when nothing in it is a figure under a header (a layout grid, not a table)."""
+    (expense):") above it. None when nothing in it is a figure under a header (a layout grid, not a table),
+    unless it may be a table of words alone (the layout model called it a table): then its first row heads it."""
     texts = _spanned(grid)
     first_data = next((r for r, row in enumerate(texts) if _holds_figures(row)), None)
-    if not first_data:  # no figure, or none under a header
+    if words_alone and not first_data:
+        first_data = min(1, len(texts) - 1) if first_data is None else 0
+    elif not first_data:  # no figure, or none under a header
         return None
     columns = len(texts[0])
     labels = _label_columns(texts, first_data)
