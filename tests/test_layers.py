@@ -12,7 +12,7 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     7 ui          ui/, cli/, launcher.py, __main__.py
                   (the front ends, ui/ and cli/, reach the core only through service/: FACADE_ONLY, and use its
                   four parts, never its shared resources: FRONT_ENDS)
-    6 service     service/ (the facade), export.py
+    6 service     service/ (the facade), export.py, table_export.py
     5 methods     methods/, evaluation/ -- siblings that do not import each other, not even the method
                   registry: evaluation is handed ports by the facade (EvalPorts) and asks through them
     4 engines     retrieval/, index/, llm/, visual/ -- side by side (the one exception: SIBLINGS)
@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 LAYERS: dict[str, tuple[int, str]] = {}
 for _level, _name, _components in (
         (7, "ui", ("ui", "cli", "launcher", "__main__")),
-        (6, "service", ("service", "export")),
+        (6, "service", ("service", "export", "table_export")),
         (5, "methods", ("methods", "evaluation")),
         (4, "engines", ("retrieval", "index", "llm", "visual")),
         (3, "vectors", ("vectors",)),
@@ -61,8 +61,8 @@ for _level, _name, _components in (
 SIBLINGS: set[tuple[str, str]] = {
     # ui layer: the entry point starts the CLI, the CLI opens the app; the app's window icon is the launcher's
     ("__main__", "cli"), ("cli", "launcher"), ("cli", "ui"), ("ui", "launcher"),
-    # service layer: the facade exports answers
-    ("service", "export"),
+    # service layer: the facade exports answers and tables; tables in Markdown are escaped as answers are
+    ("service", "export"), ("service", "table_export"), ("table_export", "export"),
     # engines: the page embedder is an installed model, found by the model manager
     ("visual", "llm.manager"),
     # store level: the table of document openers names the PDF opener

@@ -78,6 +78,26 @@ def zero_or_more(text: str) -> int:
     return value
 
 
+MAX_PAGE = 1_000_000  # the highest page a page list names: a range past it is refused before it is built
+
+
+def page_list(text: str) -> list[int]:
+    """An argument type: 1-based pages as "3,5-7" -> [3, 5, 6, 7] (sorted, each once)."""
+    pages: set[int] = set()
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            start, end = int(first), int(last if dash else first)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is no page list: give pages like 3,5-7 (1-based)") from None
+        if not 1 <= start <= end:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r}: pages count from 1, a range from low to high (5-7)")
+        if end > MAX_PAGE:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r}: pages above {MAX_PAGE:,} are not read")
+        pages.update(range(start, end + 1))
+    return sorted(pages)
+
+
 def require_existing(paths: list[str], verb: str) -> None:
     """A path the user named that is not there is a usage error (exit 2), said before any work starts."""
     missing = [path for path in paths if not os.path.exists(path)]

@@ -8,17 +8,18 @@ import sys
 from .. import components, logs
 from ..service import Service, user_error
 from ..settings import Settings
-from . import app, app_link, asking, evaluation, history, library, models, pages
+from . import app, app_link, asking, evaluation, history, library, models, pages, tables
 from . import components as components_cli
 from .common import signal_handlers_restored
 from .version import VersionAction
 
-COMMAND_GROUPS = (library, pages, asking, history, evaluation, app, models, components_cli)
+COMMAND_GROUPS = (library, pages, tables, asking, history, evaluation, app, models, components_cli)
 OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (`| head`)
 EXIT_CODES = f"""exit codes:
   0    done (an answer of any verdict: answered, unverified draft, closest passages, not found)
   1    done in part: some files failed to index (the others are indexed; the report names each and why),
-       an answer failed, `remove` found nothing to remove, `models verify` found a broken file
+       an answer failed, `remove` found nothing to remove, `models verify` found a broken file, `tables` stopped
+       at a damaged page (the tables before it are written)
   2    usage or bad input: a wrong or missing argument, a file or folder that is not there, an empty query or
        question, an unknown document or answer id, a missing system library (`gui`), a database that cannot be
        opened (damaged, in use, read-only)

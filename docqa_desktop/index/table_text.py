@@ -27,6 +27,7 @@ class Piece:
     x1: float
     y1: float
     text: str
+    words: tuple = ()
 
 
 def lines_of(words: list[Word]) -> list[list[Word]]:
@@ -53,8 +54,14 @@ def pieces_of(line: list[Word]) -> list[Piece]:
             groups[-1].append(word)
         else:
             groups.append([word])
-    return [Piece(min(w[0] for w in g), min(w[1] for w in g), max(w[2] for w in g), max(w[3] for w in g),
-                  " ".join(w[4] for w in g)) for g in groups]
+    # figures set close are figures of neighbouring columns ("1,144 193.5"): each its own piece
+    groups = [part for g in groups for part in ([[w] for w in g] if all(_figure(w[4]) for w in g) else [g])]
+    return [_piece(g) for g in groups]
+
+
+def _piece(words: list[Word]) -> Piece:
+    return Piece(min(w[0] for w in words), min(w[1] for w in words), max(w[2] for w in words),
+                 max(w[3] for w in words), " ".join(w[4] for w in words), tuple(words))
 
 
 def columns_of(rows: list[list[Piece]]) -> list[tuple[float, float]]:
@@ -100,30 +107,95 @@ def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
     if len(columns) < MIN_COLUMNS or len(rows) < MIN_ROWS:
         return None
     edges = [columns[0][0]] + [(a[1] + b[0]) / 2 for a, b in zip(columns, columns[1:])] + [columns[-1][1]]
-    grid = []
-    for row in rows:
-        top, bottom = min(p.y0 for p in row), max(p.y1 for p in row)
-        cells: list[AlignedCell | None] = [AlignedCell("", (edges[c], top, edges[c + 1], bottom), 1, edges[c])
-                                           for c in range(len(columns))]
-        for piece in row:
-            first, last = _spanned_columns(piece, columns)
-            held = cells[first]
-            text = f"{held.text} {piece.text}".strip() if held is not None else piece.text
-            cells[first] = AlignedCell(text, (edges[first], top, edges[last + 1], bottom), last - first + 1,
-                                       piece.x0 if held is None or not held.text else held.indent)
-            for c in range(first + 1, last + 1):
-                cells[c] = None
-        grid.append(cells)
-    return grid
+    extents = [(min(p.y0 for p in row), max(p.y1 for p in row)) for row in rows]
+    placed = [_placed(row, edges) for row in rows]
+    first_data = next((r for r, row in enumerate(placed) if any(_figure(p.text) for p, first, _ in row if first)),
+                      len(placed))
+    headed = max((r + 1 for r, row in enumerate(placed[:first_data]) if any(first for _, first, _ in row)), default=0)
+    placed[:headed] = _stub_stacked([_shared_out(row, edges) for row in placed[:headed]])
+    return [_cells(row, edges, top, bottom) for row, (top, bottom) in zip(placed, extents)]
 
 
-def _spanned_columns(piece: Piece, columns: list[tuple[float, float]]) -> tuple[int, int]:
-    """The first and last column a piece covers: those it overlaps by more than half of either's width; the
-    nearest column when it overlaps none that much."""
-    covered = [c for c, (x0, x1) in enumerate(columns)
-               if min(piece.x1, x1) - max(piece.x0, x0) > 0.5 * min(x1 - x0, piece.x1 - piece.x0)]
-    if not covered:
-        middle = (piece.x0 + piece.x1) / 2
-        nearest = min(range(len(columns)), key=lambda c: abs((columns[c][0] + columns[c][1]) / 2 - middle))
-        return nearest, nearest
-    return covered[0], covered[-1]
+Placed = tuple[Piece, int, int]  # a piece and the first and last column it covers
+
+
+def _placed(row: list[Piece], edges: list[float]) -> list[Placed]:
+    """Each piece with the columns it covers: those whose edges it crosses, while no other piece of the row
+    stands in them (else the one it overlaps most); a piece whose words each stand inside one column ("no. Rate"
+    set close over two columns) is a piece a column."""
+    placed = []
+    for piece in (part for piece in row for part in _parted(piece, edges)):
+        first, last = _first_last(piece, edges)
+        others = {c for other in row if other is not piece for c in range(*_first_last(other, edges, True))}
+        if first < last and any(c in others for c in range(first, last + 1)):
+            first = last = max(range(first, last + 1),
+                               key=lambda c: min(piece.x1, edges[c + 1]) - max(piece.x0, edges[c]))
+        placed.append((piece, first, last))
+    return placed
+
+
+def _parted(piece: Piece, edges: list[float]) -> list[Piece]:
+    first, last = _first_last(piece, edges)
+    if first == last or not piece.words:
+        return [piece]
+    columns = [_first_last(_piece([w]), edges) for w in piece.words]
+    if any(a != b for a, b in columns):
+        return [piece]
+    by_column: dict[int, list[Word]] = {}
+    for word, (column, _) in zip(piece.words, columns):
+        by_column.setdefault(column, []).append(word)
+    return [_piece(words) for words in by_column.values()]
+
+
+def _first_last(piece: Piece, edges: list[float], end_exclusive: bool = False) -> tuple[int, int]:
+    columns = len(edges) - 1
+    first = max(0, min(columns - 1, next((c for c in range(columns) if piece.x0 < edges[c + 1]), columns - 1)))
+    last = max(first, next((c for c in reversed(range(columns)) if piece.x1 > edges[c]), first))
+    return (first, last + 1) if end_exclusive else (first, last)
+
+
+def _shared_out(row: list[Placed], edges: list[float]) -> list[Placed]:
+    """A header row where a piece spans columns heads groups of columns: each column but the first goes to the
+    piece whose middle is nearest its own ("Stroke" beside "Coronary heart disease" heads its own "no. Rate
+    (95% CI)")."""
+    if len(row) < 2 or not any(last > first for _, first, last in row):
+        return row
+    spans = [[first, last] for _, first, last in row]
+    middles = [(p.x0 + p.x1) / 2 for p, _, _ in row]
+    for c in range(1, len(edges) - 1):
+        nearest = min(range(len(row)), key=lambda i: abs(middles[i] - (edges[c] + edges[c + 1]) / 2))
+        if not any(first <= c <= last for first, last in spans):
+            spans[nearest] = [min(spans[nearest][0], c), max(spans[nearest][1], c)]
+    return [(piece, first, last) for (piece, _, _), (first, last) in zip(row, spans)]
+
+
+def _stub_stacked(header: list[list[Placed]]) -> list[list[Placed]]:
+    """The header rows' words in the first column are one label written over several lines ("Age / group /
+    (yrs)"): joined, in the first header row."""
+    stub = [(r, i) for r, row in enumerate(header) for i, (_, first, last) in enumerate(row) if first == last == 0]
+    if len(stub) < 2:
+        return header
+    pieces = [header[r][i][0] for r, i in stub]
+    joined = Piece(min(p.x0 for p in pieces), min(p.y0 for p in pieces), max(p.x1 for p in pieces),
+                   max(p.y1 for p in pieces), " ".join(p.text for p in pieces))
+    kept = [[placed for i, placed in enumerate(row) if (r, i) not in stub] for r, row in enumerate(header)]
+    kept[0].insert(0, (joined, 0, 0))
+    return kept
+
+
+def _cells(row: list[Placed], edges: list[float], top: float, bottom: float) -> list[AlignedCell | None]:
+    cells: list[AlignedCell | None] = [AlignedCell("", (edges[c], top, edges[c + 1], bottom), 1, edges[c])
+                                       for c in range(len(edges) - 1)]
+    for piece, first, last in row:
+        held = cells[first]
+        text = f"{held.text} {piece.text}".strip() if held is not None else piece.text
+        cells[first] = AlignedCell(text, (edges[first], top, edges[last + 1], bottom), last - first + 1,
+                                   piece.x0 if held is None or not held.text else held.indent)
+        for c in range(first + 1, last + 1):
+            cells[c] = None
+    return cells
+
+
+def _figure(text: str) -> bool:
+    """A figure, or a span of them: digits and no letters ("2,213.2", "(95.1–97.3)", "12%")."""
+    return any(ch.isdigit() for ch in text) and not any(ch.isalpha() for ch in text)

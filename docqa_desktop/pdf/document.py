@@ -96,6 +96,11 @@ def is_usable(text: str) -> bool:
     return meaningful >= MIN_USABLE_CHARS and garbage < 0.1 * max(1, meaningful)
 
 
+def has_text_layer(page: pymupdf.Page) -> bool:
+    """Whether the page's own text layer is usable (parse_page's test): a scan's is not, only OCR reads it."""
+    return is_usable(page.get_text(flags=WORD_FLAGS))
+
+
 def needs_ocr(page: pymupdf.Page, text: str) -> bool:
     """No usable layer, or a few words (a running header) over pictures or text drawn as paths."""
     if not is_usable(text):

@@ -5,6 +5,7 @@
     service.answers   methods, ask, prepare, history, threads, export
     service.models    roles, defaults, recommendations, first run, pull / import / verify / remove
     service.components  the optional components (visual retrieval, clustering, charts): list, install, remove
+    service.tables    a PDF's tables as the product reads them: from the index, or read from the file on the spot
 
 `Service(settings)` builds the resources (database, model manager, language models, page embedder) on first use
 and closes them once; `Service(settings, resources=Resources(settings, models=…, runtimes=…))` hands in fakes.
@@ -22,6 +23,8 @@ from ..pdf.render import RenderedPage
 from ..retrieval.page_retriever import SearchMode
 from ..settings import Settings
 from ..store import StoreError
+from ..table_export import FORMATS as TABLE_FORMATS
+from ..table_export import tables_text, write_tables
 from ..store.database import as_store_error
 from .answering import Answers, PrepareReport, mark_below_floor
 from .components import Components, InstallProgress
@@ -29,17 +32,18 @@ from .library import Library
 from .models import Models, Recommendation
 from .pages import Pages
 from .resources import Resources
+from .tables import FileTables, Tables
 
 # what the front ends use from below this facade, which they may not import themselves (tests/test_layers.py)
 METHOD_NAMES = sorted(METHODS)
 SEARCH_MODES = [mode.value for mode in SearchMode]
 
 __all__ = ["Service", "Resources", "Components", "InstallProgress", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
-           "mark_below_floor", "user_error", "method_setting_defaults",
+           "FileTables", "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "CASCADE", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
-           "SEARCH_MODES", "StoreError", "WARNING_COLOUR", "cited_line", "computed_line", "confidence_line", "document_kind", "is_document",
-           "load_questions",
-           "proof_html", "shown_text"]
+           "SEARCH_MODES", "StoreError", "TABLE_FORMATS", "WARNING_COLOUR", "cited_line", "computed_line", "confidence_line",
+           "document_kind", "is_document", "load_questions",
+           "proof_html", "shown_text", "tables_text", "write_tables"]
 
 
 def user_error(exc: BaseException, settings: Settings | None) -> Exception | None:
@@ -67,6 +71,7 @@ class Service:
         self.library = Library(self._resources, self.answers.prepare, lambda: self.answers.default_method,
                                self.answers.running)
         self.components = Components(self._resources)
+        self.tables = Tables(self._resources)
 
     @property
     def settings(self) -> Settings:

@@ -111,6 +111,14 @@ def resolve_documents(cur, names: list[str]) -> dict[str, list[int]]:
     return resolved
 
 
+def current_document(cur, path: str, size: int, mtime: float) -> tuple[int, int] | None:
+    """(doc_id, pages) of the document indexed from `path`, when the file is still as it was indexed (same size
+    and mtime, as the scan compares them); None for a file not indexed, failed, or changed since."""
+    return cur.execute("SELECT d.id, d.pages FROM files f JOIN documents d ON d.id = f.doc_id WHERE f.path = ? "
+                       "AND f.status = ? AND f.size = ? AND f.mtime = ?",
+                       [path, FileStatus.INDEXED.value, size, mtime]).fetchone()
+
+
 def doc_paths(cur, doc_ids: list[int] | None = None) -> dict[int, str]:
     """One representative path per document (the first alphabetically) for display; of `doc_ids` only, if given."""
     if doc_ids is not None:

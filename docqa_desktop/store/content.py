@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..domain import ParsedPage
+from ..domain import ParsedPage, TextSource
 from . import enrichment, versions
 from .catalog import listed
 
@@ -172,6 +172,12 @@ def page_tables(cur, doc_id: int, page: int) -> list[str]:
 def page_size(cur, doc_id: int, page: int) -> tuple[float, float] | None:
     """(width, height) in PDF points."""
     return cur.execute("SELECT width, height FROM pages WHERE doc_id = ? AND page = ?", [doc_id, page]).fetchone()
+
+
+def text_sources(cur, doc_id: int) -> dict[int, TextSource]:
+    """{page: where its text came from}: the PDF's text layer, OCR, or nowhere."""
+    return {page: TextSource(source) for page, source in cur.execute(
+        "SELECT page, text_source FROM pages WHERE doc_id = ? ORDER BY page", [doc_id]).fetchall()}
 
 
 def page_words(cur, doc_id: int, page: int) -> list[tuple[str, tuple[float, float, float, float]]]:

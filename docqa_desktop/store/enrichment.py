@@ -36,6 +36,12 @@ def documents_without(cur, stage: str) -> list[tuple[int, int]]:
         "WHERE p.doc_id NOT IN (SELECT doc_id FROM enrichment WHERE stage = ?) ORDER BY p.rank", [stage]).fetchall()
 
 
+def finished(cur, doc_id: int, stage: str) -> bool:
+    """Whether the pass `stage` has finished the document (mark_done)."""
+    return cur.execute("SELECT count(*) > 0 FROM enrichment WHERE doc_id = ? AND stage = ?", [doc_id, stage]
+                       ).fetchone()[0]
+
+
 def mark_done(cur, doc_id: int, stage: str) -> None:
     cur.execute("INSERT OR REPLACE INTO enrichment (doc_id, stage) VALUES (?, ?)", [doc_id, stage])
 
