@@ -156,7 +156,7 @@ def test_ask_with_each_method(answers):
         assert json.loads(run.stdout)["citations"] or json.loads(run.stdout)["status"] != "answered"
 
 
-def test_export_in_every_format_and_the_reading_commands(guard, answers):
+def test_export_in_every_format_and_the_reading_commands(guard, folder, answers):
     answer_id = json.loads(answers["m3docrag"].stdout)["id"]
     for fmt in FORMATS:
         out = guard.root / f"answer.{fmt}"
@@ -164,7 +164,8 @@ def test_export_in_every_format_and_the_reading_commands(guard, answers):
                        f"docqa export --format {fmt}")
         assert out.stat().st_size > 0
     for args in (["status"], ["history"], ["render", "harbour-solar-report.pdf", "1", "-o",
-                                              str(guard.root / "page.png")]):
+                                              str(guard.root / "page.png")],
+                 ["tables", str(folder / "harbour-solar-report.pdf"), "--json"]):
         assert_offline(guard.run(guard.command(*args)), f"docqa {args[0]}")
 
 

@@ -54,9 +54,21 @@ def pieces_of(line: list[Word]) -> list[Piece]:
             groups[-1].append(word)
         else:
             groups.append([word])
-    # figures set close are figures of neighbouring columns ("1,144 193.5"): each its own piece
-    groups = [part for g in groups for part in ([[w] for w in g] if all(_figure(w[4]) for w in g) else [g])]
-    return [_piece(g) for g in groups]
+    return [_piece(part) for group in groups for part in _figures_apart(group)]
+
+
+def _figures_apart(words: list[Word]) -> list[list[Word]]:
+    """Figures set close are figures of neighbouring columns ("1,144 193.5"), a figure each, but for a figure in
+    brackets after one: its share or spread ("63 (18.5%)")."""
+    if not all(_figure(w[4]) for w in words):
+        return [words]
+    parts: list[list[Word]] = []
+    for word in words:
+        if parts and word[4].startswith("("):
+            parts[-1].append(word)
+        else:
+            parts.append([word])
+    return parts
 
 
 def _piece(words: list[Word]) -> Piece:

@@ -43,7 +43,14 @@ class PageText:
 
     @classmethod
     def of(cls, page: pymupdf.Page) -> PageText:
-        return cls(page.get_text("words"), page.get_text("blocks"))
+        """The page's words and blocks where the page shows them: a page turned by its /Rotate has its text
+        extracted unturned, its table regions and rules found turned."""
+        words, blocks = page.get_text("words"), page.get_text("blocks")
+        if page.rotation:
+            turn = page.rotation_matrix
+            words, blocks = ([(*(pymupdf.Rect(item[:4]) * turn), *item[4:]) for item in found]
+                             for found in (words, blocks))
+        return cls(words, blocks)
 
 
 @dataclass(frozen=True)
