@@ -46,11 +46,12 @@ def lines_of(words: list[Word]) -> list[list[Word]]:
 
 
 def pieces_of(line: list[Word]) -> list[Piece]:
-    """The line's words joined where the gap between them is less than PIECE_GAP of the line's height."""
+    """The line's words joined where the gap between them is less than PIECE_GAP of the line's height and the
+    text puts them on one line."""
     height = max(w[3] - w[1] for w in line)
     groups: list[list[Word]] = [[line[0]]]
     for word in line[1:]:
-        if word[0] - groups[-1][-1][2] < PIECE_GAP * height:
+        if word[0] - groups[-1][-1][2] < PIECE_GAP * height and _one_line(groups[-1][-1], word):
             groups[-1].append(word)
         else:
             groups.append([word])
@@ -74,6 +75,12 @@ def _figures_apart(words: list[Word]) -> list[list[Word]]:
 def _piece(words: list[Word]) -> Piece:
     return Piece(min(w[0] for w in words), min(w[1] for w in words), max(w[2] for w in words),
                  max(w[3] for w in words), " ".join(w[4] for w in words), tuple(words))
+
+
+def _one_line(left: Word, right: Word) -> bool:
+    """Whether two words are of one line of text where the words say (PyMuPDF's block and line numbers): the PDF's
+    text sets a cell's words as one line, the next cell's as another, however close."""
+    return len(left) < 7 or len(right) < 7 or left[5:7] == right[5:7]
 
 
 def columns_of(rows: list[list[Piece]]) -> list[tuple[float, float]]:
