@@ -36,10 +36,9 @@ def lines_of(words: list[Word]) -> list[list[Word]]:
     for word in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
         middle, height = (word[1] + word[3]) / 2, word[3] - word[1]
         if lines:
-            line = lines[-1]
-            top, bottom = min(w[1] for w in line), max(w[3] for w in line)
-            if abs(middle - (top + bottom) / 2) <= SAME_LINE * max(height, bottom - top):
-                line.append(word)
+            first = lines[-1][0]  # the line's first word, not its extent: a line grown tall would take the next
+            if abs(middle - (first[1] + first[3]) / 2) <= SAME_LINE * min(height, first[3] - first[1]):
+                lines[-1].append(word)
                 continue
         lines.append([word])
     return [sorted(line, key=lambda w: w[0]) for line in lines]
