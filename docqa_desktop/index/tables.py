@@ -161,7 +161,8 @@ def _grid(text: PageText, table) -> Grid:
 
 def _lines_of(words: list[tuple], row) -> list[tuple[float, float]]:
     """The row's extent, or one extent per line of text where the grid merged stacked rows into one (a paper's
-    table ruled only above and below its body): several columns with a word on more than one line."""
+    table ruled only above and below its body): several columns with a word on more than one line, and a label
+    on every line."""
     x0, y0, x1, y1 = row.bbox
     inside = sorted((w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1),
                     key=lambda w: (w[1] + w[3]) / 2)
@@ -172,9 +173,9 @@ def _lines_of(words: list[tuple], row) -> list[tuple[float, float]]:
         else:
             lines.append([word])
     columns = [box for box in row.cells if box is not None]
-    stacked = sum(1 for box in columns
-                  if sum(any(box[0] <= (w[0] + w[2]) / 2 <= box[2] for w in line) for line in lines) > 1)
-    if len(lines) < 2 or stacked < 2:
+    lines_in = [sum(any(box[0] <= (w[0] + w[2]) / 2 <= box[2] for w in line) for line in lines) for box in columns]
+    # rows run together carry a label on each line; a row of cells written over several lines does not
+    if len(lines) < 2 or sum(n > 1 for n in lines_in) < 2 or lines_in[0] < len(lines):
         return [(y0, y1)]
     edges = [y0] + [(min(w[1] for w in b) + max(w[3] for w in a)) / 2 for a, b in zip(lines, lines[1:])] + [y1]
     return list(zip(edges, edges[1:]))
