@@ -131,7 +131,29 @@ def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
                       len(placed))
     headed = max((r + 1 for r, row in enumerate(placed[:first_data]) if any(first for _, first, _ in row)), default=0)
     placed[:headed] = _stub_stacked([_shared_out(row, edges) for row in placed[:headed]])
-    return [_cells(row, edges, top, bottom) for row, (top, bottom) in zip(placed, extents)]
+    rows_kept: list[tuple[list[Placed], tuple[float, float]]] = []
+    for r, (row, extent) in enumerate(zip(placed, extents)):
+        if rows_kept and r > first_data and _continues(rows_kept[-1][0], row):
+            above, (top, _) = rows_kept[-1]
+            rows_kept[-1] = (above + row, (top, extent[1]))
+        else:
+            rows_kept.append((row, extent))
+    return [_cells(row, edges, top, bottom) for row, (top, bottom) in rows_kept]
+
+
+def _continues(above: list[Placed], row: list[Placed]) -> bool:
+    """Whether a body row is the next line of the cells above it, written over several lines: words alone, under
+    cells of words, with nothing in the first column ("more of any one air toxic" under "Emissions of 10 tons");
+    or a first column going on in lower case ("the analysis" under "Number of member states in") where no other
+    column holds something in both."""
+    if not row or any(_figure(piece.text) for piece, _, _ in row):
+        return False
+    filled_above = {c for _, first, last in above for c in range(first, last + 1)}
+    filled = {c for _, first, last in row for c in range(first, last + 1)}
+    label = next((piece.text for piece, first, _ in row if first == 0), "")
+    if not label:
+        return filled <= filled_above
+    return label[:1].islower() and 0 in filled_above and not (filled & filled_above) - {0}
 
 
 Placed = tuple[Piece, int, int]  # a piece and the first and last column it covers
