@@ -1,6 +1,6 @@
 """How well the tables stage reads a table: the ICDAR 2013 Table Competition's measure on its own dataset (issue 54).
 
-    .venv/bin/python benchmarks/icdar2013.py [--regions] [--only eu-001 us-017 ...]
+    .venv/bin/python benchmarks/icdar2013.py [--regions] [--only eu-001 us-017 ...] [--peers PYTHON] [--result PATH]
 
 ../shared/corpus-train/icdar2013/ holds 67 EU and US government documents with the ground truth of every table
 cell (*-str.xml: start/end row and column, content) and region (*-reg.xml). The measure is the competition's:
@@ -9,12 +9,26 @@ its row and below in its column, compared by content (spaces and case aside) —
 micro over the dataset, with per-document F1. The product's default path reads whole pages (index/tables.grids_on
 with no region; every table it finds on a page of the document counts, so a table that is none costs precision);
 `--regions` gives it the ground truth's table regions instead. Header rows count: the grid as found, before its
-rows become header paths. Writes benchmarks/results/icdar2013[-regions].json. Peers (Camelot, pdfplumber) are not
-run here yet.
+rows become header paths. Writes benchmarks/results/icdar2013[-regions].json (or --result).
+
+`--peers PYTHON` also scores the peers of benchmarks/table_peers.py (Camelot stream, pdfplumber's text strategy,
+PyMuPDF's find_tables with lines and with text), run by PYTHON — a benchmark virtualenv of their own, never the
+product's:
+
+    python3 -m venv /work/bench-venv && /work/bench-venv/bin/pip install -r benchmarks/requirements-peers.txt
+    .venv/bin/python benchmarks/icdar2013.py --regions --peers /work/bench-venv/bin/python
+
+Each document's request gives them the pages the product reads (the ground truth's regions, grown by the product's
+REGION_MARGIN, or every page whole) and their tables are scored as the product's, pages per second from each
+system's own seconds; the result's "peers" holds them by system, and a peer's failure (a page, a document, PYTHON
+itself) is printed and kept in the result, the run going on.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -23,10 +37,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
-from docqa_desktop.index.tables import Grid, grids_on  # noqa: E402
+import table_peers  # noqa: E402  (its system names only: the peers run in their own virtualenv)
+from docqa_desktop.index.tables import REGION_MARGIN, Grid, grids_on  # noqa: E402
 
 ICDAR = Path("/work/shared/corpus-train/icdar2013")
 RESULT = _common.REPO / "benchmarks" / "results" / "icdar2013.json"
+PEERS = Path(table_peers.__file__).resolve()
+PEER_TIMEOUT = 900  # seconds for all the peers on one document (the longest, whole pages: about a minute)
 
 # a cell as the measure sees it: (first row, first column, last row, last column, text)
 Cell = tuple[int, int, int, int, str]
@@ -85,27 +102,78 @@ def _plain(text: str) -> str:
     return "".join(text.split()).lower().replace("−", "-").replace("–", "-")
 
 
-def measure(name: str, given_regions: bool) -> dict:
+def measure(name: str, given_regions: bool, peers: str | None) -> tuple[dict, dict[str, dict]]:
+    """The document scored for the product and, with peers (their python), for each peer: score()'s."""
     import pymupdf
     expected: Counter = Counter()
     for tables in truth(name).values():
         for cells in tables:
             expected += relations(cells)
-    found: Counter = Counter()
-    doc = pymupdf.open(ICDAR / f"{name}.pdf")
+    pdf = ICDAR / f"{name}.pdf"
+    doc = pymupdf.open(pdf)
     wanted = regions(name, {n + 1: doc[n].rect.height for n in range(doc.page_count)}) if given_regions else None
+    pages = {n: None for n in range(1, doc.page_count + 1)} if wanted is None else dict(sorted(wanted.items()))
+    found: list[list[Cell]] = []
     started = time.perf_counter()
-    for number in range(1, doc.page_count + 1):
-        if wanted is not None and number not in wanted:
-            continue
-        for grid, _ in grids_on(doc[number - 1], None if wanted is None else wanted[number]):
-            found += relations(grid_cells(grid))
-    seconds = time.perf_counter() - started
-    pages = doc.page_count if wanted is None else len(wanted)
+    for number, boxes in pages.items():
+        found += [grid_cells(grid) for grid, _ in grids_on(doc[number - 1], boxes)]
+    product = score(name, expected, found, len(pages), time.perf_counter() - started)
+    doc.close()
+    if peers is None:
+        return product, {}
+    answer = run_peers(peers, pdf, pages)
+    return product, {system: score(name, expected, [[tuple(c) for c in table] for tables in got["pages"].values()
+                                                    for table in tables], len(pages), got["seconds"], got["error"])
+                     for system, got in answer.items()}
+
+
+def run_peers(python: str, pdf: Path, pages: dict[int, list | None]) -> dict[str, dict]:
+    """table_peers.py's answer for the pages (regions grown by the product's margin); a request that fails whole
+    is each system's error, with no tables and no seconds."""
+    request = {"pdf": str(pdf), "pages": {str(n): boxes for n, boxes in pages.items()}, "margin": REGION_MARGIN,
+               "systems": list(table_peers.SYSTEMS)}
+    try:
+        done = subprocess.run([python, str(PEERS)], input=json.dumps(request), capture_output=True, text=True,
+                              timeout=PEER_TIMEOUT)
+        if done.returncode:
+            raise RuntimeError(f"table_peers.py exited {done.returncode}: {done.stderr.strip()[-500:]}")
+        answer = json.loads(done.stdout)
+    except (OSError, ValueError, RuntimeError, subprocess.SubprocessError) as exc:
+        failure = f"{type(exc).__name__}: {exc}"
+        return {system: {"pages": {}, "seconds": None, "error": failure} for system in table_peers.SYSTEMS}
+    return {system: answer.get(system, {"pages": {}, "seconds": None, "error": "no answer"})
+            for system in table_peers.SYSTEMS}
+
+
+def score(name: str, expected: Counter, tables: list[list[Cell]], pages: int, seconds: float | None,
+          error: str | None = None) -> dict:
+    """One document as one system read it: its tables' relations against the ground truth's."""
+    found: Counter = Counter()
+    for cells in tables:
+        found += relations(cells)
     right = sum((expected & found).values())
-    return {"document": name, "expected": sum(expected.values()), "found": sum(found.values()), "right": right,
-            "f1": _f1(right, sum(found.values()), sum(expected.values())), "pages": pages,
-            "seconds": round(seconds, 3)}
+    scored = {"document": name, "expected": sum(expected.values()), "found": sum(found.values()), "right": right,
+              "f1": _f1(right, sum(found.values()), sum(expected.values())), "pages": pages,
+              "seconds": None if seconds is None else round(seconds, 3)}
+    if error:
+        scored["error"] = error
+    return scored
+
+
+def summary(documents: list[dict]) -> dict:
+    """Micro precision / recall / F1 over the documents, those below F1 0.5, pages per second (over the documents
+    with seconds), the documents with an error, and per_document."""
+    right, found, expected = (sum(d[k] for d in documents) for k in ("right", "found", "expected"))
+    timed = [d for d in documents if d["seconds"] is not None]
+    pages, seconds = sum(d["pages"] for d in timed), sum(d["seconds"] for d in timed)
+    result = {"precision": round(right / found, 4) if found else 0.0,
+              "recall": round(right / expected, 4) if expected else 0.0, "f1": _f1(right, found, expected),
+              "below_half": sorted(d["document"] for d in documents if d["f1"] < 0.5),
+              "pages_per_s": round(pages / seconds, 2) if seconds else None}
+    errors = sorted(d["document"] for d in documents if d.get("error"))
+    if errors:
+        result["errors"] = errors
+    return {**result, "per_document": documents}
 
 
 def _f1(right: int, found: int, expected: int) -> float:
@@ -113,28 +181,70 @@ def _f1(right: int, found: int, expected: int) -> float:
     return round(2 * precision * recall / (precision + recall), 4) if precision + recall else 0.0
 
 
+def _line(name: str, scored: dict) -> str:
+    errors = f"; errors on {len(scored['errors'])} documents ({', '.join(scored['errors'])})" \
+        if scored.get("errors") else ""
+    return (f"{name}: precision {scored['precision']} recall {scored['recall']} F1 {scored['f1']}; "
+            f"{len(scored['below_half'])} documents below 0.5; {scored['pages_per_s']} pages/s{errors}")
+
+
+def _peer_packages(python: str) -> dict | str:
+    """The peers' virtualenv: its python's version and the peers' packages, or why it could not be asked."""
+    script = ("import json, platform; from importlib import metadata\n"
+              "def v(n):\n    try: return metadata.version(n)\n    except metadata.PackageNotFoundError: return None\n"
+              "print(json.dumps({'python': platform.python_version(), "
+              "**{n: v(n) for n in ('camelot-py', 'pdfplumber', 'pdfminer.six', 'pymupdf')}}))")
+    try:
+        done = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+        return json.loads(done.stdout)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--regions", action="store_true", help="give the stage the ground truth's table regions")
     ap.add_argument("--only", nargs="*", help="these documents (e.g. eu-001)")
+    ap.add_argument("--peers", metavar="PYTHON",
+                    help="also score table_peers.py's systems, run by this python (the peers' own virtualenv)")
     ap.add_argument("--result")
     args = ap.parse_args()
+    peers, peers_error = args.peers, None
+    if peers is not None and shutil.which(peers) is None:
+        peers_error = (f"{peers}: no such python; peers not run (their virtualenv: python3 -m venv DIR && "
+                       "DIR/bin/pip install -r benchmarks/requirements-peers.txt)")
+        peers = None
+        print(peers_error, file=sys.stderr)
     # a "b" ground truth whose PDF is not shipped (eu-009b, us-011b, …) is left out
     names = sorted(n for n in (p.name[:-len("-str.xml")] for p in ICDAR.glob("*-str.xml"))
                    if (ICDAR / f"{n}.pdf").is_file())
-    documents = [measure(n, args.regions) for n in names if not args.only or n in args.only]
-    right, found, expected = (sum(d[k] for d in documents) for k in ("right", "found", "expected"))
-    pages, seconds = sum(d["pages"] for d in documents), sum(d["seconds"] for d in documents)
+    product: list[dict] = []
+    by_peer: dict[str, list[dict]] = {}
+    for name in names:
+        if args.only and name not in args.only:
+            continue
+        ours, theirs = measure(name, args.regions, peers)
+        product.append(ours)
+        for system, scored in theirs.items():
+            by_peer.setdefault(system, []).append(scored)
+            if scored.get("error"):
+                print(f"{name} {system}: {scored['error']}", file=sys.stderr)
     path_read = "the ground truth's regions" if args.regions else "whole pages"
-    result = {"environment": _common.environment(), "path": path_read,
-              "documents": len(documents), "precision": round(right / found, 4) if found else 0.0,
-              "recall": round(right / expected, 4) if expected else 0.0, "f1": _f1(right, found, expected),
-              "below_half": sorted(d["document"] for d in documents if d["f1"] < 0.5),
-              "pages_per_s": round(pages / seconds, 2) if seconds else None, "per_document": documents}
+    result = {"environment": _common.environment(), "path": path_read, "documents": len(product),
+              **summary(product)}
+    if args.peers is not None:
+        result["peers_environment"] = {"python": args.peers,
+                                       "packages": _peer_packages(peers) if peers else None, "margin": REGION_MARGIN}
+        result["peers"] = {system: summary(documents) for system, documents in by_peer.items()}
+        if peers_error:
+            result["peers_error"] = peers_error
     default = RESULT.with_name("icdar2013-regions.json") if args.regions else RESULT
     path = _common.write_json(result, args.result or str(default), default.name)
-    print(f"{result['path']}: precision {result['precision']} recall {result['recall']} F1 {result['f1']}; "
-          f"{len(result['below_half'])} documents below 0.5; {result['pages_per_s']} pages/s; written to {path}")
+    print(f"{_line(result['path'] + ' (the product)', result)}; written to {path}")
+    for system, scored in result.get("peers", {}).items():
+        print(_line(f"  {system}", scored))
+    if peers_error:
+        print(f"  {peers_error}")
     return 0
 
 

@@ -239,3 +239,54 @@ def _cells(row: list[Placed], edges: list[float], top: float, bottom: float) -> 
 def _figure(text: str) -> bool:
     """A figure, or a span of them: digits and no letters ("2,213.2", "(95.1–97.3)", "12%")."""
     return any(ch.isdigit() for ch in text) and not any(ch.isalpha() for ch in text)
+
+
+LONG_PIECE = 5  # words: a piece this long is running text (a paragraph's line, a column of a two-column page)
+ROW_GAP = 2.0  # line heights between a table's rows at most
+MIN_TABLE_LINES = 3  # lines in columns that make a table found on a page without a layout model's word
+HEADER_LINES = 4  # lines above a table's aligned lines read as its header at most
+
+
+def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
+    """Where a page's words stand in a table, found from their alignment alone (no layout model): runs of lines of
+    several pieces, at most one of them running text, a row's height or two apart (one line of a label alone
+    may stand among them), each run with the short lines just above it (its header)."""
+    lines = lines_of(words)
+    pieces = [pieces_of(line) for line in lines]
+    tabular = [len(row) > 1 and sum(len(p.text.split()) >= LONG_PIECE for p in row) <= 1 for row in pieces]
+    regions, run = [], []
+    for i, row in enumerate(pieces):
+        near = bool(run) and min(p.y0 for p in row) - max(p.y1 for p in pieces[run[-1]]) <= ROW_GAP * _height(row)
+        if tabular[i] and (near or not run):
+            run.append(i)
+        elif near and len(row) == 1 and i + 1 < len(pieces) and tabular[i + 1]:
+            run.append(i)  # a label alone among the rows ("Other income (expense):")
+        else:
+            regions += _region(pieces, tabular, run)
+            run = [i] if tabular[i] else []
+    return regions + _region(pieces, tabular, run)
+
+
+def _region(pieces: list[list[Piece]], tabular: list[bool], run: list[int]) -> list[tuple[float, float, float, float]]:
+    if sum(tabular[i] for i in run) < MIN_TABLE_LINES:
+        return []
+    first = run[0]
+    while first > 0 and run[0] - first < HEADER_LINES and _heads(pieces[first - 1], pieces[first]):
+        first -= 1
+    rows = [pieces[i] for i in range(first, run[-1] + 1)]
+    return [(min(p.x0 for row in rows for p in row), min(p.y0 for row in rows for p in row),
+             max(p.x1 for row in rows for p in row), max(p.y1 for row in rows for p in row))]
+
+
+def _heads(above: list[Piece], below: list[Piece]) -> bool:
+    """Whether a line just above a table's rows is a line of its header: short pieces, close above, within the
+    table's width, no "Table 3:" caption."""
+    return (below[0].y0 - above[-1].y1 <= ROW_GAP * _height(above)
+            and all(len(p.text.split()) < LONG_PIECE for p in above)
+            and not above[0].text.lower().startswith(("table", "figure", "source"))
+            and min(p.x0 for p in above) >= min(p.x0 for p in below) - 2 * _height(above)
+            and max(p.x1 for p in above) <= max(p.x1 for p in below) + 2 * _height(above))
+
+
+def _height(row: list[Piece]) -> float:
+    return max(p.y1 - p.y0 for p in row)

@@ -81,7 +81,7 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     aligned columns, then its alignment alone."""
     text = PageText.of(page)
     if regions is None:
-        return next((found for found in (_read(page, text, strategy, None) for strategy in STRATEGIES) if found), [])
+        return _whole_page(page, text)
     found: list[tuple[Grid, TableOnPage]] = []
     whole_page: dict[int, list[tuple[Grid, TableOnPage]]] = {}
     for region in regions:
@@ -104,6 +104,25 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     return found
 
 
+def _whole_page(page: pymupdf.Page, text: PageText) -> list[tuple[Grid, TableOnPage]]:
+    """The tables of a page no layout model has looked at: its ruled grids (each read by its words' alignment
+    where its rules miss columns), and the runs of lines elsewhere whose words align in columns; a table here
+    holds a figure under a header (words alone in columns are too often a list or a form)."""
+    found = []
+    for grid, table in _read(page, text, STRATEGIES[0], None):
+        aligned = _aligned(text, pymupdf.Rect(grid.bbox), words_alone=False) if _crowded(grid, text.words) else None
+        found.append(aligned or (grid, table))
+    ruled = [pymupdf.Rect(grid.bbox) for grid, _ in found]
+    outside = [w for w in text.words if not any(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in box
+                                                 for box in ruled)]
+    for region in table_text.table_regions(outside):
+        clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
+        aligned = _aligned(PageText(outside, text.blocks), clip, words_alone=False)
+        if aligned:
+            found.append(aligned)
+    return sorted(found, key=lambda pair: (pair[0].bbox[1], pair[0].bbox[0]))
+
+
 def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip, words_alone: bool = False
           ) -> list[tuple[Grid, TableOnPage]]:
     # use_layout=False: the regions are the layout stage's already; with pymupdf.layout loaded, find_tables
@@ -113,7 +132,7 @@ def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip, words_alone:
     return [(grid, table) for grid in grids if (table := read_table(grid, words_alone)) is not None]
 
 
-def _aligned(text: PageText, clip: pymupdf.Rect) -> tuple[Grid, TableOnPage] | None:
+def _aligned(text: PageText, clip: pymupdf.Rect, words_alone: bool = True) -> tuple[Grid, TableOnPage] | None:
     """The table the words inside `clip` make by their alignment alone (index/table_text.py), if they make one."""
     rows = table_text.aligned_rows(_inside(text.words, clip))
     if rows is None:
@@ -124,7 +143,7 @@ def _aligned(text: PageText, clip: pymupdf.Rect) -> tuple[Grid, TableOnPage] | N
     bbox = (min(c.bbox[0] for c in cells), min(c.bbox[1] for c in cells), max(c.bbox[2] for c in cells),
             max(c.bbox[3] for c in cells))
     grid = Grid(bbox, grid_rows, _caption(text.blocks, bbox))
-    table = read_table(grid, words_alone=True)
+    table = read_table(grid, words_alone)
     return (grid, table) if table is not None else None
 
 
