@@ -251,20 +251,54 @@ def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
     """Where a page's words stand in a table, found from their alignment alone (no layout model): runs of lines of
     several pieces, at most one of them running text, a row's height or two apart (one line of a label alone
     may stand among them), each run with the short lines just above it (its header)."""
-    lines = lines_of(words)
-    pieces = [pieces_of(line) for line in lines]
-    tabular = [len(row) > 1 and sum(len(p.text.split()) >= LONG_PIECE for p in row) <= 1 for row in pieces]
+    pieces = [_beside_text(pieces_of(line)) for line in lines_of(words)]
+    tabular = [len(row) > 1 for row in pieces]
     regions, run = [], []
-    for i, row in enumerate(pieces):
-        near = bool(run) and min(p.y0 for p in row) - max(p.y1 for p in pieces[run[-1]]) <= ROW_GAP * _height(row)
-        if tabular[i] and (near or not run):
+    i = 0
+    while i < len(pieces):
+        if run and _beside([pieces[r] for r in run], pieces[i]):
+            i += 1  # a line of the page's other column, between two of the table's rows
+            continue
+        labels = _labels_then_row(pieces, tabular, i) if run and _near(pieces[run[-1]], pieces[i]) else 0
+        if tabular[i] and (not run or _near(pieces[run[-1]], pieces[i])):
             run.append(i)
-        elif near and len(row) == 1 and i + 1 < len(pieces) and tabular[i + 1]:
-            run.append(i)  # a label alone among the rows ("Other income (expense):")
+        elif labels:  # labels alone among the rows ("Race/ethnicity", "Male"), rows under them
+            run += range(i, i + labels)
+            i += labels
+            continue
         else:
             regions += _region(pieces, tabular, run)
             run = [i] if tabular[i] else []
+        i += 1
     return regions + _region(pieces, tabular, run)
+
+
+def _beside_text(row: list[Piece]) -> list[Piece]:
+    """The pieces of a line that may be a table's row: running text (a paragraph of the page's other column)
+    parts a line; the part with the most pieces is kept, or the text alone when nothing else is there."""
+    parts: list[list[Piece]] = [[]]
+    for piece in row:
+        if len(piece.text.split()) >= LONG_PIECE:
+            parts += [[piece], []]
+        else:
+            parts[-1].append(piece)
+    return max(parts, key=len) if any(len(part) > 1 for part in parts) else row[:1] if len(row) == 1 else \
+        [p for part in parts for p in part][:1]
+
+
+def _labels_then_row(pieces: list[list[Piece]], tabular: list[bool], start: int) -> int:
+    """How many lines from `start` are labels alone (one short piece each, close under one another) followed
+    closely by a row of the table; 0 when they are not."""
+    end = start
+    while end < len(pieces) and end - start < HEADER_LINES and not tabular[end] and len(pieces[end]) == 1 \
+            and len(pieces[end][0].text.split()) < LONG_PIECE and (end == start or _near(pieces[end - 1], pieces[end])):
+        end += 1
+    return end - start if end > start and end < len(pieces) and tabular[end] and _near(pieces[end - 1], pieces[end]) \
+        else 0
+
+
+def _near(above: list[Piece], below: list[Piece]) -> bool:
+    return min(p.y0 for p in below) - max(p.y1 for p in above) <= ROW_GAP * _height(below)
 
 
 def _region(pieces: list[list[Piece]], tabular: list[bool], run: list[int]) -> list[tuple[float, float, float, float]]:
@@ -273,9 +307,22 @@ def _region(pieces: list[list[Piece]], tabular: list[bool], run: list[int]) -> l
     first = run[0]
     while first > 0 and run[0] - first < HEADER_LINES and _heads(pieces[first - 1], pieces[first]):
         first -= 1
-    rows = [pieces[i] for i in range(first, run[-1] + 1)]
-    return [(min(p.x0 for row in rows for p in row), min(p.y0 for row in rows for p in row),
-             max(p.x1 for row in rows for p in row), max(p.y1 for row in rows for p in row))]
+    rows = [pieces[i] for i in range(first, run[0])] + [pieces[i] for i in run]
+    x0, x1 = _extent([pieces[i] for i in run if tabular[i]])
+    return [(x0, min(p.y0 for row in rows for p in row), x1, max(p.y1 for row in rows for p in row))]
+
+
+def _extent(rows: list[list[Piece]]) -> tuple[float, float]:
+    """Where a table's rows stand across the page: the pieces in columns that two other rows share, not a word
+    of the page's other column that happened to stand on a row's line."""
+    shared = [p for row in rows for p in row
+              if sum(any(q.x0 <= p.x1 and q.x1 >= p.x0 for q in other) for other in rows if other is not row) >= 2]
+    return min(p.x0 for p in shared or rows[0]), max(p.x1 for p in shared or rows[0])
+
+
+def _beside(rows: list[list[Piece]], line: list[Piece]) -> bool:
+    x0, x1 = min(p.x0 for row in rows for p in row), max(p.x1 for row in rows for p in row)
+    return all(p.x0 > x1 or p.x1 < x0 for p in line)
 
 
 def _heads(above: list[Piece], below: list[Piece]) -> bool:
