@@ -245,6 +245,7 @@ LONG_PIECE = 5  # words: a piece this long is running text (a paragraph's line, 
 ROW_GAP = 2.0  # line heights between a table's rows at most
 MIN_TABLE_LINES = 3  # lines in columns that make a table found on a page without a layout model's word
 HEADER_LINES = 4  # lines above a table's aligned lines read as its header at most
+HEADER_GAP = 3.5  # line heights a header may stand above its table's body
 
 
 def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
@@ -253,10 +254,12 @@ def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
     may stand among them), each run with the short lines just above it (its header)."""
     pieces = [_beside_text(pieces_of(line)) for line in lines_of(words)]
     tabular = [len(row) > 1 for row in pieces]
-    regions, run = [], []
-    i = 0
+    runs, run = [], []
+    i, extent = 0, (0, 0, 0)  # the run's width, known for a run of so many rows
     while i < len(pieces):
-        if run and _beside([pieces[r] for r in run], pieces[i]):
+        if run and extent[0] != len(run):
+            extent = (len(run), *_extent([pieces[r] for r in run if tabular[r]]))
+        if run and all(p.x0 > extent[2] or p.x1 < extent[1] for p in pieces[i]):
             i += 1  # a line of the page's other column, between two of the table's rows
             continue
         labels = _labels_then_row(pieces, tabular, i) if run and _near(pieces[run[-1]], pieces[i]) else 0
@@ -267,10 +270,34 @@ def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
             i += labels
             continue
         else:
-            regions += _region(pieces, tabular, run)
+            runs.append(run)
             run = [i] if tabular[i] else []
         i += 1
-    return regions + _region(pieces, tabular, run)
+    runs.append(run)
+    return [region for run in _headed(pieces, [r for r in runs if r]) for region in _region(pieces, tabular, run)]
+
+
+def _headed(pieces: list[list[Piece]], runs: list[list[int]]) -> list[list[int]]:
+    """Runs joined where one of words alone stands a little above one with figures, across the same width: a
+    header set apart from its table's body ("Postnatal Day 1 … Weight (g)" above "0 39 5.8 …")."""
+    joined: list[list[int]] = []
+    for run in runs:
+        if joined and _header_run([pieces[i] for i in joined[-1]]) and _above(pieces, joined[-1], run):
+            joined[-1] = joined[-1] + run
+        else:
+            joined.append(run)
+    return joined
+
+
+def _header_run(rows: list[list[Piece]]) -> bool:
+    return len(rows) <= HEADER_LINES + 2 and not any(_figure(p.text) for row in rows for p in row[1:])
+
+
+def _above(pieces: list[list[Piece]], upper: list[int], lower: list[int]) -> bool:
+    top, bottom = pieces[upper[-1]], pieces[lower[0]]
+    gap = min(p.y0 for p in bottom) - max(p.y1 for p in top)
+    (x0, x1), (u0, u1) = _extent([pieces[i] for i in lower]), _extent([pieces[i] for i in upper])
+    return gap <= HEADER_GAP * _height(bottom) and min(x1, u1) - max(x0, u0) > 0.5 * (x1 - x0)
 
 
 def _beside_text(row: list[Piece]) -> list[Piece]:
@@ -319,10 +346,6 @@ def _extent(rows: list[list[Piece]]) -> tuple[float, float]:
               if sum(any(q.x0 <= p.x1 and q.x1 >= p.x0 for q in other) for other in rows if other is not row) >= 2]
     return min(p.x0 for p in shared or rows[0]), max(p.x1 for p in shared or rows[0])
 
-
-def _beside(rows: list[list[Piece]], line: list[Piece]) -> bool:
-    x0, x1 = min(p.x0 for row in rows for p in row), max(p.x1 for row in rows for p in row)
-    return all(p.x0 > x1 or p.x1 < x0 for p in line)
 
 
 def _heads(above: list[Piece], below: list[Piece]) -> bool:
