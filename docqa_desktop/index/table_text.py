@@ -259,7 +259,7 @@ def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
     while i < len(pieces):
         if run and extent[0] != len(run):
             extent = (len(run), *_extent([pieces[r] for r in run if tabular[r]]))
-        if run and all(p.x0 > extent[2] or p.x1 < extent[1] for p in pieces[i]):
+        if run and not tabular[i] and all(p.x0 > extent[2] or p.x1 < extent[1] for p in pieces[i]):
             i += 1  # a line of the page's other column, between two of the table's rows
             continue
         labels = _labels_then_row(pieces, tabular, i) if run and _near(pieces[run[-1]], pieces[i]) else 0
