@@ -24,6 +24,7 @@ STRATEGIES = ({"strategy": "lines"}, {"horizontal_strategy": "lines", "vertical_
 MIN_COLUMNS = 2
 REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
 CROWDED = 0.1  # the share of a ruled grid's cells holding words apart in columns past which its rules miss columns
+MIN_FILLED = 0.45  # the least share of its body's cells a table found by alignment alone fills (not a chart's labels)
 MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
 _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
                     r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
@@ -118,9 +119,16 @@ def _whole_page(page: pymupdf.Page, text: PageText) -> list[tuple[Grid, TableOnP
     for region in table_text.table_regions(outside):
         clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
         aligned = _aligned(PageText(outside, text.blocks), clip, words_alone=False)
-        if aligned:
+        if aligned and _filled(aligned[1]) >= MIN_FILLED:
             found.append(aligned)
     return sorted(found, key=lambda pair: (pair[0].bbox[1], pair[0].bbox[0]))
+
+
+def _filled(table: TableOnPage) -> float:
+    """The share of the body's grid that holds something: a table fills most of its cells, a chart's scattered
+    labels and ticks lined up in columns fill few."""
+    covered = sum(cell.column_span for cell in table.body)
+    return covered / max(1, (table.rows - table.header_rows) * table.columns)
 
 
 def _read(page: pymupdf.Page, text: PageText, strategy: dict, clip, words_alone: bool = False
