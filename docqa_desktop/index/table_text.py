@@ -31,9 +31,10 @@ class Piece:
 
 
 def lines_of(words: list[Word]) -> list[list[Word]]:
-    """The words grouped into lines by their vertical centres, top down, each line left to right."""
+    """The words grouped into lines by their vertical centres, top down, each line left to right; rules and leaders
+    typed as text ("-------", "........") are no words."""
     lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
+    for word in sorted((w for w in words if not _typed_rule(w[4])), key=lambda w: (w[1] + w[3]) / 2):
         middle, height = (word[1] + word[3]) / 2, word[3] - word[1]
         if lines:
             first = lines[-1][0]  # the line's first word, not its extent: a line grown tall would take the next
@@ -74,6 +75,10 @@ def _figures_apart(words: list[Word]) -> list[list[Word]]:
 def _piece(words: list[Word]) -> Piece:
     return Piece(min(w[0] for w in words), min(w[1] for w in words), max(w[2] for w in words),
                  max(w[3] for w in words), " ".join(w[4] for w in words), tuple(words))
+
+
+def _typed_rule(text: str) -> bool:
+    return len(text) >= 3 and not text.strip("-_=.…·")
 
 
 def _one_line(left: Word, right: Word) -> bool:
@@ -263,9 +268,9 @@ def table_regions(words: list[Word]) -> list[tuple[float, float, float, float]]:
             i += 1  # a line of the page's other column, between two of the table's rows
             continue
         labels = _labels_then_row(pieces, tabular, i) if run and _near(pieces[run[-1]], pieces[i]) else 0
-        if tabular[i] and (not run or _near(pieces[run[-1]], pieces[i])):
+        if tabular[i] and (not run or _near(pieces[run[-1]], pieces[i])) and not _heads_next(pieces, run, i):
             run.append(i)
-        elif labels:  # labels alone among the rows ("Race/ethnicity", "Male"), rows under them
+        elif labels and not _heads_next(pieces, run, i):  # labels alone among the rows ("Male"), rows under them
             run += range(i, i + labels)
             i += labels
             continue
@@ -298,6 +303,17 @@ def _above(pieces: list[list[Piece]], upper: list[int], lower: list[int]) -> boo
     gap = min(p.y0 for p in bottom) - max(p.y1 for p in top)
     (x0, x1), (u0, u1) = _extent([pieces[i] for i in lower]), _extent([pieces[i] for i in upper])
     return gap <= HEADER_GAP * _height(bottom) and min(x1, u1) - max(x0, u0) > 0.5 * (x1 - x0)
+
+
+def _heads_next(pieces: list[list[Piece]], run: list[int], i: int) -> bool:
+    """Whether a line after rows of figures heads the next table set close under: a row of words alone in
+    columns, or a label alone standing over the columns rather than at the rows' left ("Design effect")."""
+    if sum(any(_figure(p.text) for p in pieces[r][1:]) for r in run) < MIN_ROWS:
+        return False
+    if len(pieces[i]) == 1:
+        left, right = _extent([pieces[r] for r in run])
+        return pieces[i][0].x0 > left + 0.25 * (right - left)
+    return _header_run([pieces[i]])
 
 
 def _beside_text(row: list[Piece]) -> list[Piece]:
