@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..domain import BBox, Chunk, Element, ParsedPage, TableOnPage
+from ..domain import BBox, Chunk, Element, ParsedPage, TableOnPage, Word
 from ..host import PARSER_WORKER_MEMORY, limit_memory
 from ..settings import IndexSettings
 
@@ -144,15 +144,18 @@ class TablesResult:
     seconds: float = 0.0
 
 
-def read_tables(path: str, regions: dict[int, list[BBox] | None]) -> TablesResult:
+def read_tables(path: str, regions: dict[int, list[BBox] | None],
+                scanned: dict[int, list[Word]] | None = None) -> TablesResult:
     """The tables of the pages in `regions` ({page: the layout model's table boxes, or None for the whole page}):
-    the background tables pass's unit of work. Never raises: errors come back in the result; the pages read
-    before a damaged one keep their tables."""
-    from .tables import tables_on
+    the background tables pass's unit of work; a page in `scanned` (its OCR words) is read from those words.
+    Never raises: errors come back in the result; the pages read before a damaged one keep their tables."""
+    from .tables import scanned_tables, tables_on
 
     def work(doc, result: TablesResult) -> None:
         for number, boxes in sorted(regions.items()):
-            if number <= doc.page_count:
+            if scanned and number in scanned:
+                result.tables[number] = scanned_tables(scanned[number], boxes)
+            elif number <= doc.page_count:
                 result.tables[number] = tables_on(doc[number - 1], boxes)
 
     return _background_pass(path, TablesResult(), work, "a page", "reading its tables")

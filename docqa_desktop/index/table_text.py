@@ -360,7 +360,8 @@ def _extent(rows: list[list[Piece]]) -> tuple[float, float]:
     of the page's other column that happened to stand on a row's line."""
     shared = [p for row in rows for p in row
               if sum(any(q.x0 <= p.x1 and q.x1 >= p.x0 for q in other) for other in rows if other is not row) >= 2]
-    return min(p.x0 for p in shared or rows[0]), max(p.x1 for p in shared or rows[0])
+    shared = shared or [p for row in rows for p in row]  # too few rows to tell: all of them
+    return min(p.x0 for p in shared), max(p.x1 for p in shared)
 
 
 

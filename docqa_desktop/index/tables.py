@@ -9,13 +9,13 @@ spanning columns) gives that neighbour's text to every column it spans, so "Janu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pymupdf
 
 from .. import numbers
 from . import table_text
-from ..domain import BBox, TableCell, TableOnPage
+from ..domain import BBox, TableCell, TableOnPage, Word
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
 # from the text's alignment (papers' booktabs), then alignment alone
@@ -74,6 +74,24 @@ def tables_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[TableOnPag
     return [table for _, table in grids_on(page, regions)]
 
 
+def scanned_tables(words: list[Word], regions: list[BBox] | None) -> list[TableOnPage]:
+    """The tables of a page read by OCR, from its words' boxes alone (a scan has no rules to go by, and its
+    words no line of the PDF's text), inside `regions` or found on the whole page; marked as read from the scan."""
+    return [replace(table, from_scan=True) for _, table in scanned_grids(words, regions)]
+
+
+def scanned_grids(words: list[Word], regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
+    boxes = [(*w.bbox, w.text) for w in words]
+    lines = table_text.lines_of(boxes)
+    text = PageText(boxes, [(min(w[0] for w in line), min(w[1] for w in line), max(w[2] for w in line),
+                             max(w[3] for w in line), " ".join(w[4] for w in line)) for line in lines])
+    if regions is None:
+        return _aligned_tables(text, table_text.table_regions(boxes))
+    found = (_aligned(text, pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN))
+             for region in regions)
+    return [pair for pair in found if pair is not None]
+
+
 def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
     """Each table as found (its grid, header rows included) and as read (tables_on's). In a region (the layout
     model called it a table, so a table of words alone counts): its ruled grid (found over the whole page once: a
@@ -106,22 +124,34 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
 
 
 def _whole_page(page: pymupdf.Page, text: PageText) -> list[tuple[Grid, TableOnPage]]:
-    """The tables of a page no layout model has looked at: its ruled grids (each read by its words' alignment
-    where its rules miss columns), and the runs of lines elsewhere whose words align in columns; a table here
-    holds a figure under a header (words alone in columns are too often a list or a form)."""
+    """The tables of a page no layout model has looked at: its ruled grids, and the runs of lines whose words
+    align in columns (table_text.table_regions). A ruled grid whose rules miss columns is read by alignment over
+    its box and the aligned lines that reach out of it (a header above its rules); a table found by alignment
+    alone holds a figure under a header (words alone in columns are too often a list or a form)."""
+    regions = table_text.table_regions(text.words)
     found = []
     for grid, table in _read(page, text, STRATEGIES[0], None):
-        aligned = _aligned(text, pymupdf.Rect(grid.bbox), words_alone=False) if _crowded(grid, text.words) else None
-        found.append(aligned or (grid, table))
-    ruled = [pymupdf.Rect(grid.bbox) for grid, _ in found]
-    outside = [w for w in text.words if not any(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in box
-                                                 for box in ruled)]
-    for region in table_text.table_regions(outside):
+        if _crowded(grid, text.words):
+            box = pymupdf.Rect(grid.bbox)
+            for region in (r for r in regions if pymupdf.Rect(r).intersects(grid.bbox)):
+                box |= region
+            found.append(_aligned(text, box, words_alone=False) or (grid, table))
+        else:
+            found.append((grid, table))
+    alone = [r for r in regions if not any(pymupdf.Rect(r).intersects(grid.bbox) for grid, _ in found)]
+    return sorted(found + _aligned_tables(text, alone), key=lambda pair: (pair[0].bbox[1], pair[0].bbox[0]))
+
+
+def _aligned_tables(text: PageText, regions: list[BBox]) -> list[tuple[Grid, TableOnPage]]:
+    """The tables read by alignment in regions found without a layout model: each holds a figure under a header
+    and fills its body like a table."""
+    found = []
+    for region in regions:
         clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
-        aligned = _aligned(PageText(outside, text.blocks), clip, words_alone=False)
+        aligned = _aligned(text, clip, words_alone=False)
         if aligned and _filled(aligned[1]) >= MIN_FILLED:
             found.append(aligned)
-    return sorted(found, key=lambda pair: (pair[0].bbox[1], pair[0].bbox[0]))
+    return found
 
 
 def _filled(table: TableOnPage) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..domain import ParsedPage, TextSource
+from ..domain import ParsedPage, TextSource, Word
 from . import enrichment, versions
 from .catalog import listed
 
@@ -178,6 +178,13 @@ def text_sources(cur, doc_id: int) -> dict[int, TextSource]:
     """{page: where its text came from}: the PDF's text layer, OCR, or nowhere."""
     return {page: TextSource(source) for page, source in cur.execute(
         "SELECT page, text_source FROM pages WHERE doc_id = ? ORDER BY page", [doc_id]).fetchall()}
+
+
+def page_word_boxes(cur, doc_id: int, page: int) -> list[Word]:
+    """The page's words with their boxes and line numbers, in reading order."""
+    return [Word(text, (x0, y0, x1, y1), line) for text, x0, y0, x1, y1, line in cur.execute(
+        "SELECT text, x0, y0, x1, y1, line FROM words WHERE doc_id = ? AND page = ? ORDER BY seq",
+        [doc_id, page]).fetchall()]
 
 
 def page_words(cur, doc_id: int, page: int) -> list[tuple[str, tuple[float, float, float, float]]]:

@@ -79,14 +79,11 @@ def table_regions(cur, doc_id: int) -> dict[int, list[tuple[float, float, float,
     return dict(regions)
 
 
-def born_digital_pages(cur, doc_id: int) -> list[int]:
-    """The pages whose text comes from the PDF's text layer (OCR'd pages are not read as tables)."""
-    return [p for (p,) in cur.execute("SELECT page FROM pages WHERE doc_id = ? AND text_source = 'layer' "
-                                      "ORDER BY page", [doc_id]).fetchall()]
-
-
-def has_ocr_pages(cur) -> bool:
-    return cur.execute("SELECT count(*) > 0 FROM pages WHERE text_source = 'ocr'").fetchone()[0]
+def pages_by_source(cur, doc_id: int) -> tuple[list[int], list[int]]:
+    """(pages whose text comes from the PDF's text layer, pages read by OCR), each in page order."""
+    rows = cur.execute("SELECT page, text_source FROM pages WHERE doc_id = ? AND text_source IN ('layer', 'ocr') "
+                       "ORDER BY page", [doc_id]).fetchall()
+    return [p for p, source in rows if source == "layer"], [p for p, source in rows if source == "ocr"]
 
 
 def pages_labelling(cur, words: list[str], doc_ids: list[int] | None, k: int) -> list[tuple[int, int]]:

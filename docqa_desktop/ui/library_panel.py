@@ -1,5 +1,6 @@
 """Watched folders and their documents: title, authors, year, pages, file name and status in sortable columns
-(long text elided, in full on hover), errors on hover; add, remove, re-index."""
+(long text elided, in full on hover), errors on hover; add, remove, re-index; a document's context menu exports its
+tables."""
 from __future__ import annotations
 
 import os
@@ -33,6 +34,7 @@ NO_TITLE = "No title in the PDF's metadata or on its first page: listed by its f
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
 OTHER_FILES = "Single files"
 INDEXING = "⟳ indexing"
+EXPORT_TABLES = "Export tables…"
 EMPTY_LIBRARY = ("<p style='font-size:large'>No documents yet</p>"
                  "<p>Add a folder of PDFs with <b>Add folder…</b> (Ctrl+O),<br>or drop folders or PDFs here.</p>"
                  "<p>The folder is indexed on this computer and watched<br>for new, changed and deleted PDFs.</p>")
@@ -111,6 +113,7 @@ class LibraryPanel(QWidget):
     reindex_requested = Signal()
     document_activated = Signal(str)  # path: open its first page (a double click, Enter)
     document_clicked = Signal(str)  # path: show it (a plain click; a click that extends the selection does not)
+    export_tables_requested = Signal(str)  # path: its tables as CSV files into a folder (its context menu)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -130,6 +133,8 @@ class LibraryPanel(QWidget):
         self.chosen_columns: dict[int, bool] = {}  # shown or hidden by the user, whatever the panel's width
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._document_menu)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._clicked)
         self.add_button = QPushButton("Add folder…")
@@ -260,6 +265,18 @@ class LibraryPanel(QWidget):
             action.toggled.connect(lambda shown, c=column: self.choose_column(c, shown))
             menu.addAction(action)
         menu.popup(self.tree.header().mapToGlobal(position))
+        return menu
+
+    def _document_menu(self, position) -> QMenu | None:
+        """A document row's menu: export its tables (a folder's row has none)."""
+        item = self.tree.itemAt(position)
+        if item is None or item.childCount() or item.parent() is None:
+            return None
+        path = item.data(0, Qt.ItemDataRole.UserRole)
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.addAction(EXPORT_TABLES, lambda: self.export_tables_requested.emit(path))
+        menu.popup(self.tree.viewport().mapToGlobal(position))
         return menu
 
     def choose_column(self, column: int, shown: bool) -> None:

@@ -37,6 +37,7 @@ from .page_viewer import PageViewer
 from .remedies import IN_THE_APP
 from .served_commands import CommandsLabel
 from .settings_dialog import SettingsDialog
+from .tables_out import TablesOut
 from .tasks import Task, TaskRunner
 from .window_state import WindowState
 
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.read_stages = CoalescedRead(self.tasks, "stages", service.library.enrichment,
                                          self.library.show_stages).request
         self.command_stages.timeout.connect(self.read_stages)
+        self.tables_out = TablesOut(service, self.tasks, self, self.status_text.setText, self.window_state)
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.commands_label)
         self.statusBar().addPermanentWidget(self.progress)
@@ -163,6 +165,11 @@ class MainWindow(QMainWindow):
         self.answer_view.citation_clicked.connect(self.show_citation)
         self.answer_view.page_clicked.connect(lambda path, page: self.viewer.open_page(path, page))
         self.viewer.render_requested.connect(self.render_page)
+        self.viewer.tables_requested.connect(
+            lambda path, page: self.tables_out.read_page(path, page, self.viewer.tables.show_tables))
+        self.viewer.tables.said.connect(self.status_text.setText)
+        self.viewer.tables.export_requested.connect(self.tables_out.choose_export)
+        self.library.export_tables_requested.connect(self.tables_out.choose_export)
         self.history.answer_chosen.connect(self.open_answer)
 
     def _menus(self) -> None:

@@ -1,7 +1,7 @@
 """One page at a time, rendered by the service at the widget's resolution, with the cited region drawn
 over it and scrolled into view at any zoom; zoom, previous / next, a page box ("12 / 75": type a page to go to it),
-find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view) and "open in the system
-viewer"."""
+find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view), "open in the system
+viewer", and the page's tables out of the app from its context menu (page_tables.py)."""
 from __future__ import annotations
 
 import os
@@ -26,6 +26,7 @@ from ..domain import BBox
 from ..service import RenderedPage, document_kind
 from .elided import ElidedLabel
 from .find_bar import FindBar
+from .page_tables import PageTables
 
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)  # of the whole page in view
 FIT = 1.0
@@ -81,6 +82,7 @@ class PageViewer(QWidget):
     # (document path, 1-based page, pixel width and height to fit the page into)
     render_requested = Signal(str, int, int, int)
     find_requested = Signal(str, str)  # (document path, text to find); "" stops the search running
+    tables_requested = Signal(str, int)  # (document path, 1-based page): its tables, for self.tables.show_tables
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -102,6 +104,7 @@ class PageViewer(QWidget):
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image.setWordWrap(True)
         self.image.resize(360, 120)
+        self.tables = PageTables(self.image, self)  # the page's tables: hinted under the pointer, its context menu
         self.scroll = QScrollArea()
         self.scroll.setWidget(self.image)  # sized to the page image: larger zooms scroll
         self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -232,6 +235,9 @@ class PageViewer(QWidget):
         self.shown = (path, page)
         self.rendered = rendered
         self._draw()
+        if new_page:
+            self.tables.expect(path, page, rendered.width)
+            self.tables_requested.emit(path, page)
         said = f"  · {CITED}" if self.box else f"  · {self.note}" if self.note else ""
         self.title.set_text(os.path.basename(path), f" — page {page} of {rendered.page_count}{said}")
         self._update_buttons()

@@ -3,26 +3,23 @@ document per commit.
 
 Gated by the layout stage (index.tables_gate = "layout", the default): only the regions the layout model calls
 tables are searched for a grid, so one layout pass serves both and a page without a table costs nothing (with the
-layout stage switched off, so is this one). With the gate off ("none") every born-digital page is searched whole.
-OCR'd pages are not read as tables. Resumable like the layout stage: documents in priority order, each committed with its mark.
+layout stage switched off, so is this one). With the gate off ("none") every page is searched whole. A page read
+by OCR is read from its OCR words' boxes (inside the layout's table regions, or whole when the layout found none
+there), its tables marked as read from the scan. Resumable like the layout stage: documents in priority order, each
+committed with its mark.
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-
 from ...domain import Reported, StageStatus
 from ...progress import ProgressTracker
 from ...settings import IndexSettings, TablesGate
-from ...store import catalog, enrichment, tables
+from ...store import catalog, content, enrichment, tables
 from ..parse_task import TablesResult, read_tables
 from ..pipeline import OrderedPool, Task
 from .base import StageContext, switch_status
 
 log = logging.getLogger(__name__)
-
-OCR_HINT = "pages read by OCR are not read as tables"
-
 
 class Tables:
     name = "tables"
@@ -40,8 +37,7 @@ class Tables:
         return None
 
     def status(self, cur, settings: IndexSettings) -> StageStatus:
-        status = switch_status(self, enrichment.pages_finished(cur, tables.TABLES), settings)
-        return replace(status, hint=OCR_HINT) if not status.off and tables.has_ocr_pages(cur) else status
+        return switch_status(self, enrichment.pages_finished(cur, tables.TABLES), settings)
 
     def run(self, ctx: StageContext) -> int:
         """Read the tables of the pending documents; returns how many pages were done."""
@@ -54,7 +50,7 @@ class Tables:
         if not todo:
             return 0
         s = ctx.settings
-        work = [Task(i, (paths[doc_id], _regions(cur, doc_id, gated))) for i, (doc_id, _) in enumerate(todo)]
+        work = [Task(i, (paths[doc_id], *_pages(cur, doc_id, gated))) for i, (doc_id, _) in enumerate(todo)]
         pool = OrderedPool(read_tables, work, s.workers,
                            on_crash=lambda: TablesResult(error="reading tables crashed on this file"),
                            timeout=s.task_timeout_seconds,
@@ -83,10 +79,12 @@ class Tables:
         return done
 
 
-def _regions(cur, doc_id: int, gated: bool) -> dict:
-    """{page: where to look}: the layout's table boxes of born-digital pages, or each such page whole."""
-    born_digital = tables.born_digital_pages(cur, doc_id)
-    if not gated:
-        return {page: None for page in born_digital}
-    found = tables.table_regions(cur, doc_id)
-    return {page: found[page] for page in born_digital if page in found}
+def _pages(cur, doc_id: int, gated: bool) -> tuple[dict, dict]:
+    """({page: where to look}, {page: its OCR words}): the layout's table boxes of a page with a text layer, or
+    the page whole; a page read by OCR, with its words, inside the layout's table boxes or whole when it has none
+    (the layout model may see no table in a scan)."""
+    layer, scanned = tables.pages_by_source(cur, doc_id)
+    found = tables.table_regions(cur, doc_id) if gated else {}
+    regions = {page: found[page] for page in layer if page in found} if gated else {page: None for page in layer}
+    regions.update({page: found.get(page) for page in scanned})
+    return regions, {page: content.page_word_boxes(cur, doc_id, page) for page in scanned}
