@@ -8,6 +8,7 @@ add columns of their own; a piece reaching over several columns spans them (a he
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # words: PyMuPDF's tuples (x0, y0, x1, y1, text, ...), OCR words turned into the same shape
@@ -15,8 +16,11 @@ Word = tuple
 
 SAME_LINE = 0.5  # a word whose centre is within half a line's height of the line's centre stands on it
 PIECE_GAP = 0.9  # words closer than this many line heights apart are one piece of text ("Czech Republic")
+THIN_SPACE = 0.4  # line heights: a gap this narrow between "15" and "455" sets thousands apart, not columns
 MIN_COLUMNS = 2
 MIN_ROWS = 2
+_GROUP = re.compile(r"\d{3}(?:[.,]\d+)?%?")  # the thousands after the first group: "455", "068,5"
+_LEADING = re.compile(r"[-−(]?\d{1,3}")
 
 
 @dataclass(frozen=True)
@@ -60,16 +64,23 @@ def pieces_of(line: list[Word]) -> list[Piece]:
 
 def _figures_apart(words: list[Word]) -> list[list[Word]]:
     """Figures set close are figures of neighbouring columns ("1,144 193.5"), a figure each, but for a figure in
-    brackets after one: its share or spread ("63 (18.5%)")."""
+    brackets after one (its share or spread: "63 (18.5%)") and for thousands set apart by a thin space
+    ("15 455")."""
     if not all(_figure(w[4]) for w in words):
         return [words]
     parts: list[list[Word]] = []
     for word in words:
-        if parts and word[4].startswith("("):
+        if parts and (word[4].startswith("(") or _thousands(parts[-1], word)):
             parts[-1].append(word)
         else:
             parts.append([word])
     return parts
+
+
+def _thousands(part: list[Word], word: Word) -> bool:
+    before = part[-1]
+    return bool(_GROUP.fullmatch(word[4]) and _LEADING.fullmatch(before[4] if len(part) == 1 else "0")
+                and word[0] - before[2] < THIN_SPACE * (word[3] - word[1]))
 
 
 def _piece(words: list[Word]) -> Piece:
