@@ -25,6 +25,7 @@ MIN_COLUMNS = 2
 REGION_MARGIN = 8  # points around a layout region: its box may cut the table's outer rules
 CROWDED = 0.1  # the share of a ruled grid's cells holding words apart in columns past which its rules miss columns
 MIN_FILLED = 0.45  # the least share of its body's cells a table found by alignment alone fills (not a chart's labels)
+MAX_MERGED = 0.5  # the most of a ruled grid's cells that may be merged into others for it to be a table's
 MATCH = 0.5  # the least intersection over union of a table found and the layout region it is read for
 _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*)?(?:in\s+)?(thousands|millions|"
                     r"billions)\s*\)|\b(thousands|millions|billions)\s+of\s+(?:dollars|euros|usd)\b", re.I)
@@ -130,7 +131,9 @@ def _whole_page(page: pymupdf.Page, text: PageText) -> list[tuple[Grid, TableOnP
     alone holds a figure under a header (words alone in columns are too often a list or a form)."""
     regions = table_text.table_regions(text.words)
     found = []
-    for grid, table in _read(page, text, STRATEGIES[0], None):
+    for grid, table in _read(page, text, STRATEGIES[0], None, words_alone=True):
+        if read_table(grid) is None and not _grid_like(grid, table):
+            continue  # words alone in a chart's gridlines, a form's boxes
         if _crowded(grid, text.words):
             box = pymupdf.Rect(grid.bbox)
             for region in (r for r in regions if pymupdf.Rect(r).intersects(grid.bbox)):
@@ -152,6 +155,14 @@ def _aligned_tables(text: PageText, regions: list[BBox]) -> list[tuple[Grid, Tab
         if aligned and _filled(aligned[1]) >= MIN_FILLED:
             found.append(aligned)
     return found
+
+
+def _grid_like(grid: Grid, table: TableOnPage) -> bool:
+    """Whether a ruled grid of words alone is a table's: it fills its body (MIN_FILLED) and most of its cells are
+    cells, not parts of a merged box (a chart's gridlines and bars make boxes over many cells, with a label here
+    and there)."""
+    merged = sum(cell is None for row in grid.rows for cell in row)
+    return _filled(table) >= MIN_FILLED and merged <= MAX_MERGED * sum(len(row) for row in grid.rows)
 
 
 def _filled(table: TableOnPage) -> float:
