@@ -16,11 +16,14 @@ Word = tuple
 
 SAME_LINE = 0.5  # a word whose centre is within half a line's height of the line's centre stands on it
 PIECE_GAP = 0.9  # words closer than this many line heights apart are one piece of text ("Czech Republic")
+LONG_PIECE = 5  # words: a piece this long is running text (a paragraph's line, a column of a two-column page)
+ACROSS = 0.6  # of a table's width: a line of running text this wide above or below its rows is a title or note
 THIN_SPACE = 0.4  # line heights: a gap this narrow between "15" and "455" sets thousands apart, not columns
 MIN_COLUMNS = 2
 MIN_ROWS = 2
 _GROUP = re.compile(r"\d{3}(?:[.,]\d+)?%?")  # the thousands after the first group: "455", "068,5"
 _LEADING = re.compile(r"[-−(]?\d{1,3}")
+_CAPTION = re.compile(r"(?:table|figure|source|note)s?\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ class AlignedCell:
 def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
     """The words as a grid of rows (one a line), a cell per column; None where a cell spans into that column,
     an empty cell ("" text) where a row has nothing. None when the words do not align into columns."""
-    rows = [pieces_of(line) for line in lines_of(words)]
+    rows = _trimmed([pieces_of(line) for line in lines_of(words)])
     columns = columns_of(rows)
     if len(columns) < MIN_COLUMNS or len(rows) < MIN_ROWS:
         return None
@@ -170,6 +173,24 @@ def _continues(above: list[Placed], row: list[Placed]) -> bool:
     if not label:
         return filled <= filled_above
     return label[:1].islower() and 0 in filled_above and not (filled & filled_above) - {0}
+
+
+def _trimmed(rows: list[list[Piece]]) -> list[list[Piece]]:
+    """The rows without the title or notes a region took in above or below the table: lines of running text
+    alone across most of its width ("schools, by control of school: Fall 1996 through fall 2021", "¹ Includes
+    private nursery …"), or opening "Table 3", "Source:", "Note:"."""
+    if not rows:
+        return rows
+    width = max(p.x1 for row in rows for p in row) - min(p.x0 for row in rows for p in row)
+
+    def aside(row: list[Piece]) -> bool:
+        return len(row) == 1 and (_CAPTION.match(row[0].text) is not None or (
+            len(row[0].text.split()) >= LONG_PIECE and row[0].x1 - row[0].x0 > ACROSS * width))
+    first = next((r for r, row in enumerate(rows) if not aside(row)), len(rows))
+    if 0 < first < len(rows) and any(_figure(p.text) for p in rows[first][1:]):
+        first -= 1  # the line just above figures heads them ("Percentage difference between actual and …")
+    last = next((r for r in range(len(rows) - 1, first - 1, -1) if not aside(rows[r])), first - 1)
+    return rows[first:last + 1]
 
 
 Placed = tuple[Piece, int, int]  # a piece and the first and last column it covers
@@ -257,7 +278,6 @@ def _figure(text: str) -> bool:
     return any(ch.isdigit() for ch in text) and not any(ch.isalpha() for ch in text)
 
 
-LONG_PIECE = 5  # words: a piece this long is running text (a paragraph's line, a column of a two-column page)
 ROW_GAP = 2.0  # line heights between a table's rows at most
 MIN_TABLE_LINES = 3  # lines in columns that make a table found on a page without a layout model's word
 HEADER_LINES = 4  # lines above a table's aligned lines read as its header at most
