@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import pymupdf
 
 from .. import numbers
-from . import table_text
+from . import table_finding, table_text
 from ..domain import BBox, TableCell, TableOnPage, Word
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
@@ -87,7 +87,7 @@ def scanned_grids(words: list[Word], regions: list[BBox] | None) -> list[tuple[G
     text = PageText(boxes, [(min(w[0] for w in line), min(w[1] for w in line), max(w[2] for w in line),
                              max(w[3] for w in line), " ".join(w[4] for w in line)) for line in lines])
     if regions is None:
-        return _aligned_tables(text, table_text.table_regions(boxes))
+        return _aligned_tables(text, table_finding.table_regions(boxes))
     found = (_aligned(text, pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN))
              for region in regions)
     return [pair for pair in found if pair is not None]
@@ -126,10 +126,10 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
 
 def _whole_page(page: pymupdf.Page, text: PageText) -> list[tuple[Grid, TableOnPage]]:
     """The tables of a page no layout model has looked at: its ruled grids, and the runs of lines whose words
-    align in columns (table_text.table_regions). A ruled grid whose rules miss columns is read by alignment over
+    align in columns (index/table_finding.py). A ruled grid whose rules miss columns is read by alignment over
     its box and the aligned lines that reach out of it (a header above its rules); a table found by alignment
     alone holds a figure under a header (words alone in columns are too often a list or a form)."""
-    regions = table_text.table_regions(text.words)
+    regions = table_finding.table_regions(text.words)
     found = []
     for grid, table in _read(page, text, STRATEGIES[0], None, words_alone=True):
         if read_table(grid) is None and not _grid_like(grid, table):
