@@ -141,3 +141,31 @@ def test_a_scanned_table_is_read_from_its_ocr_words_and_marked_so():
 def test_scanned_words_without_a_table_give_none():
     words = [Word(w, (72 + 40 * i, 100, 72 + 40 * i + 30, 110), 0) for i, w in enumerate("a page of words".split())]
     assert scanned_tables(words, None) == []
+
+
+@pytest.mark.slow  # indexes a scanned page with real OCR: ~10 s
+def test_the_index_reads_a_scanned_pages_table_from_its_ocr_words(tmp_path):
+    """The tables stage reads a page read by OCR from its stored words: the table comes back from the index marked
+    as read from the scan, its figures as the page shows them."""
+    from docqa_desktop.service import Service
+    from docqa_desktop.settings import TablesGate
+
+    from conftest import make_settings
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    with pymupdf.open() as doc, pymupdf.open() as scan:
+        page = doc.new_page(width=612, height=792)
+        _rows_page(page)
+        scanned = scan.new_page(width=612, height=792)
+        scanned.insert_image(scanned.rect, pixmap=page.get_pixmap(dpi=200))
+        scan.save(folder / "scanned.pdf")
+    settings = make_settings(tmp_path / "home", layout=False, dense=False, ocr=True, ocr_dpi=200,
+                             tables_gate=TablesGate.NONE)
+    with Service(settings) as service:
+        service.library.index([str(folder)])
+        read = service.tables.of_file(str(folder / "scanned.pdf"))
+    assert read.from_index
+    ((number, table),) = read.tables
+    assert number == 1 and table.from_scan
+    assert _row(table, "Germany")[1:] == ["90.5", "4.4", "5.1", "55,400"]

@@ -208,8 +208,13 @@ def _answered(ctx: MethodContext, best: Evidence, question: Question, pages) -> 
 
 def _answered_by_cell(cell: CellAnswer) -> Decided:
     """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
-    return Decided.answered(cell.value, f"{cell.value}\n\nRead from the table on {cell.ref.source}: “{cell.quote}”",
-                            [_cell_citation(cell)])
+    return Decided.answered(cell.value, f"{cell.value}\n\nRead from the table on {cell.ref.source}{_scanned(cell)}: "
+                                        f"“{cell.quote}”", [_cell_citation(cell)])
+
+
+def _scanned(cell: CellAnswer) -> str:
+    """Said of a cell of a table read from a page's OCR: it is as sure as the OCR."""
+    return " (read from the scan)" if cell.table.from_scan else ""
 
 
 def _answered_by_computing(computed: Computed) -> Decided:
@@ -234,7 +239,7 @@ def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, page
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
     text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
-    text += "".join(f"\n[{n}] {c.ref.source}, table cell: “{c.quote}”"
+    text += "".join(f"\n[{n}] {c.ref.source}, table cell{_scanned(c)}: “{c.quote}”"
                     for n, c in enumerate(cells, len(shown) + 1))
     return Decided.passages(text, cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
                                        text, pages) + [_cell_citation(c) for c in cells])
