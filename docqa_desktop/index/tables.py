@@ -219,9 +219,16 @@ def _overlap(a: BBox, b: BBox) -> float:
 
 
 def _grid(text: PageText, table) -> Grid:
+    """The grid's rows, each cell read across its row; in its own box where the next row starts inside this one with
+    cells of its own (a row beside a label merged over several rows is as tall as that label, its other cells are
+    not); line by line where stacked rows ran together."""
     rows = []
-    for row in table.rows:
-        for top, bottom in _lines_of(text.words, row):
+    for row, after in zip(table.rows, [*table.rows[1:], None]):
+        lines = _lines_of(text.words, row)
+        if len(lines) == 1 and after is not None and after.bbox[1] < row.bbox[3] - 1 and any(after.cells):
+            rows.append([None if box is None else _cell(text.words, box) for box in row.cells])
+            continue
+        for top, bottom in lines:
             rows.append([None if box is None else _cell(text.words, (box[0], top, box[2], bottom))
                          for box in row.cells])
     return Grid(tuple(float(v) for v in table.bbox), rows, _caption(text.blocks, table.bbox))
