@@ -146,8 +146,9 @@ def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
     edges = [columns[0][0]] + [(a[1] + b[0]) / 2 for a, b in zip(columns, columns[1:])] + [columns[-1][1]]
     extents = [(min(p.y0 for p in row), max(p.y1 for p in row)) for row in rows]
     placed = [_placed(row, edges) for row in rows]
+    # the header: the rows above the first with a figure beside its label; a table of words alone has one
     first_data = next((r for r, row in enumerate(placed) if any(is_figure(p.text) for p, first, _ in row if first)),
-                      len(placed))
+                      1)
     headed = max((r + 1 for r, row in enumerate(placed[:first_data]) if any(first for _, first, _ in row)), default=0)
     placed[:headed] = _stub_stacked([_shared_out(row, edges) for row in placed[:headed]])
     rows_kept: list[tuple[list[Placed], tuple[float, float]]] = []
