@@ -44,13 +44,16 @@ def _split_letters(run: str) -> list[str]:
     return model.split(run)
 
 
+# the recogniser reads a dash standing alone (a table's empty cell, "—") as the CJK "one" or a long vowel mark
+_READ_AS_DASH = {"一", "ー", "－"}
+_DASH = "—"
 _OPENING = set("([{\"“")
 _JOINING = set("-'’/&+_")
 
 
 def restore_spaces(line: str) -> str:
     out: list[str] = []
-    for token in line.split():
+    for token in (_DASH if t in _READ_AS_DASH else t for t in line.split()):
         pieces: list[str] = []
         glue = False  # the next piece joins the previous one without a space
         for part in _GLUED.findall(token):
@@ -68,16 +71,27 @@ def restore_spaces(line: str) -> str:
 
 def ocr_page(page: pymupdf.Page, dpi: int = 110, device: str = "auto") -> tuple[str, list[Word]]:
     """Render, recognise, and return text plus word boxes in PDF points."""
+    image, scale = _rendered(page, dpi)
+    result, _ = _engine(device)(image)
+    return recognised_words(result or [], scale)
+
+
+def _rendered(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
+    """The page as an RGB image at `dpi` (less for a large page), and its pixels per point."""
     rect = page.rect
     scale = dpi / 72
     pixels = rect.width * rect.height * scale * scale
     if pixels > MAX_OCR_PIXELS:
         scale *= (MAX_OCR_PIXELS / pixels) ** 0.5
     pix = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csRGB, alpha=False)
-    image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
-    result, _ = _engine(device)(image)
+    return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3), scale
+
+
+def recognised_words(result: list, scale: float) -> tuple[str, list[Word]]:
+    """The recogniser's lines ([quad in pixels, text, score]) as the page's text and words in PDF points, in
+    reading order, spaces restored."""
     lines = []
-    for quad, raw_text, _score in result or []:
+    for quad, raw_text, _score in result:
         xs = [p[0] / scale for p in quad]
         ys = [p[1] / scale for p in quad]
         lines.append(_words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys))))
