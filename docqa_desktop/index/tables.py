@@ -32,6 +32,7 @@ _SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b|\(\s*(?:[$€£]\s*
 SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _ASIDE = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
 _CURRENCY_ONLY = re.compile(rf"^[{numbers.CURRENCY}]$")
+_AMOUNT_LED = re.compile(rf"[{numbers.CURRENCY}]\s?\d")
 _YEAR = re.compile(r"^(?:FY\s?)?(?:19|20)\d\d[A-Z]?$")
 LINE_GAP = 0.5  # words whose centres are closer than half a word's height apart stand on one line
 CAPTION_REACH = 40  # points above a table within which a text block is its caption ("$ in millions", "Table 3")
@@ -347,8 +348,9 @@ def _row_paths(grid: Grid, texts: list[list[str]], first_data: int, labels: int)
 
 
 def _holds_figures(row: list[str]) -> bool:
-    """A row with a figure outside its label; a row of years alone ("2023 2022") heads columns."""
-    figures = [t for t in row[1:] if parse_number(t) is not None]
+    """A row with a figure outside its label, or an amount that leads a cell ("$9,594 or less", "$9,595–$17,992");
+    a row of years alone ("2023 2022") heads columns."""
+    figures = [t for t in row[1:] if parse_number(t) is not None or _AMOUNT_LED.match(t)]
     return bool(figures) and not all(_YEAR.match(t.strip()) for t in figures)
 
 
