@@ -1,6 +1,7 @@
 """How well the tables stage reads a table: the ICDAR 2013 Table Competition's measure on its own dataset (issue 54).
 
     .venv/bin/python benchmarks/icdar2013.py [--regions] [--only eu-001 us-017 ...] [--peers PYTHON] [--result PATH]
+    .venv/bin/python benchmarks/icdar2013.py --scanned [--regions] [--ocr-dpi 110]
 
 ../shared/corpus-train/icdar2013/ holds 67 EU and US government documents with the ground truth of every table
 cell (*-str.xml: start/end row and column, content) and region (*-reg.xml). The measure is the competition's:
@@ -9,7 +10,12 @@ its row and below in its column, compared by content (spaces and case aside) —
 micro over the dataset, with per-document F1. The product's default path reads whole pages (index/tables.grids_on
 with no region; every table it finds on a page of the document counts, so a table that is none costs precision);
 `--regions` gives it the ground truth's table regions instead. Header rows count: the grid as found, before its
-rows become header paths. Writes benchmarks/results/icdar2013[-regions].json (or --result).
+rows become header paths. Writes benchmarks/results/icdar2013[-scanned][-regions].json (or --result).
+
+`--scanned` reads each page as a scan: rendered to a 200-dpi image alone on a page, read by the app's OCR
+(index/ocr.py, at index.ocr_dpi unless --ocr-dpi; benchmarks/icdar_scan.py keeps what the OCR recognised, which
+takes a minute a dense page on 2 cores the first time), its tables read from the OCR's words as the tables stage
+reads a scanned page's (index/tables.scanned_grids). Pages per second count the table reading, not the OCR.
 
 `--peers PYTHON` also scores the peers of benchmarks/table_peers.py (Camelot stream, pdfplumber's text strategy,
 PyMuPDF's find_tables with lines and with text), run by PYTHON — a benchmark virtualenv of their own, never the
@@ -38,7 +44,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 import table_peers  # noqa: E402  (its system names only: the peers run in their own virtualenv)
-from docqa_desktop.index.tables import REGION_MARGIN, Grid, grids_on  # noqa: E402
+from docqa_desktop.index.tables import REGION_MARGIN, Grid, grids_on, scanned_grids  # noqa: E402
+from docqa_desktop.settings import IndexSettings  # noqa: E402
+from icdar_scan import scanned_words  # noqa: E402
 
 ICDAR = Path("/work/shared/corpus-train/icdar2013")
 RESULT = _common.REPO / "benchmarks" / "results" / "icdar2013.json"
@@ -102,8 +110,11 @@ def _plain(text: str) -> str:
     return "".join(text.split()).lower().replace("−", "-").replace("–", "-")
 
 
-def measure(name: str, given_regions: bool, peers: str | None) -> tuple[dict, dict[str, dict]]:
-    """The document scored for the product and, with peers (their python), for each peer: score()'s."""
+def measure(name: str, given_regions: bool, peers: str | None, scanned: int | None = None
+            ) -> tuple[dict, dict[str, dict]]:
+    """The document scored for the product and, with peers (their python), for each peer: score()'s. `scanned`:
+    the pages as 200-dpi scans read by the app's OCR at that dpi (icdar_scan.py), their tables read from its words
+    (the OCR's own time is not counted: it is the OCR stage's)."""
     import pymupdf
     expected: Counter = Counter()
     for tables in truth(name).values():
@@ -114,10 +125,14 @@ def measure(name: str, given_regions: bool, peers: str | None) -> tuple[dict, di
     wanted = regions(name, {n + 1: doc[n].rect.height for n in range(doc.page_count)}) if given_regions else None
     pages = {n: None for n in range(1, doc.page_count + 1)} if wanted is None else dict(sorted(wanted.items()))
     found: list[list[Cell]] = []
-    started = time.perf_counter()
+    seconds = 0.0
     for number, boxes in pages.items():
-        found += [grid_cells(grid) for grid, _ in grids_on(doc[number - 1], boxes)]
-    product = score(name, expected, found, len(pages), time.perf_counter() - started)
+        words = scanned_words(pdf, number, scanned) if scanned else None
+        started = time.perf_counter()
+        grids = grids_on(doc[number - 1], boxes) if words is None else scanned_grids(words, boxes)
+        seconds += time.perf_counter() - started
+        found += [grid_cells(grid) for grid, _ in grids]
+    product = score(name, expected, found, len(pages), seconds)
     doc.close()
     if peers is None:
         return product, {}
@@ -207,8 +222,13 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", help="these documents (e.g. eu-001)")
     ap.add_argument("--peers", metavar="PYTHON",
                     help="also score table_peers.py's systems, run by this python (the peers' own virtualenv)")
+    ap.add_argument("--scanned", action="store_true",
+                    help="read the pages as 200-dpi scans through the app's OCR (cached by icdar_scan.py)")
+    ap.add_argument("--ocr-dpi", type=int, default=IndexSettings().ocr_dpi, help="with --scanned (the app's default)")
     ap.add_argument("--result")
     args = ap.parse_args()
+    if args.scanned and args.peers:
+        ap.error("--scanned reads scans with the product's OCR alone: no peer reads a scan")
     peers, peers_error = args.peers, None
     if peers is not None and shutil.which(peers) is None:
         peers_error = (f"{peers}: no such python; peers not run (their virtualenv: python3 -m venv DIR && "
@@ -223,13 +243,15 @@ def main() -> int:
     for name in names:
         if args.only and name not in args.only:
             continue
-        ours, theirs = measure(name, args.regions, peers)
+        ours, theirs = measure(name, args.regions, peers, args.ocr_dpi if args.scanned else None)
         product.append(ours)
         for system, scored in theirs.items():
             by_peer.setdefault(system, []).append(scored)
             if scored.get("error"):
                 print(f"{name} {system}: {scored['error']}", file=sys.stderr)
     path_read = "the ground truth's regions" if args.regions else "whole pages"
+    if args.scanned:
+        path_read += f", scanned (200 dpi, the app's OCR at {args.ocr_dpi} dpi)"
     result = {"environment": _common.environment(), "path": path_read, "documents": len(product),
               **summary(product)}
     if args.peers is not None:
@@ -238,7 +260,7 @@ def main() -> int:
         result["peers"] = {system: summary(documents) for system, documents in by_peer.items()}
         if peers_error:
             result["peers_error"] = peers_error
-    default = RESULT.with_name("icdar2013-regions.json") if args.regions else RESULT
+    default = RESULT.with_name(f"icdar2013{'-scanned' * args.scanned}{'-regions' * args.regions}.json")
     path = _common.write_json(result, args.result or str(default), default.name)
     print(f"{_line(result['path'] + ' (the product)', result)}; written to {path}")
     for system, scored in result.get("peers", {}).items():
