@@ -7,6 +7,7 @@ because search and the language models need words.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import numpy as np
@@ -45,7 +46,7 @@ def _split_letters(run: str) -> list[str]:
 
 
 # the recogniser reads a dash standing alone (a table's empty cell, "—") as the CJK "one" or a long vowel mark
-_READ_AS_DASH = {"一", "ー", "－"}
+_READ_AS_DASH = {"一", "ー"}
 _DASH = "—"
 _OPENING = set("([{\"“")
 _JOINING = set("-'’/&+_")
@@ -53,6 +54,7 @@ _JOINING = set("-'’/&+_")
 
 def restore_spaces(line: str) -> str:
     out: list[str] = []
+    line = unicodedata.normalize("NFKC", line)  # the recogniser's full-width "（" and "：" are "(" and ":"
     for token in (_DASH if t in _READ_AS_DASH else t for t in line.split()):
         pieces: list[str] = []
         glue = False  # the next piece joins the previous one without a space

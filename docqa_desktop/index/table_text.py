@@ -151,6 +151,7 @@ def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
                       1)
     headed = max((r + 1 for r, row in enumerate(placed[:first_data]) if any(first for _, first, _ in row)), default=0)
     placed[:headed] = _stub_stacked([_shared_out(row, edges) for row in placed[:headed]])
+    placed, extents, first_data = _header_lines_joined(placed, extents, first_data)
     rows_kept: list[tuple[list[Placed], tuple[float, float]]] = []
     for r, (row, extent) in enumerate(zip(placed, extents)):
         if rows_kept and r > first_data and _continues(rows_kept[-1][0], row):
@@ -161,11 +162,32 @@ def aligned_rows(words: list[Word]) -> list[list[AlignedCell | None]] | None:
     return [_cells(row, edges, top, bottom) for row, (top, bottom) in rows_kept]
 
 
+def _header_lines_joined(placed: list[list[Placed]], extents: list[tuple[float, float]], first_data: int):
+    """Header lines that are the next line of the header cells above them, one cell a column, are joined to them
+    ("to air" over "kg/year", "Proportion" over "(total)"): a header line of words in columns that all hold words in
+    the line above, neither with a header spanning columns."""
+    rows, spans = [placed[0]], [extents[0]]
+    for r in range(1, len(placed)):
+        above, row = rows[-1], placed[r]
+        if r < first_data and row and above and _one_a_column(above) and _one_a_column(row) and \
+                {first for _, first, _ in row} <= {first for _, first, _ in above}:
+            rows[-1], spans[-1] = above + row, (spans[-1][0], extents[r][1])
+            first_data -= 1
+        else:
+            rows.append(row)
+            spans.append(extents[r])
+    return rows, spans, first_data
+
+
+def _one_a_column(row: list[Placed]) -> bool:
+    return all(first == last for _, first, last in row) and not any(is_figure(p.text) for p, _, _ in row)
+
+
 def _continues(above: list[Placed], row: list[Placed]) -> bool:
     """Whether a body row is the next line of the cells above it, written over several lines: words alone, under
     cells of words, with nothing in the first column ("more of any one air toxic" under "Emissions of 10 tons");
-    or a first column going on in lower case ("the analysis" under "Number of member states in") where no other
-    column holds something in both."""
+    or a first column going on in lower case ("the analysis" under "Number of member states in") or in brackets
+    alone, where no other column holds something in both."""
     if not row or any(is_figure(piece.text) for piece, _, _ in row):
         return False
     filled_above = {c for _, first, last in above for c in range(first, last + 1)}
@@ -173,7 +195,8 @@ def _continues(above: list[Placed], row: list[Placed]) -> bool:
     label = next((piece.text for piece, first, _ in row if first == 0), "")
     if not label:
         return filled <= filled_above
-    return label[:1].islower() and 0 in filled_above and not (filled & filled_above) - {0}
+    going_on = label[:1].islower() or (label[:1] == "(" and filled == {0})  # "(as HCl)" under its compound
+    return going_on and 0 in filled_above and not (filled & filled_above) - {0}
 
 
 def _trimmed(rows: list[list[Piece]]) -> list[list[Piece]]:
