@@ -98,7 +98,8 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     """Each table as found (its grid, header rows included) and as read (tables_on's). In a region (the layout
     model called it a table, so a table of words alone counts): its ruled grid (found over the whole page once: a
     region hugs the text and may cut the table's outer rules) unless the words inside its cells stand apart in
-    columns the rules do not draw; else the grid of the words' alignment; else PyMuPDF's rules across with
+    columns the rules do not draw, or its rules box the body alone and leave the header out; else the grid of the
+    words' alignment; else PyMuPDF's rules across with
     aligned columns, then its alignment alone."""
     text = PageText.of(page)
     if regions is None:
@@ -110,7 +111,8 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
         ruled = [pair for pair in whole_page.setdefault(0, _read(page, text, STRATEGIES[0], None, True))
                  if _overlap(pair[1].bbox, region) >= MATCH and pair not in found]
         aligned = _aligned(text, clip)
-        if aligned and (not ruled or _crowded(ruled[0][0], text.words)):
+        if aligned and (not ruled or _crowded(ruled[0][0], text.words) or
+                        ruled[0][1].header_rows < min(1, aligned[1].header_rows)):  # rules around its body alone
             found.append(aligned)
             continue
         for i, strategy in enumerate(STRATEGIES):
