@@ -83,8 +83,10 @@ def parts(rows: list[dict]) -> dict[str, list[dict]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--result", default=str(RESULT))
+    ap.add_argument("--candidates", type=Path, default=data.CANDIDATES,
+                    help="another candidates file (extract.py --out), e.g. after a change to the index")
     args = ap.parse_args()
-    rows = data.read_candidates()
+    rows = data.read_candidates(args.candidates)
     trained = train.training_rows(rows)
     measured = [r for r in rows if r["set"] in data.MEASURED_ONLY]
     held = train.held_out(trained, measured)
@@ -93,7 +95,7 @@ def main() -> int:
     threshold = train.threshold_for(p[:len(trained)], np.array([b["right"] for b in held[:len(trained)]], float))
     best = {b["qid"]: b for b in held}
     probability = {b["qid"]: float(x) for b, x in zip(held, p)}
-    result = {"environment": _common.environment(), "candidates": data.digest(), "folds": train.FOLDS,
+    result = {"environment": _common.environment(), "candidates": data.digest(args.candidates), "folds": train.FOLDS,
               "threshold": round(threshold, 4), "sets": {}}
     for name, part in parts(rows).items():
         kinds: dict[str, list[dict]] = defaultdict(list)

@@ -194,11 +194,21 @@ def _visual_index_size_headline(path: Path) -> list[tuple[str, str]]:
              "factor 1 / 2 / 3", " / ".join(str(d["by_pool_factor"][f]["kb_per_page_mean"]) for f in ("1", "2", "3")))]
 
 
+PEERS_PYTHON = Path("/work/bench-venv/bin/python")  # python3 -m venv … && pip install -r requirements-peers.txt
+
+
+def _peers() -> list[str]:
+    return ["--peers", str(PEERS_PYTHON)] if PEERS_PYTHON.is_file() else []
+
+
 def _icdar2013_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
-    return [(f"ICDAR 2013 table competition, the tables stage on {d['path']} ({d['documents']} documents): adjacency "
-             "relations precision / recall / F1 (micro); documents with F1 < 0.5; pages/s",
-             f"{d['precision']:.3f} / {d['recall']:.3f} / {d['f1']:.3f}; {len(d['below_half'])}; {d['pages_per_s']}")]
+
+    def row(who: str, f: dict) -> tuple[str, str]:
+        return (f"ICDAR 2013 table competition, {who} on {d['path']} ({d['documents']} documents): adjacency "
+                "relations precision / recall / F1 (micro); documents with F1 < 0.5; pages/s",
+                f"{f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f}; {len(f['below_half'])}; {f['pages_per_s']}")
+    return [row("the tables stage", d)] + [row(f"peer {system}", f) for system, f in d.get("peers", {}).items()]
 
 
 def _model_reader_headline(path: Path) -> list[tuple[str, str]]:
@@ -607,10 +617,14 @@ BENCHMARKS = [
     Benchmark("cli_beside_app", lambda a: [PYTHON, str(BENCH / "cli_beside_app.py")] + (["--runs", "1"] if a.quick
                                                                                        else []),
               BENCH / "results/cli_beside_app.json", _cli_beside_app_headline),
-    Benchmark("icdar2013", lambda a: [PYTHON, str(BENCH / "icdar2013.py")], BENCH / "results/icdar2013.json",
-              _icdar2013_headline),
-    Benchmark("icdar2013_regions", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), "--regions"],
+    # the peers (Camelot, pdfplumber, PyMuPDF) where their virtualenv is (benchmarks/requirements-peers.txt)
+    Benchmark("icdar2013", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), *_peers()],
+              BENCH / "results/icdar2013.json", _icdar2013_headline),
+    Benchmark("icdar2013_regions", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), "--regions", *_peers()],
               BENCH / "results/icdar2013-regions.json", _icdar2013_headline),
+    # the OCR of the 128 pages with tables takes ~1 h on 2 cores the first time (kept in benchmarks/out/icdar-ocr)
+    Benchmark("icdar2013_scanned_regions", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), "--scanned", "--regions"],
+              BENCH / "results/icdar2013-scanned-regions.json", _icdar2013_headline),
     # from the committed checks file (benchmarks/reader/model_reader.py makes it with the 1.5B: ~45 min on 2 cores)
     Benchmark("model_reader", lambda a: [PYTHON, str(BENCH / "reader" / "model_reader.py"), "--report"],
               BENCH / "results/model_reader.json", _model_reader_headline),
