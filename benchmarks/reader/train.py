@@ -113,10 +113,18 @@ def held_out(rows: list[dict], measured: list[dict] = ()) -> list[dict]:
 
 
 def calibrate(best: list[dict]) -> tuple[float, float, float, float]:
+    """Platt's calibration of (best score, margin over the runner-up, the rules' verdict). A higher score or a wider
+    margin never makes an answer less likely: one the fit weighs below zero is left out and the rest fitted again."""
     x = np.array([[b["score"], b["margin"], b["rules"]] for b in best])
     y = np.array([float(b["right"]) for b in best])
-    (a, b, r), c = logistic(x, y, l2=1e-3)
-    return float(a), float(b), float(r), c
+    kept = [0, 1, 2]
+    while True:
+        coefficients, c = logistic(x[:, kept], y, l2=1e-3)
+        weights = dict(zip(kept, (float(v) for v in coefficients)))
+        falling = [i for i in (0, 1) if weights.get(i, 0.0) < 0]
+        if not falling:
+            return weights.get(0, 0.0), weights.get(1, 0.0), weights.get(2, 0.0), float(c)
+        kept.remove(falling[0])
 
 
 def probabilities(best: list[dict], calibration: tuple[float, ...]) -> np.ndarray:
