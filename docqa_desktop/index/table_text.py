@@ -129,10 +129,9 @@ def _overlaps(piece: Piece, column: tuple[float, float]) -> bool:
 
 @dataclass(frozen=True)
 class AlignedCell:
-    """A cell of the aligned grid: its text and box, and how many columns it spans."""
+    """A cell of the aligned grid: its text, its box (across the columns it spans) and where its words start."""
     text: str
     bbox: tuple[float, float, float, float]
-    span: int
     indent: float
 
 
@@ -285,12 +284,12 @@ def _stub_stacked(header: list[list[Placed]]) -> list[list[Placed]]:
 
 
 def _cells(row: list[Placed], edges: list[float], top: float, bottom: float) -> list[AlignedCell | None]:
-    cells: list[AlignedCell | None] = [AlignedCell("", (edges[c], top, edges[c + 1], bottom), 1, edges[c])
+    cells: list[AlignedCell | None] = [AlignedCell("", (edges[c], top, edges[c + 1], bottom), edges[c])
                                        for c in range(len(edges) - 1)]
     for piece, first, last in row:
         held = cells[first]
         text = f"{held.text} {piece.text}".strip() if held is not None else piece.text
-        cells[first] = AlignedCell(text, (edges[first], top, edges[last + 1], bottom), last - first + 1,
+        cells[first] = AlignedCell(text, (edges[first], top, edges[last + 1], bottom),
                                    piece.x0 if held is None or not held.text else held.indent)
         for c in range(first + 1, last + 1):
             cells[c] = None

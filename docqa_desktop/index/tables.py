@@ -89,8 +89,7 @@ def scanned_grids(words: list[Word], regions: list[BBox] | None) -> list[tuple[G
                              max(w[3] for w in line), " ".join(w[4] for w in line)) for line in lines])
     if regions is None:
         return _aligned_tables(text, table_finding.table_regions(boxes))
-    found = (_aligned(text, pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN))
-             for region in regions)
+    found = (_aligned(text, _grown(region)) for region in regions)
     return [pair for pair in found if pair is not None]
 
 
@@ -99,15 +98,14 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     model called it a table, so a table of words alone counts): its ruled grid (found over the whole page once: a
     region hugs the text and may cut the table's outer rules) unless the words inside its cells stand apart in
     columns the rules do not draw, or its rules box the body alone and leave the header out; else the grid of the
-    words' alignment; else PyMuPDF's rules across with
-    aligned columns, then its alignment alone."""
+    words' alignment; else PyMuPDF's rules across with aligned columns, then its alignment alone."""
     text = PageText.of(page)
     if regions is None:
         return _whole_page(page, text)
     found: list[tuple[Grid, TableOnPage]] = []
     whole_page: dict[int, list[tuple[Grid, TableOnPage]]] = {}
     for region in regions:
-        clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
+        clip = _grown(region)
         ruled = [pair for pair in whole_page.setdefault(0, _read(page, text, STRATEGIES[0], None, True))
                  if _overlap(pair[1].bbox, region) >= MATCH and pair not in found]
         aligned = _aligned(text, clip)
@@ -153,8 +151,7 @@ def _aligned_tables(text: PageText, regions: list[BBox]) -> list[tuple[Grid, Tab
     and fills its body like a table."""
     found = []
     for region in regions:
-        clip = pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
-        aligned = _aligned(text, clip, words_alone=False)
+        aligned = _aligned(text, _grown(region), words_alone=False)
         if aligned and _filled(aligned[1]) >= MIN_FILLED:
             found.append(aligned)
     return found
@@ -206,6 +203,10 @@ def _crowded(grid: Grid, words: list[tuple]) -> bool:
     apart = sum(any(len(table_text.pieces_of(line)) > 1 for line in table_text.lines_of(_inside(words, cell.bbox)))
                 for cell in cells)
     return apart > CROWDED * len(cells)
+
+
+def _grown(region: BBox) -> pymupdf.Rect:
+    return pymupdf.Rect(region) + (-REGION_MARGIN, -REGION_MARGIN, REGION_MARGIN, REGION_MARGIN)
 
 
 def _inside(words: list[tuple], box) -> list[tuple]:
