@@ -62,7 +62,7 @@ def _state(path: str) -> tuple[int, float]:
 
 def _from_index(cur, path: str, doc_id: int, page_count: int, pages: Iterable[int] | None) -> FileTables:
     chosen = _chosen(pages, page_count, path)
-    stored = tables_of_document(cur, doc_id)
+    stored = tables_of_document(cur, doc_id, chosen)
     tables = [(page, table) for page in chosen for table in stored.get(page, [])]
     sources = content.text_sources(cur, doc_id)
     return FileTables(path, tables, True, _notes({page: sources[page] for page in chosen}, tables))

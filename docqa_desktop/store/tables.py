@@ -3,6 +3,7 @@ the tables stage and read back by the extractive reader."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -64,10 +65,13 @@ def tables_of_page(cur, doc_id: int, page: int) -> list[TableOnPage]:
                 "FROM page_tables WHERE doc_id = ? AND page = ? ORDER BY table_no", [doc_id, page]).fetchall()]
 
 
-def tables_of_document(cur, doc_id: int) -> dict[int, list[TableOnPage]]:
-    """{page: its tables} of every page of the document with a table read."""
+def tables_of_document(cur, doc_id: int, pages: Iterable[int] | None = None) -> dict[int, list[TableOnPage]]:
+    """{page: its tables} of every page of the document with a table read (of `pages` only, when given: the
+    viewer asks for one page at a time)."""
+    wanted = None if pages is None else set(pages)
     return {page: tables_of_page(cur, doc_id, page) for (page,) in cur.execute(
-        "SELECT DISTINCT page FROM page_tables WHERE doc_id = ? ORDER BY page", [doc_id]).fetchall()}
+        "SELECT DISTINCT page FROM page_tables WHERE doc_id = ? ORDER BY page", [doc_id]).fetchall()
+        if wanted is None or page in wanted}
 
 
 def table_regions(cur, doc_id: int) -> dict[int, list[tuple[float, float, float, float]]]:
