@@ -47,6 +47,7 @@ class TableCell:
     row_span: int = 1  # rows and columns it covers from (row, column): a header over "Male" and "Female" spans 2
     column_span: int = 1
     header: bool = False  # a cell of the table's header rows, as printed (the body's cells carry it in column_path)
+    from_axis: bool = False  # a chart's value with no label printed: read off its axis scale, so only about right
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,8 @@ class TableOnPage:
     header_rows: int
     cells: tuple[TableCell, ...]  # header cells first, then the body's, each in row then column order
     from_scan: bool = False  # read from OCR words' boxes: its cells are as sure as the OCR
+    chart: str = ""  # a chart read as a table (index/charts.py): its kind ("bar chart", "pie chart"); "" for a table
+    by_model: bool = False  # a chart the vision model read from its picture: as sure as the model
 
     @property
     def body(self) -> tuple[TableCell, ...]:
