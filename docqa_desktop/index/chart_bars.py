@@ -46,6 +46,15 @@ class BarReading:
     category_pieces: list[Piece]  # the labels naming its categories
     stacked: bool  # some bars stand on others
 
+    @property
+    def kind(self) -> str:
+        return "stacked bar chart" if self.stacked else "bar chart"
+
+    @property
+    def box(self) -> BBox:
+        boxes = [m.box for m in self.bars]
+        return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+
 
 def orientation(rects: list[Mark]) -> Frame | None:
     """Bars across when their heights agree more than their widths; None when neither does (cells, not bars)."""
@@ -85,7 +94,8 @@ def read_bars(frame: Frame, rects: list[Mark], pieces: list[Piece], taken: set[i
     low = min(s.along[0] for s in segments)
     high = max(s.along[1] for s in segments)
     groups = _groups(slots)
-    side = [p for p in pieces if frame.along(p.box)[1] <= low + 2 and low - frame.along(p.box)[1] < CATEGORY_REACH]
+    side = [p for p in pieces if frame.along(p.box)[1] <= low + 2 and low - frame.along(p.box)[1] < CATEGORY_REACH
+            and (p.number is None or _year_like(p))]  # a figure beside the bars is a total, not a name
     names, named_by = _categories(frame, groups, side, thickness)
     if names is None and labels_of is not None:
         names, named_by = _categories(frame, groups, labels_of.category_pieces, thickness)
@@ -195,11 +205,17 @@ def _categories(frame: Frame, groups, side: list[Piece], thickness: float):
         if frame.across_bars:  # the text column nearest the bars (not the figures of a panel further left)
             mine = [p for p in mine if p.box[2] > nearest.box[0] and p.box[0] < nearest.box[2]]
         else:  # under bars up: the labels nearest the axis (not an axis title below)
-            mine = [p for p in mine if frame.along(nearest.box)[1] - frame.along(p.box)[1] < 3 * p.size]
+            mine = [p for p in mine if frame.along(nearest.box)[1] - frame.along(p.box)[1] < 2 * p.size]
         mine.sort(key=lambda p: (p.box[1], p.box[0]))
         names.append(" ".join(p.text for p in mine))
         used += mine
     return names, used
+
+
+def _year_like(piece: Piece) -> bool:
+    """A label that is a figure and still a name: a year ("2019"), a quarter ("1Q09"), an age ("65+")."""
+    text = piece.text.strip()
+    return (text.isdigit() and len(text) == 4) or not text.replace(",", "").replace(".", "").strip("%$").isdigit()
 
 
 def _ticks(frame: Frame, pieces: list[Piece], slots, low: float, high: float, taken: set[int]) -> list[Piece]:

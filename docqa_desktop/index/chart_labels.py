@@ -19,19 +19,27 @@ _NOTE = re.compile(r"^(?:notes?|sources?|\*)\b", re.I)
 
 
 def legend(marks: list[Mark], pieces: list[Piece], colours: set[Colour], near: BBox) -> dict[Colour, Piece]:
-    """{colour: its entry} from swatches of the chart's colours, each with a label just right of it."""
-    found = {}
+    """{colour: its entry} from swatches of the chart's colours, each with a label just right of it; of two
+    swatches of one colour (two charts sharing a palette), the one nearer the chart."""
+    found, distance = {}, {}
     for m in marks:
-        if m.colour not in colours or m.colour in found or max(m.box[2] - m.box[0], m.box[3] - m.box[1]) > SWATCH:
+        if m.colour not in colours or max(m.box[2] - m.box[0], m.box[3] - m.box[1]) > SWATCH:
             continue
-        if not _near(m.box, near, 150):
+        off = _distance(m.box, near)
+        if off > 150 or off >= distance.get(m.colour, float("inf")):
             continue
         middle = (m.box[1] + m.box[3]) / 2
         entry = min((p for p in pieces if p.number is None and 0 <= p.box[0] - m.box[2] <= SWATCH_GAP
                      and p.box[1] - 2 <= middle <= p.box[3] + 2), key=lambda p: p.box[0], default=None)
         if entry is not None:
-            found[m.colour] = entry
+            found[m.colour], distance[m.colour] = entry, off
     return found
+
+
+def _distance(a: BBox, b: BBox) -> float:
+    dx = max(b[0] - a[2], a[0] - b[2], 0.0)
+    dy = max(b[1] - a[3], a[1] - b[3], 0.0)
+    return (dx * dx + dy * dy) ** 0.5
 
 
 def coloured_entries(pieces: list[Piece], colours: set[Colour], near: BBox) -> dict[Colour, Piece]:

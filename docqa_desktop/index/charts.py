@@ -19,6 +19,7 @@ from . import chart_labels
 from .chart_bars import BarReading, orientation, panels, read_bars
 from .chart_labels import SWATCH, SWATCH_GAP
 from .chart_marks import Drawn, Mark, Piece, drawn_on
+from .chart_points import point_groups, read_points
 
 PANEL_GAP = 120.0  # points between the bars of two panels side by side over shared rows
 BAR, STACKED, PIE, LINE, DOT = "bar chart", "stacked bar chart", "pie chart", "line chart", "dot plot"
@@ -83,6 +84,12 @@ def charts_on(page: pymupdf.Page) -> list[Chart]:
                 readings.append(reading)
                 taken |= {id(p) for p in reading.values_and_ticks}
         charts += _panels_charts(readings, drawn)
+    dots = [m for m in drawn.marks if m.shape == "dot" and m not in swatches]
+    for points in point_groups(drawn.lines, dots):
+        reading = read_points(points, drawn.pieces, taken, lined=any(p.box[0] == p.box[2] for p in points))
+        if reading is not None:
+            taken |= {id(p) for p in reading.values_and_ticks}
+            charts.append(_bar_chart([(reading, [])], drawn))
     return sorted(charts, key=lambda c: (round(c.bbox[1] / 40), c.bbox[0]))
 
 
@@ -171,9 +178,8 @@ def _panel_header(reading: BarReading, drawn: Drawn) -> list[Piece]:
 
 def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_name_series: bool = False) -> Chart:
     """The chart of one panel, or of panels that are its series; parts: (panel, its header)."""
-    bars = [m for r, _ in parts for m in r.bars]
     used = [p for r, head in parts for p in r.used + head]
-    box = _bounds([m.box for m in bars] + [p.box for p in used])
+    box = _bounds([r.box for r, _ in parts] + [p.box for p in used])
     taken = {id(p) for p in used}
     series_of, entries = {}, []
     for reading, head in parts:
@@ -191,7 +197,7 @@ def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_
                    for r, _ in parts for category, colour, number, text, axis, mark, label in r.values)
     series = tuple(dict.fromkeys(v.series for v in values))
     categories = tuple(dict.fromkeys(c for r, _ in parts for c in r.categories))
-    kind = STACKED if any(r.stacked for r, _ in parts) else BAR
+    kind = next((r.kind for r, _ in parts if r.kind == STACKED), parts[0][0].kind)
     return Chart(kind, box, title, subtitle, notes, unit, series, categories, values)
 
 
@@ -202,7 +208,7 @@ def _series_entries(reading: BarReading, drawn: Drawn, box: BBox, taken: set[int
     names = chart_labels.legend(drawn.marks, drawn.pieces, colours, box)
     names.update({c: p for c, p in chart_labels.coloured_entries(drawn.pieces, colours, box).items()
                   if c not in names})
-    if reading.frame.across_bars and len(colours) > 1:
+    if isinstance(reading, BarReading) and reading.frame.across_bars and len(colours) > 1:
         names.update({c: p for c, p in chart_labels.headers(drawn.pieces, _top_bars(reading), taken).items()
                       if c not in names})
     return names

@@ -98,7 +98,7 @@ def read_tables(question: Question, tables: list[tuple[PageRef, TableOnPage, str
                 (VERBATIM_BONUS if _quoted_label(question, cell) else 0.0) + \
                 (SUBJECT_BONUS * _share(subject_terms, rows[i]) if subject_terms else 0.0)
             fitting.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
-                                      f"{_labels(cell)}: {cell.text}"))
+                                      cell_quote(table, cell)))
     if not fitting:
         return TableReading(None, (), tuple(notes))
     fitting.sort(key=lambda a: -a.fit)
@@ -132,7 +132,7 @@ def candidate_cells(question: Question, tables: list[tuple[PageRef, TableOnPage,
             fit = _share(terms, row, WordSet(cell.column_path)) + CONTEXT_WEIGHT * _share(terms, context) + \
                 NEAR_YEARS * years - YEAR_PENALTY * _other_years(question, cell) + NEAR_NAMES * names
             near.append(CellAnswer(ref, table, cell, fit, _shown(question, table, cell),
-                                   f"{_labels(cell)}: {cell.text}"))
+                                   cell_quote(table, cell)))
     near.sort(key=lambda a: -a.fit)
     return near[:most]
 
@@ -215,6 +215,13 @@ def _plain_header(table: TableOnPage, cell: TableCell) -> bool:
     """A header a word cell can be read under: a row or two of short labels (a grid that split a table's
     multi-line cells gives deep headers of run-together words, and half a cell's words)."""
     return table.header_rows <= PLAIN_HEADER_ROWS and len(cell.column_path.split()) <= PLAIN_HEADER_WORDS
+
+
+def cell_quote(table: TableOnPage, cell: TableCell) -> str:
+    """A cell as quoted: "Revenue — Fiscal 2023: 46,298"; a chart's value "Germany · 2019 → 34%"."""
+    if table.chart:
+        return f"{' · '.join(label for label in (cell.row_path, cell.column_path) if label)} → {cell.text}"
+    return f"{_labels(cell)}: {cell.text}"
 
 
 def _labels(cell: TableCell) -> str:

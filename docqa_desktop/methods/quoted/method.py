@@ -208,8 +208,20 @@ def _answered(ctx: MethodContext, best: Evidence, question: Question, pages) -> 
 
 def _answered_by_cell(cell: CellAnswer) -> Decided:
     """A table cell whose row and column name what is asked: quoted with its labels, its box cited."""
-    return Decided.answered(cell.value, f"{cell.value}\n\nRead from the table on {cell.ref.source}{_scanned(cell)}: "
-                                        f"“{cell.quote}”", [_cell_citation(cell)])
+    return Decided.answered(cell.value, f"{cell.value}\n\n{read_from(cell)}: “{cell.quote}”", [_cell_citation(cell)])
+
+
+def read_from(cell: CellAnswer) -> str:
+    """Where a cell was read: "Read from the table on p. 7", "Read from the bar chart ‘…’ on p. 7", with how sure
+    its reading is (a scan's OCR, the vision model, a value read off the chart's axis)."""
+    table = cell.table
+    if not table.chart:
+        return f"Read from the table on {cell.ref.source}{_scanned(cell)}"
+    title = table.caption.split(" — ")[0]
+    how = [why for why, said in (("read by the vision model", table.by_model),
+                                 ("read from the axis, so about", cell.cell.from_axis)) if said]
+    return f"Read from the {table.chart}{f' ‘{title}’' if title else ''} on {cell.ref.source}" + \
+        (f" ({'; '.join(how)})" if how else "")
 
 
 def _scanned(cell: CellAnswer) -> str:
