@@ -211,6 +211,24 @@ def _icdar2013_headline(path: Path) -> list[tuple[str, str]]:
     return [row("the tables stage", d)] + [row(f"peer {system}", f) for system, f in d.get("peers", {}).items()]
 
 
+def _charts_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    g = d["generated"]
+    rows = [(f"charts read from their geometry (issue 55), {g['charts']} generated matplotlib + reportlab charts on "
+             f"{g['pages']} pages: printed / axis-read values right % (targets 95 / 90); charts found; false values; "
+             "pages/s (target 5)",
+             f"{_pct(g['printed_accuracy'])} / {_pct(g['axis_accuracy'])}; {g['charts_found']} of {g['charts']}; "
+             f"{g['false_values']}; {g['pages_per_s']}"),
+            ("charts, generated: values right % by kind",
+             "; ".join(f"{kind} {_pct(t['right_share'])}" for kind, t in g["by_kind"].items()))]
+    real = d["real"]
+    if "skipped" not in real:
+        rows.append((f"charts, hand-labelled real charts ({real['values']} values on {real['pages']} pages of "
+                     f"{real['docs']} documents): values right % (printed ones)",
+                     f"{_pct(real['right_share'])} ({_pct(real['printed_share'])})"))
+    return rows
+
+
 def _model_reader_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
 
@@ -625,6 +643,9 @@ BENCHMARKS = [
     # the OCR of the 128 pages with tables takes ~1 h on 2 cores the first time (kept in benchmarks/out/icdar-ocr)
     Benchmark("icdar2013_scanned_regions", lambda a: [PYTHON, str(BENCH / "icdar2013.py"), "--scanned", "--regions"],
               BENCH / "results/icdar2013-scanned-regions.json", _icdar2013_headline),
+    # generates its charts in a temporary folder first (~1.5 min for 320 on 2 cores; needs requirements-charts.txt)
+    Benchmark("charts", lambda a: [PYTHON, str(BENCH / "charts.py")] + (["--count", "60"] if a.quick else []),
+              BENCH / "results/charts.json", _charts_headline),
     # from the committed checks file (benchmarks/reader/model_reader.py makes it with the 1.5B: ~45 min on 2 cores)
     Benchmark("model_reader", lambda a: [PYTHON, str(BENCH / "reader" / "model_reader.py"), "--report"],
               BENCH / "results/model_reader.json", _model_reader_headline),

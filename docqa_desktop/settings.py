@@ -52,6 +52,12 @@ class TablesGate(Option):
     NONE = "none"  # every born-digital page, whole (slower)
 
 
+class ChartModel(Option):
+    AUTO = "auto"  # on when a vision model is installed and a GPU makes it quick
+    ON = "on"  # whenever a vision model is installed, on the CPU too (slowly)
+    OFF = "off"
+
+
 class VisualAttention(Option):
     AUTO = "auto"  # one call per vision layer: torch's varlen kernel on CUDA where it has one, else padded windows
     PADDED = "padded"  # one call per vision layer, windows padded and batched
@@ -152,6 +158,8 @@ class IndexSettings:
     layout: bool = True
     tables: bool = True  # tables read as tables (cells with header paths) on born-digital pages
     tables_gate: TablesGate = TablesGate.LAYOUT  # where the tables stage looks for grids
+    charts: bool = True  # charts read as tables from their vector marks and printed words (index/charts.py)
+    chart_model: ChartModel = ChartModel.AUTO  # raster charts read by the vision model (index/chart_model.py)
     device: Device = Device.AUTO  # layout and OCR models: onnxruntime's CUDA provider (pip install ".[gpu]") or CPU
     dense: bool = True  # chunk embeddings for dense retrieval: the slowest stage on a CPU
     embed_batch: int = 64  # chunks per embedding task and per commit

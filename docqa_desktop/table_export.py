@@ -74,13 +74,15 @@ def csv_value(text: str) -> str:
 # -- Markdown ---------------------------------------------------------------------------------------------------
 
 def tables_markdown(tables: Iterable[PageTable], name: str) -> str:
-    """Every table as a GitHub pipe table under "### <name>, page N, table n" (and its caption): its header rows
-    make the header line, each column's joined top down ("Fiscal 2023 / Revenue"); no header rows, empty cells."""
+    """Every table as a GitHub pipe table under "### <name>, page N, table n" (and its caption; a chart's kind after
+    n): its header rows make the header line, each column's joined top down ("Fiscal 2023 / Revenue"); no header
+    rows, empty cells."""
     return "\n".join(_markdown_table(name, page, n, table) for page, n, table in numbered(tables))
 
 
 def _markdown_table(name: str, page: int, n: int, table: TableOnPage) -> str:
-    lines = [f"### {markdown_text(name, starts_line=False)}, page {page}, table {n}", ""]
+    kind = f" ({table.chart}{', read by the vision model' if table.by_model else ''})" if table.chart else ""
+    lines = [f"### {markdown_text(name, starts_line=False)}, page {page}, table {n}{kind}", ""]
     if table.caption:
         lines += [markdown_text(table.caption), ""]
     body = grid(table, lambda cell: _markdown_cell(cell.text))[table.header_rows:]
@@ -111,19 +113,22 @@ def _pipe_row(cells: Iterable[str]) -> str:
 
 def tables_json(tables: Iterable[PageTable]) -> str:
     """{"tables": [{"page", "bbox", "caption", "from_scan", "cells": [{"row", "col", "row_span", "col_span", "text",
-    "bbox", "header"}]}]}: header cells first, boxes in PDF points with the origin at the page's top left."""
+    "bbox", "header"}]}]}: header cells first, boxes in PDF points with the origin at the page's top left. A chart
+    read as a table has "chart" (its kind) and "by_model" too, and a value read off its axis "from_axis": true."""
     return json.dumps({"tables": [_table_json(page, table) for page, table in tables]}, indent=2,
                       ensure_ascii=False) + "\n"
 
 
 def _table_json(page: int, table: TableOnPage) -> dict:
-    return {"page": page, "bbox": _box(table.bbox), "caption": table.caption, "from_scan": table.from_scan,
+    chart = {"chart": table.chart, "by_model": table.by_model} if table.chart else {}  # a table's keys as they were
+    return {"page": page, "bbox": _box(table.bbox), "caption": table.caption, "from_scan": table.from_scan, **chart,
             "cells": [_cell_json(cell) for cell in table.cells]}
 
 
 def _cell_json(cell: TableCell) -> dict:
     return {"row": cell.row, "col": cell.column, "row_span": cell.row_span, "col_span": cell.column_span,
-            "text": cell.text, "bbox": _box(cell.bbox), "header": cell.header}
+            "text": cell.text, "bbox": _box(cell.bbox), "header": cell.header,
+            **({"from_axis": True} if cell.from_axis else {})}
 
 
 def _box(box: BBox) -> list[float]:

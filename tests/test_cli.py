@@ -47,7 +47,7 @@ def test_status_json_shape(indexed):
         assert d["status"] == "indexed" and d["error"] is None and d["pages"] >= 1
         assert d["path"] == str(folder / d["name"])
     stages = {s["stage"]: s for s in status["stages"]}
-    assert list(stages) == ["keywords", "layout", "tables", "embeddings", "page images", "summaries"]
+    assert list(stages) == ["keywords", "layout", "tables", "charts", "embeddings", "page images", "summaries"]
     assert all({"stage", "done", "pending", "unit"} <= set(s) for s in stages.values())
     assert stages["layout"]["pending"] == 0 and stages["layout"]["done"] == sum(d["pages"] for d in docs)
 

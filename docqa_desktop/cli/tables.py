@@ -24,7 +24,8 @@ formats:
         top down, joined with " / " in the header line; with -o, DIR/<stem>-tables.md
   json  {"tables": [{"page", "bbox", "caption", "from_scan", "cells": [{"row", "col", "row_span", "col_span",
         "text", "bbox", "header"}]}]}: rows and columns 0-based, boxes in PDF points from the page's top left;
-        with -o, DIR/<stem>-tables.json"""
+        a chart read as a table (after the page's tables) adds "chart" (its kind) and "by_model"; with -o,
+        DIR/<stem>-tables.json"""
 
 
 def add_parsers(sub, common) -> None:

@@ -55,9 +55,12 @@ def picture(page: pymupdf.Page, box: BBox, words: list[Word]) -> Picture | None:
         return None
     zoom = min(PICTURE_MAX_ZOOM, (PICTURE_PIXELS / (clip.width * clip.height)) ** 0.5)
     png = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False).tobytes("png")
-    x0, y0, x1, y1 = box[0] - WORD_MARGIN, box[1] - WORD_MARGIN, box[2] + WORD_MARGIN, box[3] + WORD_MARGIN
-    printed = tuple(w for w in words if x0 <= (w.bbox[0] + w.bbox[2]) / 2 <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1)
-    return Picture(tuple(box), png, printed)
+    return Picture(tuple(box), png, tuple(w for w in words if _centre_near(w.bbox, box)))
+
+
+def _centre_near(word: BBox, box: BBox) -> bool:
+    x, y = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return box[0] - WORD_MARGIN <= x <= box[2] + WORD_MARGIN and box[1] - WORD_MARGIN <= y <= box[3] + WORD_MARGIN
 
 
 def layer_words(page: pymupdf.Page) -> list[Word]:

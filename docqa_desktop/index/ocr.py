@@ -78,6 +78,21 @@ def ocr_page(page: pymupdf.Page, dpi: int = 110, device: str = "auto") -> tuple[
     return recognised_words(result or [], scale)
 
 
+def ocr_region(page: pymupdf.Page, box, dpi: int = 200, device: str = "auto") -> list[Word]:
+    """The words of a region of the page (a picture on a born-digital page: its printed labels are pixels), boxes
+    in PDF points in the page space words are stored in."""
+    clip = (pymupdf.Rect(box) * page.rotation_matrix) & page.rect  # pixmaps clip the page as shown
+    if clip.is_empty:
+        return []
+    scale = dpi / 72
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), clip=clip, colorspace=pymupdf.csRGB, alpha=False)
+    image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
+    result, _ = _engine(device)(image)
+    _, words = recognised_words(result or [], scale)
+    back = pymupdf.Matrix(1, 0, 0, 1, clip.x0, clip.y0) * page.derotation_matrix  # from the clip to the page
+    return [Word(w.text, tuple(pymupdf.Rect(w.bbox) * back), w.line) for w in words]
+
+
 def _rendered(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
     """The page as an RGB image at `dpi` (less for a large page), and its pixels per point."""
     rect = page.rect

@@ -10,12 +10,16 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..domain import BBox, Chunk, Element, ParsedPage, TableOnPage, Word
 from ..host import PARSER_WORKER_MEMORY, limit_memory
 from ..settings import IndexSettings
+
+if TYPE_CHECKING:
+    from .chart_model import Picture
 
 
 @dataclass
@@ -159,6 +163,56 @@ def read_tables(path: str, regions: dict[int, list[BBox] | None],
                 result.tables[number] = tables_on(doc[number - 1], boxes)
 
     return _background_pass(path, TablesResult(), work, "a page", "reading its tables")
+
+
+@dataclass
+class ChartsResult:
+    charts: dict[int, list[TableOnPage]] = field(default_factory=dict)  # page number -> charts read from their marks
+    pictures: dict[int, list[Picture]] = field(default_factory=dict)  # page number -> raster charts, for the model
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class RasterPass:
+    """What the worker prepares for the vision model besides the vector charts (chart_model.py)."""
+    scanned: dict[int, tuple[list[BBox], list[Word]]]  # pages read by OCR: their pictures, and their OCR words
+    ocr_device: str | None  # a born-digital page's raster picture is OCR'd on it for its printed numbers; None: not
+
+
+def read_charts(path: str, pages: dict[int, list[BBox]], raster: RasterPass | None = None) -> ChartsResult:
+    """The charts of the born-digital pages in `pages` ({page: the layout's picture boxes}) read from their vector
+    marks: the background charts pass's unit of work. With `raster`, the pictures that may be raster charts (those
+    pages' pictures with no vector marks, and the scanned pages' pictures) are rendered with their printed words,
+    for the vision model. Never raises: errors come back in the result; the pages read before a damaged one keep
+    their charts."""
+    from .chart_pages import layer_words, picture, raster_pictures, vector_charts
+
+    def work(doc, result: ChartsResult) -> None:
+        for number, pictures in sorted(pages.items()):
+            if number > doc.page_count:
+                continue
+            page = doc[number - 1]
+            drawings = page.get_cdrawings()
+            result.charts[number] = vector_charts(page, pictures, drawings)
+            boxes = raster_pictures(page, pictures, drawings, result.charts[number]) if raster else []
+            if boxes:
+                words = layer_words(page) + _ocr_words(page, boxes, raster.ocr_device)
+                result.pictures[number] = [p for p in (picture(page, box, words) for box in boxes) if p]
+        for number, (boxes, words) in sorted(raster.scanned.items() if raster else ()):
+            if number <= doc.page_count:
+                page = doc[number - 1]
+                result.pictures[number] = [p for p in (picture(page, box, words) for box in boxes) if p]
+
+    return _background_pass(path, ChartsResult(), work, "a page", "reading its charts")
+
+
+def _ocr_words(page, boxes: list[BBox], device: str | None) -> list[Word]:
+    if device is None:
+        return []
+    from .ocr import ocr_region
+
+    return [word for box in boxes for word in ocr_region(page, box, device=device)]
 
 
 def _background_pass(path: str, result, work, pages: str, stage: str):

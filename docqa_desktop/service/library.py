@@ -11,7 +11,7 @@ from pathlib import Path
 from ..domain import FileEntry, IndexReport, StageStatus
 from ..index import onnx_device
 from ..index.indexer import Indexer
-from ..index.stages import STAGES, Stage
+from ..index.stages import STAGES, Stage, seeing
 from ..index.scan import normalise
 from ..index.watcher import watch as watch_folders
 from ..methods import METHODS, MethodSpec
@@ -20,6 +20,7 @@ from ..progress import Progress, ProgressFn
 from ..store import catalog
 from ..store.artifacts import ArtifactStore
 from ..store.repair import RepairReport, repair as repair_database
+from .chart_vision import ChartVision
 from .resources import Resources
 
 # What a watch runs after an indexing run that added or changed documents: the default method's preparation,
@@ -48,9 +49,9 @@ class Library:
 
     @property
     def stages(self) -> tuple[Stage, ...]:
-        """The index stages in the order they run: the index's own, then the page images (the visual engine's,
-        with this library's page embedder)."""
-        return (*STAGES, self._resources.visual.stage)
+        """The index stages in the order they run: the index's own (the charts' with this library's vision model),
+        then the page images (the visual engine's, with this library's page embedder)."""
+        return (*seeing(STAGES, ChartVision(self._resources)), self._resources.visual.stage)
 
     def index(self, paths: list[str], progress: ProgressFn | None = None,
               cancel: threading.Event | None = None, enrich: bool = True) -> IndexReport:

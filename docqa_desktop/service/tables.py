@@ -1,5 +1,6 @@
-"""The facade's tables part: a PDF's tables as the product reads them (cells, header rows, spans, boxes) — from
-the index when the file is indexed as it is now and its tables stage has run, else read from the file on the spot.
+"""The facade's tables part: a PDF's tables as the product reads them (cells, header rows, spans, boxes), its charts
+read as tables after them — from the index when the file is indexed as it is now and its tables stage has run, else
+read from the file on the spot.
 The exports (table_export.py) and `docqa tables` take them from here."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pymupdf
 from ..documents import UnsupportedDocument, open_document
 from ..domain import TableOnPage, TextSource
 from ..errors import DocQAError, InvalidRequest
-from ..index.parse_task import read_tables
+from ..index.parse_task import ChartsResult, read_charts, read_tables
 from ..index.scan import FileState, normalise
 from ..pdf.document import has_text_layer
 from ..store import catalog, content, enrichment
@@ -45,7 +46,7 @@ class Tables:
         indexed = catalog.current_document(cur, path, *_state(path))
         if indexed is not None and enrichment.finished(cur, indexed[0], TABLES):
             return _from_index(cur, path, *indexed, pages)
-        return _read_now(path, pages)
+        return _read_now(path, pages, self._resources.settings.index.charts)
 
 
 def _require_file(path: str) -> None:
@@ -68,15 +69,20 @@ def _from_index(cur, path: str, doc_id: int, page_count: int, pages: Iterable[in
     return FileTables(path, tables, True, _notes({page: sources[page] for page in chosen}, tables))
 
 
-def _read_now(path: str, pages: Iterable[int] | None) -> FileTables:
-    """The tables the tables stage would read with no layout regions to go by (every page whole), on the text
-    layer: a page without one waits for the index's OCR."""
+def _read_now(path: str, pages: Iterable[int] | None, charts: bool) -> FileTables:
+    """The tables the tables stage would read with no layout regions to go by (every page whole), then the charts
+    the charts stage would read from their vector marks (with `charts`), on the text layer: a page without one
+    waits for the index's OCR."""
     with _opened(path) as doc:
         chosen = _chosen(pages, doc.page_count, path)
         sources = {page: TextSource.LAYER if has_text_layer(doc[page - 1]) else TextSource.NONE for page in chosen}
-    read = read_tables(path, {page: None for page, source in sources.items() if source is TextSource.LAYER})
-    tables = [(page, table) for page in sorted(read.tables) for table in read.tables[page]]
-    error = f"{path}: {read.error}" if read.error else None
+    layer = [page for page, source in sources.items() if source is TextSource.LAYER]
+    read = read_tables(path, {page: None for page in layer})
+    drawn = read_charts(path, {page: [] for page in layer}) if charts else ChartsResult()
+    tables = [(page, table) for page in sorted(set(read.tables) | set(drawn.charts))
+              for table in read.tables.get(page, []) + drawn.charts.get(page, [])]
+    failure = read.error or drawn.error
+    error = f"{path}: {failure}" if failure else None
     return FileTables(path, tables, False, _notes(sources, tables), error)
 
 

@@ -25,15 +25,20 @@ PRIORITY = f"""
 """
 
 
+# Documents every one of a list of passes has finished; parameters: the stages, then how many there are
+_FINISHING_ALL = ("SELECT doc_id FROM enrichment WHERE list_contains(?::VARCHAR[], stage) "
+                  "GROUP BY doc_id HAVING count(DISTINCT stage) = ?")
+
+
 def priority_order(cur) -> list[int]:
     return [d for (d,) in cur.execute(f"SELECT doc_id FROM ({PRIORITY}) ORDER BY rank").fetchall()]
 
 
-def documents_without(cur, stage: str) -> list[tuple[int, int]]:
-    """(doc_id, pages) of live documents the pass `stage` has not finished, in priority order."""
+def documents_without(cur, *stages: str) -> list[tuple[int, int]]:
+    """(doc_id, pages) of live documents that one of the passes `stages` has not finished, in priority order."""
     return cur.execute(
         f"SELECT p.doc_id, d.pages FROM ({PRIORITY}) p JOIN documents d ON d.id = p.doc_id "
-        "WHERE p.doc_id NOT IN (SELECT doc_id FROM enrichment WHERE stage = ?) ORDER BY p.rank", [stage]).fetchall()
+        f"WHERE p.doc_id NOT IN ({_FINISHING_ALL}) ORDER BY p.rank", [list(stages), len(stages)]).fetchall()
 
 
 def finished(cur, doc_id: int, stage: str) -> bool:
@@ -52,10 +57,10 @@ def live_pages(cur) -> int:
     return cur.execute(f"SELECT count(*) FROM pages WHERE {_LIVE}").fetchone()[0]
 
 
-def pages_finished(cur, stage: str) -> tuple[int, int]:
-    """Pages of the documents the pass `stage` has finished (mark_done), and of the rest."""
-    done = cur.execute(f"SELECT count(*) FROM pages WHERE {_LIVE} AND doc_id IN "
-                       "(SELECT doc_id FROM enrichment WHERE stage = ?)", [stage]).fetchone()[0]
+def pages_finished(cur, *stages: str) -> tuple[int, int]:
+    """Pages of the documents every pass of `stages` has finished (mark_done), and of the rest."""
+    done = cur.execute(f"SELECT count(*) FROM pages WHERE {_LIVE} AND doc_id IN ({_FINISHING_ALL})",
+                       [list(stages), len(stages)]).fetchone()[0]
     return done, live_pages(cur) - done
 
 

@@ -265,6 +265,15 @@ DELETE FROM page_tables;
 DELETE FROM enrichment WHERE stage = 'tables';
 """
 
+# Charts read as tables (issue 55: index/stages/charts.py) share the tables' rows: a table's `chart` is its kind ("bar
+# chart"; '' for a table), `by_model` marks one the vision model read from a picture, and a cell `from_axis` a value
+# read off the axis scale (no label printed). Rows already there are tables: the defaults say so.
+SCHEMA_V10 = """
+ALTER TABLE page_tables ADD COLUMN IF NOT EXISTS chart VARCHAR DEFAULT '';
+ALTER TABLE page_tables ADD COLUMN IF NOT EXISTS by_model BOOLEAN DEFAULT false;
+ALTER TABLE table_cells ADD COLUMN IF NOT EXISTS from_axis BOOLEAN DEFAULT false;
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
@@ -276,6 +285,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, SCHEMA_V7),
     (8, SCHEMA_V8),
     (9, SCHEMA_V9),
+    (10, SCHEMA_V10),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -204,8 +204,8 @@ class LibraryPanel(QWidget):
         """One line per stage: done / total and what is pending, or that it is off and why."""
         pages = next((s.done for s in stages if s.stage == "keywords"), 0)
         self.stages.setText("\n".join(stage_text(s) for s in stages))
-        self.stages.setToolTip("\n".join(f"{s.stage}: {s.note}" + (f" — {s.hint}" if s.hint else "")
-                                         for s in stages if s.note) or
+        self.stages.setToolTip("\n".join(f"{s.stage}: " + " — ".join(part for part in (s.note, s.hint) if part)
+                                         for s in stages if s.note or s.hint) or
                                "Documents are searchable by keywords as soon as they are read; layout, embeddings "
                                "and page images follow in the background, most recently added and asked-about first.")
         self.stages.setVisible(pages > 0)

@@ -10,16 +10,13 @@ committed with its mark.
 """
 from __future__ import annotations
 
-import logging
 from ...domain import Reported, StageStatus
-from ...progress import ProgressTracker
 from ...settings import IndexSettings, TablesGate
 from ...store import catalog, content, enrichment, tables
 from ..parse_task import TablesResult, read_tables
-from ..pipeline import OrderedPool, Task
 from .base import StageContext, switch_status
+from .document_pass import read_documents
 
-log = logging.getLogger(__name__)
 
 class Tables:
     name = "tables"
@@ -49,34 +46,16 @@ class Tables:
                 if doc_id in paths and doc_id not in awaiting_layout]  # gated: a document waits for its layout
         if not todo:
             return 0
-        s = ctx.settings
-        work = [Task(i, (paths[doc_id], *_pages(cur, doc_id, gated))) for i, (doc_id, _) in enumerate(todo)]
-        pool = OrderedPool(read_tables, work, s.workers,
-                           on_crash=lambda: TablesResult(error="reading tables crashed on this file"),
-                           timeout=s.task_timeout_seconds,
-                           on_timeout=lambda: TablesResult(error=f"reading tables took over "
-                                                                 f"{s.task_timeout_seconds:.0f} s"))
-        progress = ProgressTracker(len(todo), sum(pages for _, pages in todo), ctx.progress, phase=self.phase)
-        done = 0
-        try:
-            for i, (doc_id, pages) in enumerate(todo):
-                if ctx.cancel.is_set():
-                    break
-                progress.start_document(paths[doc_id])
-                result = pool.result(i)
-                ctx.add_time({"tables": result.seconds})
-                if result.error:  # the document keeps what was read before the failure
-                    ctx.errors[paths[doc_id]] = f"tables: {result.error}"
-                    log.warning("tables of %s: %s", paths[doc_id], result.error)
-                with ctx.db.transaction() as write:
-                    tables.insert_tables(ctx.db, write, doc_id, result.tables)
-                    enrichment.mark_done(write, doc_id, tables.TABLES)
-                done += pages
-                progress.pages_parsed(pages)
-                progress.finish_document()
-        finally:
-            pool.close(kill=ctx.cancel.is_set())
-        return done
+
+        def store(doc_id: int, result: TablesResult) -> bool:
+            with ctx.db.transaction() as write:
+                tables.insert_tables(ctx.db, write, doc_id, result.tables)
+                enrichment.mark_done(write, doc_id, tables.TABLES)
+            return True
+
+        args = [(paths[doc_id], *_pages(cur, doc_id, gated)) for doc_id, _ in todo]
+        return read_documents(ctx, self.name, self.phase, "reading tables", todo, paths, read_tables, args,
+                              lambda error: TablesResult(error=error), store)
 
 
 def _pages(cur, doc_id: int, gated: bool) -> tuple[dict, dict]:
