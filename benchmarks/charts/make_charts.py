@@ -387,6 +387,8 @@ def _colors_for(rng: random.Random, variant: str, n_series: int, n_cat: int) -> 
 
 # --- layout -------------------------------------------------------------------------------------------------------
 
+TITLE, SUBTITLE, NOTE = "title", "subtitle", "note"  # the lines around a chart, each tool's styles keyed by them
+
 @dataclass
 class Slot:
     """A chart's place on its page (points, origin top-left): title lines, then the chart, then the notes."""
@@ -405,6 +407,19 @@ class Slot:
 
     def chart_box(self) -> tuple[float, float, float, float]:
         return MARGIN_X, self.chart_top, PAGE_W - MARGIN_X, self.chart_bottom
+
+    def text_lines(self) -> list[tuple[float, float, str, str]]:
+        """(x, baseline y, text, TITLE | SUBTITLE | NOTE) of the lines around the chart: both tools set them here."""
+        lines, y = [], self.top
+        for line in self.title_lines:
+            y += 16
+            lines.append((MARGIN_X, y, line, TITLE))
+        if self.spec.subtitle:
+            y += 14
+            lines.append((MARGIN_X, y, self.spec.subtitle, SUBTITLE))
+        if self.spec.notes:
+            lines.append((MARGIN_X, self.bottom - 3, self.spec.notes, NOTE))
+        return lines
 
 
 def page_slots(specs: list[ChartSpec]) -> list[Slot]:
@@ -451,17 +466,14 @@ def write_matplotlib(path: Path, pages) -> list[list[tuple[float, float, float, 
     return boxes
 
 
+MPL_STYLES = {TITLE: {"size": 11, "weight": "bold"}, SUBTITLE: {"size": 9, "style": "italic", "color": "#555555"},
+              NOTE: {"size": 7.5, "color": "#666666"}}
+
+
 def _mpl_slot(fig, slot: Slot) -> tuple[float, float, float, float]:
     spec = slot.spec
-    y = slot.top
-    for line in slot.title_lines:
-        y += 16
-        _mpl_text(fig, MARGIN_X, y, line, size=11, weight="bold")
-    if spec.subtitle:
-        y += 14
-        _mpl_text(fig, MARGIN_X, y, spec.subtitle, size=9, style="italic", color="#555555")
-    if spec.notes:
-        _mpl_text(fig, MARGIN_X, slot.bottom - 3, spec.notes, size=7.5, color="#666666")
+    for x, y, text, role in slot.text_lines():
+        _mpl_text(fig, x, y, text, **MPL_STYLES[role])
     box = slot.chart_box()
     if spec.kind == PIE:
         ax = fig.add_axes(_figure_fraction(_pie_square(spec, box)))
@@ -639,6 +651,7 @@ def _ink_on(color: str) -> str:
 # --- reportlab ----------------------------------------------------------------------------------------------------
 
 RL_FONT = "Helvetica"
+RL_STYLES = {TITLE: ("Helvetica-Bold", 11), SUBTITLE: ("Helvetica-Oblique", 9, "#555555"), NOTE: (RL_FONT, 7.5, "#666666")}
 
 
 def write_reportlab(path: Path, pages) -> list[list[tuple[float, float, float, float]]]:
@@ -658,15 +671,8 @@ def write_reportlab(path: Path, pages) -> list[list[tuple[float, float, float, f
 def _rl_slot(canvas, slot: Slot) -> tuple[float, float, float, float]:
     from reportlab.graphics import renderPDF
     spec = slot.spec
-    y = slot.top
-    for line in slot.title_lines:
-        y += 16
-        _rl_text(canvas, MARGIN_X, y, line, "Helvetica-Bold", 11)
-    if spec.subtitle:
-        y += 14
-        _rl_text(canvas, MARGIN_X, y, spec.subtitle, "Helvetica-Oblique", 9, "#555555")
-    if spec.notes:
-        _rl_text(canvas, MARGIN_X, slot.bottom - 3, spec.notes, RL_FONT, 7.5, "#666666")
+    for x, y, text, role in slot.text_lines():
+        _rl_text(canvas, x, y, text, *RL_STYLES[role])
     x0, y0, x1, y1 = slot.chart_box()
     drawing = _rl_drawing(spec, x1 - x0, y1 - y0)
     renderPDF.draw(drawing, canvas, x0, PAGE_H - y1)

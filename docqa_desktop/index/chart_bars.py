@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..domain import BBox
 from .chart_axes import Frame, Scale, axis_scale
-from .chart_marks import Colour, Mark, Piece
+from .chart_marks import Colour, Mark, Piece, enclosing
 
 TOUCH = 1.5  # points between two bars of a stack
 SAME_LEVEL = 0.3  # bars whose centres across differ by less than this share of their thickness share a slot
@@ -40,11 +40,15 @@ class BarReading:
     frame: Frame
     values: list[tuple[str, Colour, float, str, bool, BBox, BBox | None]]  # category, colour, number, text, axis
     categories: list[str]
-    used: list[Piece]  # every piece read as a category, a value or a tick
     bars: list[Mark]
     values_and_ticks: list[Piece]  # the pieces no other chart may read
     category_pieces: list[Piece]  # the labels naming its categories
     stacked: bool  # some bars stand on others
+
+    @property
+    def used(self) -> list[Piece]:
+        """Every piece read as a category, a value or a tick."""
+        return self.category_pieces + self.values_and_ticks
 
     @property
     def kind(self) -> str:
@@ -52,8 +56,7 @@ class BarReading:
 
     @property
     def box(self) -> BBox:
-        boxes = [m.box for m in self.bars]
-        return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+        return enclosing(m.box for m in self.bars)
 
 
 def orientation(rects: list[Mark]) -> Frame | None:
@@ -118,7 +121,7 @@ def read_bars(frame: Frame, rects: list[Mark], pieces: list[Piece], taken: set[i
     if not values:
         return None
     own = ticks + [s.label for s in segments if s.label]
-    return BarReading(frame, values, names, named_by + own, [s.mark for s in segments], own, named_by,
+    return BarReading(frame, values, names, [s.mark for s in segments], own, named_by,
                       any(s.stacked_on is not None for s in segments))
 
 

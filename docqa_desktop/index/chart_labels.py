@@ -44,7 +44,7 @@ def _distance(a: BBox, b: BBox) -> float:
 
 def coloured_entries(pieces: list[Piece], colours: set[Colour], near: BBox) -> dict[Colour, Piece]:
     """{colour: label} from words printed in a series' own colour near the chart (Pew's "Republican/Lean Rep")."""
-    wanted = {_srgb(c): c for c in colours}
+    wanted = {srgb(c): c for c in colours}
     found = {}
     for p in pieces:
         colour = wanted.get(p.colour)
@@ -54,7 +54,7 @@ def coloured_entries(pieces: list[Piece], colours: set[Colour], near: BBox) -> d
     return found
 
 
-def _srgb(colour: Colour) -> int:
+def srgb(colour: Colour) -> int:
     r, g, b = (min(255, max(0, round(c * 255))) for c in colour[:3])
     return (r << 16) | (g << 8) | b
 

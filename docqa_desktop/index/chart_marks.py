@@ -190,12 +190,17 @@ def _span_words(span: dict) -> list[tuple[str, BBox]]:
                                            max(c["bbox"][3] for c in w))) for w in words]
 
 
+def enclosing(boxes) -> BBox:
+    """The box around `boxes`."""
+    boxes = list(boxes)
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
 def _piece(group, turned: float) -> Piece:
     text = " ".join(text for (text, _), _ in group)
     boxes = [box for (_, box), _ in group]
     span = group[0][1]
-    box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-    return Piece(text, box, span["size"], span["color"], bool(span["flags"] & 16), turned, _number(text))
+    return Piece(text, enclosing(boxes), span["size"], span["color"], bool(span["flags"] & 16), turned, _number(text))
 
 
 def _number(text: str) -> float | None:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from ..domain import BBox
 from .chart_axes import Frame, axis_scale
 from .chart_bars import axis_text
-from .chart_labels import _srgb
-from .chart_marks import Colour, Line, Mark, Piece
+from .chart_labels import srgb
+from .chart_marks import Colour, Line, Mark, Piece, enclosing
 
 NEAR = 22.0  # points between a point and its printed value
 GROUP = 40.0  # points between the boxes of two series of one chart
@@ -33,10 +33,14 @@ class PointReading:
     frame: Frame
     values: list[tuple[str, Colour, float, str, bool, BBox, BBox | None]]
     categories: list[str]
-    used: list[Piece]
     box: BBox
-    values_and_ticks: list[Piece]
+    values_and_ticks: list[Piece]  # the pieces no other chart may read
+    category_pieces: list[Piece]  # the labels naming its categories
     lined: bool  # the points are joined by lines (a line chart), not dots alone
+
+    @property
+    def used(self) -> list[Piece]:
+        return self.category_pieces + self.values_and_ticks
 
     @property
     def kind(self) -> str:
@@ -72,8 +76,7 @@ def _once(points: list[Point]) -> list[Point]:
 
 
 def _box(points) -> BBox:
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return min(xs), min(ys), max(xs), max(ys)
+    return enclosing((x, y, x, y) for x, y in points)
 
 
 def read_points(points: list[Point], pieces: list[Piece], taken: set[int], lined: bool) -> PointReading | None:
@@ -119,7 +122,7 @@ def _values(frame: Frame, points: list[Point], pieces: list[Piece], named: dict,
     category_pieces = [p for _, ps in named.values() for p in ps]
     used_ids = {id(p) for p in category_pieces}
     figures = [p for p in pieces if p.number is not None and id(p) not in used_ids]
-    coloured = {_srgb(p.colour) for p in points} - {0}
+    coloured = {srgb(p.colour) for p in points} - {0}
     ticks = _ticks(frame, points, [f for f in figures if f.colour not in coloured])  # a series' colour: a label
     tick_ids = {id(t) for t in ticks}
     labels = _labels(points, [f for f in figures if id(f) not in tick_ids])
@@ -140,7 +143,7 @@ def _values(frame: Frame, points: list[Point], pieces: list[Piece], named: dict,
     own = ticks + list(labels.values())
     box = _box([(p.x, p.y) for p in points] + [b for p in category_pieces + own for b in (p.box[:2], p.box[2:])])
     categories = [named[k][0] for k in sorted(named)]
-    return PointReading(frame, values, categories, category_pieces + own, box, own, lined)
+    return PointReading(frame, values, categories, box, own, category_pieces, lined)
 
 
 def _ticks(frame: Frame, points: list[Point], figures: list[Piece]) -> list[Piece]:
@@ -167,7 +170,7 @@ def _labels(points: list[Point], figures: list[Piece]) -> dict[int, Piece]:
             dy = max(f.box[1] - point.y, point.y - f.box[3], 0.0)
             distance = (dx * dx + dy * dy) ** 0.5
             if distance <= NEAR:
-                offers.append((f.colour != _srgb(point.colour), distance, id(point), id(f), point, f))
+                offers.append((f.colour != srgb(point.colour), distance, id(point), id(f), point, f))
     offers.sort(key=lambda o: o[:2])
     chosen, used = {}, set()
     for _, _, pid, fid, point, f in offers:

@@ -18,7 +18,7 @@ from ..domain import BBox, TableCell, TableOnPage
 from . import chart_labels
 from .chart_bars import BarReading, orientation, panels, read_bars
 from .chart_labels import SWATCH, SWATCH_GAP
-from .chart_marks import Drawn, Mark, Piece, drawn_on
+from .chart_marks import Drawn, Mark, Piece, drawn_on, enclosing
 from .chart_points import point_groups, read_points
 
 PANEL_GAP = 120.0  # points between the bars of two panels side by side over shared rows
@@ -64,7 +64,7 @@ class Chart:
 
 
 def _union(a: BBox, b: BBox | None) -> BBox:
-    return a if b is None else (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+    return a if b is None else enclosing((a, b))
 
 
 def charts_on(page: pymupdf.Page) -> list[Chart]:
@@ -169,7 +169,7 @@ def _panel_header(reading: BarReading, drawn: Drawn) -> list[Piece]:
     top = min(m.box[1] for m in reading.bars)
     left, right = min(m.box[0] for m in reading.bars), max(m.box[2] for m in reading.bars)
     taken = {id(p) for p in reading.used}
-    entries = {id(p) for p in _series_entries(reading, drawn, _bounds([m.box for m in reading.bars]), taken).values()}
+    entries = {id(p) for p in _series_entries(reading, drawn, reading.box, taken).values()}
     over = [p for p in drawn.pieces if id(p) not in taken | entries and p.number is None and
             left - 4 <= p.box[0] <= right and 0 <= top - p.box[3] <= 2 * chart_labels.HEADER_REACH]
     lowest = max((p.box[3] for p in over), default=0)
@@ -179,14 +179,14 @@ def _panel_header(reading: BarReading, drawn: Drawn) -> list[Piece]:
 def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_name_series: bool = False) -> Chart:
     """The chart of one panel, or of panels that are its series; parts: (panel, its header)."""
     used = [p for r, head in parts for p in r.used + head]
-    box = _bounds([r.box for r, _ in parts] + [p.box for p in used])
+    box = enclosing([r.box for r, _ in parts] + [p.box for p in used])
     taken = {id(p) for p in used}
     series_of, entries = {}, []
     for reading, head in parts:
         names = {} if heads_name_series else _series_entries(reading, drawn, box, taken)
         entries += list(names.values())
         series_of[id(reading)] = _series_names(reading, {c: p.text for c, p in names.items()}, _text(head))
-    box = _bounds([box] + [p.box for p in entries])
+    box = enclosing([box] + [p.box for p in entries])
     taken |= {id(p) for p in entries}
     title, subtitle = chart_labels.title_lines(drawn.pieces, box, taken)
     notes = chart_labels.note_lines(drawn.pieces, box, taken)
@@ -239,6 +239,3 @@ def _shown(text: str, unit: str) -> str:
     text = text.strip()
     return text + "%" if unit == "%" and not text.endswith("%") else text
 
-
-def _bounds(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
