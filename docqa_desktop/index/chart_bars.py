@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..domain import BBox
 from .chart_axes import Frame, Scale, axis_scale
@@ -31,8 +31,21 @@ class Segment:
     across: tuple[float, float]
     stacked_on: Segment | None = None  # the segment between it and the base, when stacked
     label: Piece | None = None
+    total: Piece | None = None  # the figure past the stack this bar ends: the stack's total ("NET")
     outer: float = 0.0  # the end away from the base
     inner: float = 0.0
+
+
+@dataclass(frozen=True)
+class StackTotal:
+    """A stack's total as printed past its end (Pew's "NET" column): its category, the stack's colours from
+    the base out, the figure and the boxes of the stack and of the figure."""
+    category: str
+    colours: tuple[Colour, ...]
+    number: float
+    text: str
+    stack: BBox
+    label: BBox
 
 
 @dataclass
@@ -44,6 +57,7 @@ class BarReading:
     values_and_ticks: list[Piece]  # the pieces no other chart may read
     category_pieces: list[Piece]  # the labels naming its categories
     stacked: bool  # some bars stand on others
+    totals: list[StackTotal] = field(default_factory=list)  # figures printed past stacks: each stack's total
 
     @property
     def used(self) -> list[Piece]:
@@ -111,18 +125,30 @@ def read_bars(frame: Frame, rects: list[Mark], pieces: list[Piece], taken: set[i
     if not _lengths_fit(segments):
         return None
     scale = axis_scale(frame, ticks)
-    values = []
+    values, totals = [], []
     for group, name in zip(groups, names):
         for slot in group:
             for s in slot:
                 read = _value(s, scale)
                 if read is not None:
                     values.append((name, s.mark.colour, *read, s.mark.box, s.label.box if s.label else None))
+                if s.total is not None:
+                    stack = _stack_of(s)
+                    totals.append(StackTotal(name, tuple(t.mark.colour for t in stack), s.total.number, s.total.text,
+                                             enclosing(t.mark.box for t in stack), s.total.box))
     if not values:
         return None
-    own = ticks + [s.label for s in segments if s.label]
+    own = ticks + [s.label for s in segments if s.label] + [s.total for s in segments if s.total]
     return BarReading(frame, values, names, [s.mark for s in segments], own, named_by,
-                      any(s.stacked_on is not None for s in segments))
+                      any(s.stacked_on is not None for s in segments), totals)
+
+
+def _stack_of(outermost: Segment) -> list[Segment]:
+    """The bars of the stack `outermost` ends, from the base out."""
+    stack = [outermost]
+    while stack[-1].stacked_on is not None:
+        stack.append(stack[-1].stacked_on)
+    return stack[::-1]
 
 
 def _slots(frame: Frame, rects: list[Mark]) -> list[list[Segment]] | None:
@@ -241,32 +267,39 @@ def _ticks(frame: Frame, pieces: list[Piece], slots, low: float, high: float, ta
 
 def _label(frame: Frame, segments: list[Segment], figures: list[Piece], thickness: float) -> None:
     """Each figure to the bar it is printed on or just past the end of; a bar keeps its nearest (a figure past
-    a stack that already has one inside its last bar is the stack's total, not a bar's)."""
+    a stack that already has one inside its last bar is the stack's total, kept as the outermost bar's `total`)."""
     offers = []
     for p in figures:
         across = frame.across_point(*p.centre)
         lo, hi = frame.along(p.box)
+        middle = (lo + hi) / 2
         for s in segments:
             if not s.across[0] - 1 <= across <= s.across[1] + 1:
                 continue
-            inside = s.along[0] - 1 <= lo and hi <= s.along[1] + 1
+            # by its middle: a figure's line box may overhang a thin bar it is printed in (Pew's "6" on a 9 pt bar)
+            inside = s.along[0] - 1 <= middle <= s.along[1] + 1
             distance = 0.0 if inside else _past_end(s, lo, hi)
             if distance is not None and distance <= REACH * thickness + 6:
                 offers.append((distance, not inside, id(p), p, s))
     offers.sort(key=lambda o: (o[0], o[1]))
     placed = set()
     for _, outside, key, p, s in offers:
-        if key in placed or s.label is not None or (outside and _stack_total(s, segments)):
+        if key in placed:
             continue
-        s.label = p
-        placed.add(key)
+        if outside and _stack_total(s, segments):
+            if s.total is None and not any(t.stacked_on is s for t in segments):
+                s.total = p
+                placed.add(key)
+        elif s.label is None:
+            s.label = p
+            placed.add(key)
 
 
 def _past_end(s: Segment, lo: float, hi: float) -> float | None:
     """How far a figure stands past the bar's outer end (None when it stands on the base side)."""
     if s.outer >= s.inner:
-        return lo - s.outer if lo >= s.outer - 1 else (0.0 if lo >= s.inner else None)
-    return s.outer - hi if hi <= s.outer + 1 else (0.0 if hi <= s.inner else None)
+        return max(0.0, lo - s.outer) if lo >= s.outer - 1 else (0.0 if lo >= s.inner else None)
+    return max(0.0, s.outer - hi) if hi <= s.outer + 1 else (0.0 if hi <= s.inner else None)
 
 
 def _stack_total(s: Segment, segments: list[Segment]) -> bool:

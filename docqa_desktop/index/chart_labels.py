@@ -3,14 +3,16 @@ colour's bars), its title and subtitle above it, its note and source lines under
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..domain import BBox
-from .chart_marks import Colour, Mark, Piece
+from .chart_marks import Colour, Mark, Piece, enclosing
 
 SWATCH = 16.0  # points: a legend's swatch is no larger
 SWATCH_GAP = 14.0  # points between a swatch and its entry's first word
 HEADER_REACH = 30.0  # points above the first bars within which a header names the colour under it
 HEADER_SLACK = 15.0  # points a header's middle may stand beside a short bar it names
+BESIDE_GAP, BESIDE_WIDTH = 40.0, 120.0  # points right of the last bars up where series labels stand; their widest
 TITLE_REACH = 90.0  # points above the chart within which its title and subtitle stand
 NOTE_REACH = 45.0  # points under the chart within which its note and source start
 LINE_GAP = 1.6  # line heights between two lines of one title
@@ -25,7 +27,7 @@ def legend(marks: list[Mark], pieces: list[Piece], colours: set[Colour], near: B
     for m in marks:
         if m.colour not in colours or max(m.box[2] - m.box[0], m.box[3] - m.box[1]) > SWATCH:
             continue
-        off = _distance(m.box, near)
+        off = box_distance(m.box, near)
         if off > 150 or off >= distance.get(m.colour, float("inf")):
             continue
         middle = (m.box[1] + m.box[3]) / 2
@@ -36,7 +38,7 @@ def legend(marks: list[Mark], pieces: list[Piece], colours: set[Colour], near: B
     return found
 
 
-def _distance(a: BBox, b: BBox) -> float:
+def box_distance(a: BBox, b: BBox) -> float:
     dx = max(b[0] - a[2], a[0] - b[2], 0.0)
     dy = max(b[1] - a[3], a[1] - b[3], 0.0)
     return (dx * dx + dy * dy) ** 0.5
@@ -81,6 +83,44 @@ def headers(pieces: list[Piece], first_bars: list[tuple[Colour, float, float, fl
             found[colour] = p
             used.add(key)
     return found
+
+
+def beside(pieces: list[Piece], last_bars: list[tuple[Colour, float, float, float]], taken: set[int]) -> dict:
+    """{colour: label} from the lines just right of the last stack of bars up, each line to the bar level with
+    it (Pew's "Every day / or almost / every day" beside the stack's lower bar), a label's lines joined."""
+    if not last_bars:
+        return {}
+    right = max(r for *_, r in last_bars)
+    lines: dict[Colour, list[Piece]] = {}
+    for p in pieces:
+        if id(p) in taken or p.number is not None or not 0 <= p.box[0] - right <= BESIDE_GAP or \
+                p.box[2] - p.box[0] > BESIDE_WIDTH:
+            continue
+        middle = p.centre[1]
+        off, colour = min((max(top - middle, middle - bottom, 0.0), colour) for colour, top, bottom, _ in last_bars)
+        if off <= p.size:
+            lines.setdefault(colour, []).append(p)
+    return {colour: _joined_piece(sorted(found, key=lambda p: p.box[1])) for colour, found in lines.items()}
+
+
+def _joined_piece(lines: list[Piece]) -> Piece:
+    return replace(lines[0], text=_joined([p.text for p in lines]), box=enclosing(p.box for p in lines))
+
+
+def total_header(pieces: list[Piece], across_bars: bool, totals: list[BBox], taken: set[int]) -> Piece | None:
+    """The word heading a column (bars across: above it) or row (bars up: right of it) of stack totals: "NET"."""
+    if not totals:
+        return None
+    first = min(totals, key=lambda b: b[1]) if across_bars else max(totals, key=lambda b: b[2])
+    for p in pieces:
+        if id(p) in taken or p.number is not None:
+            continue
+        if across_bars and 0 <= first[1] - p.box[3] <= HEADER_REACH and p.box[0] < first[2] + 4 and \
+                p.box[2] > first[0] - 4:
+            return p
+        if not across_bars and 0 <= p.box[0] - first[2] <= BESIDE_GAP and abs(p.centre[1] - (first[1] + first[3]) / 2) < 4:
+            return p
+    return None
 
 
 def title_lines(pieces: list[Piece], box: BBox, taken: set[int]) -> tuple[str, str]:

@@ -37,6 +37,7 @@ class PointReading:
     values_and_ticks: list[Piece]  # the pieces no other chart may read
     category_pieces: list[Piece]  # the labels naming its categories
     lined: bool  # the points are joined by lines (a line chart), not dots alone
+    totals = ()  # points stack nothing: no stack totals (BarReading.totals)
 
     @property
     def used(self) -> list[Piece]:

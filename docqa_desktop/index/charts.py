@@ -186,6 +186,9 @@ def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_
         names = {} if heads_name_series else _series_entries(reading, drawn, box, taken)
         entries += list(names.values())
         series_of[id(reading)] = _series_names(reading, {c: p.text for c, p in names.items()}, _text(head))
+    total_heads = [head for r, _ in parts if (head := chart_labels.total_header(
+        drawn.pieces, r.frame.across_bars, [t.label for t in r.totals], taken | {id(p) for p in entries}))]
+    entries += total_heads
     box = enclosing([box] + [p.box for p in entries])
     taken |= {id(p) for p in entries}
     title, subtitle = chart_labels.title_lines(drawn.pieces, box, taken)
@@ -195,6 +198,8 @@ def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_
     values = tuple(ChartValue(series_of[id(r)][colour] or title or "value", category, number, _shown(text, unit),
                               axis, mark, label)
                    for r, _ in parts for category, colour, number, text, axis, mark, label in r.values)
+    values += tuple(ChartValue(name, t.category, t.number, _shown(t.text, unit), False, t.stack, t.label)
+                    for r, _ in parts for t, name in _totals_named(r, series_of[id(r)], total_heads))
     series = tuple(dict.fromkeys(v.series for v in values))
     categories = tuple(dict.fromkeys(c for r, _ in parts for c in r.categories))
     kind = next((r.kind for r, _ in parts if r.kind == STACKED), parts[0][0].kind)
@@ -211,13 +216,39 @@ def _series_entries(reading: BarReading, drawn: Drawn, box: BBox, taken: set[int
     if isinstance(reading, BarReading) and reading.frame.across_bars and len(colours) > 1:
         names.update({c: p for c, p in chart_labels.headers(drawn.pieces, _top_bars(reading), taken).items()
                       if c not in names})
+    if isinstance(reading, BarReading) and not reading.frame.across_bars and len(colours) > 1:
+        names.update({c: p for c, p in chart_labels.beside(drawn.pieces, _last_bars(reading), taken).items()
+                      if c not in names})
     return names
+
+
+def _totals_named(reading: BarReading, series: dict, heads: list[Piece]) -> list:
+    """(total, its series) for each stack total: the header over the totals ("Net"); stacks on both sides of a
+    zero line name theirs by their bars' series ("Not too/Not at all (net)"); else "Total"."""
+    sides = {t.colours for t in reading.totals}
+    named = []
+    for t in reading.totals:
+        head = next((h.text for h in heads if _near_any(h.box, [t.label])), "")
+        if len(sides) > 1 and not head:
+            head = "/".join(dict.fromkeys(series[c] for c in t.colours if series.get(c))) + " (net)"
+        named.append((t, head or next((h.text for h in heads), "Total")))
+    return named
+
+
+def _near_any(box: BBox, boxes: list[BBox]) -> bool:
+    return any(chart_labels.box_distance(box, b) < 2 * chart_labels.HEADER_REACH for b in boxes)
 
 
 def _top_bars(reading: BarReading):
     """(colour, left, right, top) of the bars of the first row of bars across: where headers stand."""
     top = min(m.box[1] for m in reading.bars)
     return [(m.colour, m.box[0], m.box[2], m.box[1]) for m in reading.bars if m.box[1] - top < 1]
+
+
+def _last_bars(reading: BarReading):
+    """(colour, top, bottom, right) of the bars of the rightmost stack of bars up: where Pew names its series."""
+    right = max(m.box[2] for m in reading.bars)
+    return [(m.colour, m.box[1], m.box[3], m.box[2]) for m in reading.bars if right - m.box[2] < 1]
 
 
 def _series_names(reading: BarReading, named: dict, panel: str) -> dict:
