@@ -22,6 +22,7 @@ REACH = 2.5  # a label stands at most this many bar thicknesses past the bar's e
 CATEGORY_REACH = 160.0  # points between a category label and the bars
 MIN_FIT = 0.97  # the least correlation between the labelled bars' lengths and their figures
 MIN_BARS = 2
+LABEL_ROOM = 3.0  # a label under bars up is at most this many times as wide as its group's share of the axis
 
 
 @dataclass
@@ -227,7 +228,9 @@ def _categories(frame: Frame, groups, side: list[Piece], thickness: float):
     for i, (start, end) in enumerate(spans):
         before = (start - spans[i - 1][1]) / 2 if i else thickness / 2
         after = (spans[i + 1][0] - end) / 2 if i + 1 < len(spans) else thickness / 2
-        mine = [p for p in side if start - before <= _anchor(frame, p) <= end + after]
+        room = end - start + before + after
+        mine = [p for p in side if start - before <= _anchor(frame, p) <= end + after and
+                (frame.across_bars or p.box[2] - p.box[0] <= LABEL_ROOM * room)]  # not a line of text under bars
         if not mine:
             return None, []
         nearest = max(mine, key=lambda p: frame.along(p.box)[1])

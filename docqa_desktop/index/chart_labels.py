@@ -31,7 +31,7 @@ def legend(marks: list[Mark], pieces: list[Piece], colours: set[Colour], near: B
         if off > 150 or off >= distance.get(m.colour, float("inf")):
             continue
         middle = (m.box[1] + m.box[3]) / 2
-        entry = min((p for p in pieces if p.number is None and 0 <= p.box[0] - m.box[2] <= SWATCH_GAP
+        entry = min((p for p in pieces if p.names and 0 <= p.box[0] - m.box[2] <= SWATCH_GAP
                      and p.box[1] - 2 <= middle <= p.box[3] + 2), key=lambda p: p.box[0], default=None)
         if entry is not None:
             found[m.colour], distance[m.colour] = entry, off
@@ -126,7 +126,7 @@ def total_header(pieces: list[Piece], across_bars: bool, totals: list[BBox], tak
 def title_lines(pieces: list[Piece], box: BBox, taken: set[int]) -> tuple[str, str]:
     """(title, subtitle): the lines standing close together just above the chart and over it; the subtitle is
     the lines in a smaller type than the first (Pew's "% who say …"), or starting with "%"."""
-    above = sorted((p for p in pieces if id(p) not in taken and p.box[3] <= box[1] + 1 and
+    above = sorted((p for p in pieces if id(p) not in taken and _worded(p) and p.box[3] <= box[1] + 1 and
                     box[1] - p.box[3] < TITLE_REACH and p.box[0] < box[2] and p.box[2] > box[0] and not p.turned),
                    key=lambda p: -p.box[3])
     lines: list[list[Piece]] = []
@@ -148,6 +148,11 @@ def title_lines(pieces: list[Piece], box: BBox, taken: set[int]) -> tuple[str, s
     title = [t for t, s in zip(texts, sizes) if s >= title_size - 0.5 and not t.startswith("%")]
     subtitle = [t for t, s in zip(texts, sizes) if not (s >= title_size - 0.5 and not t.startswith("%"))]
     return _joined(title), _joined(subtitle)
+
+
+def _worded(piece: Piece) -> bool:
+    """A title's line has words: figures alone above a chart are another chart's labels ("28.5% $572")."""
+    return any(ch.isalpha() for ch in piece.text)
 
 
 def note_lines(pieces: list[Piece], box: BBox, taken: set[int]) -> str:

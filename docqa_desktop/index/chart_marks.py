@@ -52,6 +52,12 @@ class Piece:
     def centre(self) -> tuple[float, float]:
         return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
 
+    @property
+    def names(self) -> bool:
+        """Words, or a year ("2019"): a label that can name a series or a category, not a value."""
+        text = self.text.strip()
+        return self.number is None or (text.isdigit() and len(text) == 4)
+
 
 @dataclass(frozen=True)
 class Drawn:

@@ -15,7 +15,10 @@ from .chart_marks import Colour, Line, Mark, Piece, enclosing
 
 NEAR = 22.0  # points between a point and its printed value
 GROUP = 40.0  # points between the boxes of two series of one chart
-CATEGORY_DEPTH = 40.0  # points under the lowest point (or left of the leftmost) where category labels stand
+CATEGORY_DEPTH = 200.0  # points under the lowest point (or left of the leftmost) within which category labels stand
+# points between two dots of one colour in one chart, one way and the other: a dot plot's rows stand far apart
+DOT_GROUP, DOT_SPREAD = 80.0, 400.0
+ALIGNED = 1.5  # points between the centres of two dots on one row (or column)
 MIN_NAMED = 0.6  # the least share of a chart's positions that must have a category label under them
 MIN_POINTS = 3
 
@@ -49,20 +52,36 @@ class PointReading:
 
 
 def point_groups(lines: list[Line], dots: list[Mark]) -> list[list[Point]]:
-    """The points of each chart: lines and dots whose boxes stand within GROUP points of each other."""
+    """The points of each chart: lines and dots whose boxes stand within GROUP points of each other (two dots of
+    one colour: DOT_GROUP one way, DOT_SPREAD the other), linked in chains."""
     items = [[Point(x, y, line.colour, (x, y, x, y)) for x, y in line.points] for line in lines]
     items += [[Point((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, d.colour, d.box)] for d in dots]
     boxes = [_box([(p.x, p.y) for p in item]) for item in items]
-    groups: list[tuple[BBox, list[Point]]] = []
-    for box, item in sorted(zip(boxes, items), key=lambda pair: pair[0][0]):
-        for n, (gbox, members) in enumerate(groups):
-            if box[0] - gbox[2] <= GROUP and gbox[0] - box[2] <= GROUP and box[1] - gbox[3] <= GROUP and \
-                    gbox[1] - box[3] <= GROUP:
-                groups[n] = (_box([gbox[:2], gbox[2:], box[:2], box[2:]]), members + item)
-                break
-        else:
-            groups.append((box, list(item)))
-    return [_once(members) for _, members in groups if len(members) >= MIN_POINTS]
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, (a, first) in enumerate(zip(boxes, items)):
+        for j in range(i + 1, len(items)):
+            b, second = boxes[j], items[j]
+            gap_x, gap_y = max(b[0] - a[2], a[0] - b[2]), max(b[1] - a[3], a[1] - b[3])
+            if len(first) == len(second) == 1:  # dots: one series' along its rows, the series' on one row
+                u, v = first[0], second[0]
+                apart = min(gap_x, gap_y) <= DOT_GROUP if u.colour == v.colour else \
+                    min(abs(u.x - v.x), abs(u.y - v.y)) < ALIGNED
+                near = apart and max(gap_x, gap_y) <= DOT_SPREAD
+            else:
+                near = max(gap_x, gap_y) <= GROUP
+            if near:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[Point]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(root(i), []).extend(item)
+    return [_once(members) for members in groups.values() if len(members) >= MIN_POINTS]
 
 
 def _once(points: list[Point]) -> list[Point]:
@@ -95,28 +114,30 @@ def _categories(frame: Frame, points: list[Point], pieces: list[Piece]):
     positions = sorted({round(frame.across_point(p.x, p.y), 0) for p in points})
     low = min(frame.along_point(p.x, p.y) for p in points)
     side = [p for p in pieces if frame.along(p.box)[1] <= low and low - frame.along(p.box)[1] < CATEGORY_DEPTH
-            and (p.number is None or _year(p))]
+            and p.names]
     if not side or len(positions) < 2:
         return None
     spacing = min(b - a for a, b in zip(positions, positions[1:]))
     reach = max(6.0, spacing / 2)
     near = {position: [p for p in side if abs(frame.across_point(*p.centre) - position) <= reach]
             for position in positions}
-    levels = [round(frame.along_point(*p.centre) / 3) for found in near.values() for p in found]
+    levels = [(edge, _level(frame, p, edge)) for found in near.values() for p in found for edge in (1, 0)]
     if not levels:
         return None
-    row = max(set(levels), key=levels.count)  # the labels' row: the level most positions have a label on
+    edge, row = max(set(levels), key=levels.count)  # the labels' row: the level most positions have a label on
     named = {}
     for position, found in near.items():
-        on_row = [p for p in found if abs(round(frame.along_point(*p.centre) / 3) - row) <= 1]
+        on_row = [p for p in found if abs(_level(frame, p, edge) - row) <= 1]
         if on_row:
             nearest = min(on_row, key=lambda p: abs(frame.across_point(*p.centre) - position))
             named[position] = (nearest.text, [nearest])
     return named if len(named) >= MIN_NAMED * len(positions) and len(named) >= 2 else None
 
 
-def _year(piece: Piece) -> bool:
-    return piece.text.strip().isdigit() and len(piece.text.strip()) == 4
+def _level(frame: Frame, piece: Piece, edge: int) -> int:
+    """The row a category label stands on by one of its edges along: 1 the edge nearest the points (labels
+    right-aligned left of rows of dots, labels under points sharing their top), 0 the far one (left-aligned)."""
+    return round(frame.along(piece.box)[edge] / 3)
 
 
 def _values(frame: Frame, points: list[Point], pieces: list[Piece], named: dict, lined: bool) -> PointReading | None:

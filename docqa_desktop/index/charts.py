@@ -19,6 +19,7 @@ from . import chart_labels
 from .chart_bars import BarReading, orientation, panels, read_bars
 from .chart_labels import SWATCH, SWATCH_GAP
 from .chart_marks import Drawn, Mark, Piece, drawn_on, enclosing
+from .chart_pies import pies, read_pie
 from .chart_points import point_groups, read_points
 
 PANEL_GAP = 120.0  # points between the bars of two panels side by side over shared rows
@@ -84,6 +85,11 @@ def charts_on(page: pymupdf.Page) -> list[Chart]:
                 readings.append(reading)
                 taken |= {id(p) for p in reading.values_and_ticks}
         charts += _panels_charts(readings, drawn)
+    for wedges in pies([m for m in drawn.marks if m.shape == "wedge"]):
+        reading = read_pie(wedges, drawn.marks, drawn.pieces, taken)
+        if reading is not None:
+            taken |= {id(p) for p in reading.values_and_ticks}
+            charts.append(_bar_chart([(reading, [])], drawn))
     dots = [m for m in drawn.marks if m.shape == "dot" and m not in swatches]
     for points in point_groups(drawn.lines, dots):
         reading = read_points(points, drawn.pieces, taken, lined=any(p.box[0] == p.box[2] for p in points))
@@ -99,7 +105,7 @@ def _swatch(mark: Mark, pieces: list[Piece]) -> bool:
     if max(box[2] - box[0], box[3] - box[1]) > SWATCH:
         return False
     middle = (box[1] + box[3]) / 2
-    return any(p.number is None and 0 <= p.box[0] - box[2] <= SWATCH_GAP and p.box[1] - 2 <= middle <= p.box[3] + 2
+    return any(p.names and 0 <= p.box[0] - box[2] <= SWATCH_GAP and p.box[1] - 2 <= middle <= p.box[3] + 2
                for p in pieces)
 
 
@@ -186,7 +192,7 @@ def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_
         names = {} if heads_name_series else _series_entries(reading, drawn, box, taken)
         entries += list(names.values())
         series_of[id(reading)] = _series_names(reading, {c: p.text for c, p in names.items()}, _text(head))
-    total_heads = [head for r, _ in parts if (head := chart_labels.total_header(
+    total_heads = [head for r, _ in parts if r.totals and (head := chart_labels.total_header(
         drawn.pieces, r.frame.across_bars, [t.label for t in r.totals], taken | {id(p) for p in entries}))]
     entries += total_heads
     box = enclosing([box] + [p.box for p in entries])

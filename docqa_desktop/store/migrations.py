@@ -274,6 +274,14 @@ ALTER TABLE page_tables ADD COLUMN IF NOT EXISTS by_model BOOLEAN DEFAULT false;
 ALTER TABLE table_cells ADD COLUMN IF NOT EXISTS from_axis BOOLEAN DEFAULT false;
 """
 
+# The chart reader learnt stacked bars up, stack totals, dot plots, line charts whose labels stand far below, and
+# pies (issue 55): every document's charts are read again on the next index run (a chart's table_no is 1000 on).
+SCHEMA_V11 = """
+DELETE FROM table_cells WHERE table_no >= 1000;
+DELETE FROM page_tables WHERE table_no >= 1000;
+DELETE FROM enrichment WHERE stage IN ('charts', 'charts by model');
+"""
+
 # (version, SQL) in order; the database records the highest applied version in meta.
 MIGRATIONS: list[tuple[int, str]] = [
     (1, SCHEMA_V1),
@@ -286,6 +294,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (8, SCHEMA_V8),
     (9, SCHEMA_V9),
     (10, SCHEMA_V10),
+    (11, SCHEMA_V11),
 ]
 LATEST = MIGRATIONS[-1][0]
 
