@@ -160,7 +160,19 @@ def pieces_of(page: pymupdf.Page) -> list[Piece]:
             dx, dy = line["dir"]
             turned = round(math.degrees(math.atan2(-dy, dx)))
             pieces += _split(spans, turned)
-    return pieces
+    return _once(pieces)
+
+
+def _once(pieces: list[Piece]) -> list[Piece]:
+    """Each label once: a report may print a label twice in one place (Pew: black under grey, half a point off)."""
+    kept: list[Piece] = []
+    by_text: dict[str, list[Piece]] = {}
+    for p in pieces:
+        same = by_text.setdefault(p.text, [])
+        if not any(math.dist(q.centre, p.centre) < p.size / 2 for q in same):
+            same.append(p)
+            kept.append(p)
+    return kept
 
 
 def _split(spans: list[dict], turned: float) -> list[Piece]:
