@@ -79,6 +79,24 @@ def drawn_on(page: pymupdf.Page) -> Drawn:
     return Drawn(marks, lines, pieces_of(page), tuple(page.rect))
 
 
+def linked(count: int, pairs) -> list[list[int]]:
+    """The indices 0..count-1 in chains: `pairs` (i, j) link two; each chain's indices in order."""
+    parent = list(range(count))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in pairs:
+        parent[root(i)] = root(j)
+    chains: dict[int, list[int]] = {}
+    for i in range(count):
+        chains.setdefault(root(i), []).append(i)
+    return list(chains.values())
+
+
 def _white(colour) -> bool:
     return all(c > WHITE for c in colour[:3])
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..domain import BBox
 from . import chart_labels
-from .chart_marks import Colour, Mark, Piece, enclosing
+from .chart_marks import Colour, Mark, Piece, enclosing, linked
 from .tables import parse_number
 
 PIE_TOUCH = 3.0  # points between the boxes of two wedges of one pie
@@ -36,12 +36,9 @@ class PieReading:
 
 def pies(wedges: list[Mark]) -> list[list[Mark]]:
     """The wedges of each pie: wedges whose boxes touch, linked in chains (read_pie checks they make a full turn)."""
-    groups: list[list[Mark]] = []
-    for w in sorted(wedges, key=lambda m: m.box[0]):
-        joined = [g for g in groups if any(_touch(w.box, m.box) for m in g)]
-        merged = [w] + [m for g in joined for m in g]
-        groups = [g for g in groups if g not in joined] + [merged]
-    return [g for g in groups if len(g) >= MIN_WEDGES]
+    pairs = ((i, j) for i in range(len(wedges)) for j in range(i + 1, len(wedges))
+             if _touch(wedges[i].box, wedges[j].box))
+    return [[wedges[i] for i in chain] for chain in linked(len(wedges), pairs) if len(chain) >= MIN_WEDGES]
 
 
 def _touch(a: BBox, b: BBox) -> bool:

@@ -11,7 +11,7 @@ from ..domain import BBox
 from .chart_axes import Frame, axis_scale
 from .chart_bars import axis_text
 from .chart_labels import srgb
-from .chart_marks import Colour, Line, Mark, Piece, enclosing
+from .chart_marks import Colour, Line, Mark, Piece, enclosing, linked
 
 NEAR = 22.0  # points between a point and its printed value
 GROUP = 40.0  # points between the boxes of two series of one chart
@@ -57,31 +57,19 @@ def point_groups(lines: list[Line], dots: list[Mark]) -> list[list[Point]]:
     items = [[Point(x, y, line.colour, (x, y, x, y)) for x, y in line.points] for line in lines]
     items += [[Point((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, d.colour, d.box)] for d in dots]
     boxes = [_box([(p.x, p.y) for p in item]) for item in items]
-    parent = list(range(len(items)))
+    def near(i: int, j: int) -> bool:
+        a, b = boxes[i], boxes[j]
+        gap_x, gap_y = max(b[0] - a[2], a[0] - b[2]), max(b[1] - a[3], a[1] - b[3])
+        if len(items[i]) == len(items[j]) == 1:  # dots: one series' along its rows, the series' on one row
+            u, v = items[i][0], items[j][0]
+            apart = min(gap_x, gap_y) <= DOT_GROUP if u.colour == v.colour else \
+                min(abs(u.x - v.x), abs(u.y - v.y)) < ALIGNED
+            return apart and max(gap_x, gap_y) <= DOT_SPREAD
+        return max(gap_x, gap_y) <= GROUP
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, (a, first) in enumerate(zip(boxes, items)):
-        for j in range(i + 1, len(items)):
-            b, second = boxes[j], items[j]
-            gap_x, gap_y = max(b[0] - a[2], a[0] - b[2]), max(b[1] - a[3], a[1] - b[3])
-            if len(first) == len(second) == 1:  # dots: one series' along its rows, the series' on one row
-                u, v = first[0], second[0]
-                apart = min(gap_x, gap_y) <= DOT_GROUP if u.colour == v.colour else \
-                    min(abs(u.x - v.x), abs(u.y - v.y)) < ALIGNED
-                near = apart and max(gap_x, gap_y) <= DOT_SPREAD
-            else:
-                near = max(gap_x, gap_y) <= GROUP
-            if near:
-                parent[root(i)] = root(j)
-    groups: dict[int, list[Point]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(root(i), []).extend(item)
-    return [_once(members) for members in groups.values() if len(members) >= MIN_POINTS]
+    pairs = ((i, j) for i in range(len(items)) for j in range(i + 1, len(items)) if near(i, j))
+    chains = [[p for i in chain for p in items[i]] for chain in linked(len(items), pairs)]
+    return [_once(members) for members in chains if len(members) >= MIN_POINTS]
 
 
 def _once(points: list[Point]) -> list[Point]:

@@ -18,7 +18,7 @@ from ..domain import BBox, TableCell, TableOnPage
 from . import chart_labels
 from .chart_bars import BarReading, orientation, panels, read_bars
 from .chart_labels import SWATCH, SWATCH_GAP
-from .chart_marks import Drawn, Mark, Piece, drawn_on, enclosing
+from .chart_marks import Drawn, Mark, Piece, drawn_on, enclosing, linked
 from .chart_pies import pies, read_pie
 from .chart_points import point_groups, read_points
 
@@ -112,27 +112,19 @@ def _swatch(mark: Mark, pieces: list[Piece]) -> bool:
 def clusters(rects: list[Mark]) -> list[list[Mark]]:
     """Rectangles standing within about two bar thicknesses of each other: one chart's bars (two charts side by
     side stand further apart)."""
-    parent = list(range(len(rects)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     order = sorted(range(len(rects)), key=lambda i: rects[i].box[0])
-    for n, i in enumerate(order):
-        a = rects[i].box
-        for j in order[n + 1:]:
-            b = rects[j].box
-            if b[0] - a[2] > PANEL_GAP:
-                break
-            if _close(a, b) or _same_row(a, b):
-                parent[root(i)] = root(j)
-    groups: dict[int, list[Mark]] = {}
-    for i in range(len(rects)):
-        groups.setdefault(root(i), []).append(rects[i])
-    return [g for g in groups.values() if len(g) >= 2]
+
+    def pairs():
+        for n, i in enumerate(order):
+            a = rects[i].box
+            for j in order[n + 1:]:
+                b = rects[j].box
+                if b[0] - a[2] > PANEL_GAP:
+                    break
+                if _close(a, b) or _same_row(a, b):
+                    yield i, j
+
+    return [[rects[i] for i in chain] for chain in linked(len(rects), pairs()) if len(chain) >= 2]
 
 
 def _close(a: BBox, b: BBox) -> bool:
