@@ -42,13 +42,18 @@ def test_the_weights_are_for_the_features_the_reader_computes():
     scorer = shipped()
     assert scorer.features == FEATURES and len(scorer.coef) == len(FEATURES)
     data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-    data["features"] = data["features"][::-1]
     try:
-        from_json(data)
+        from_json({**data, "features": ["a feature since renamed"] + data["features"][1:]})
     except ValueError as exc:
         assert "train.py" in str(exc)
     else:
-        raise AssertionError("weights for other features were accepted")
+        raise AssertionError("weights for a feature the reader does not compute were accepted")
+    reordered = {key: value[::-1] if key in ("features", "mean", "scale", "coef") else value
+                 for key, value in data.items()}
+    assert np.array_equal(from_json(reordered).coef, scorer.coef)  # matched by name, not by place
+    older = {key: value[1:] if key in ("features", "mean", "scale", "coef") else value for key, value in data.items()}
+    widened = from_json(older)  # trained before the first feature was added: it weighs nothing, the rest as trained
+    assert widened.coef[0] == 0 and np.array_equal(widened.coef[1:], scorer.coef[1:])
 
 
 def test_the_probability_grows_with_the_best_score_and_never_falls_with_its_margin():

@@ -24,7 +24,7 @@ from .question import (
     COUNT, DATE, FREQUENCY, LIST, MONEY, NAME_KINDS, NUMBER, PERCENT, THING, TIME, WHEN, YEAR, YES_NO, Question,
 )
 from .scoring import Found, value_candidates
-from .table_answers import CellAnswer, candidate_cells
+from .table_answers import CellAnswer, candidate_cells, written_labels
 from .values import find_values, normal
 
 SENTENCE, CELL, COMPUTED, LABELLED, LINE = "sentence", "cell", "computed", "labelled", "line"
@@ -74,6 +74,7 @@ FEATURES = (
     "long_value", "recurrence", "sentence_values", "negated", "table_answer", "table_tied", "cell_fit",
     "after_question_word", "qualifier_contradicted", "years_contradicted",
     "row_coverage", "column_coverage", "near_coverage", "line_figures", "line_position",
+    "from_chart", "from_axis", "labels_written", "other_label_written",
     *(f"value_{k}" for k in VALUE_KINDS), *(f"asks_{k}" for k in ASKED_FAMILIES),
     *(f"{name}_below_best" for name in RELATIVE),
 )
@@ -329,6 +330,7 @@ def _evidence(question: Question, reading, chain: Chain, draft: dict, counts: di
         "years_contradicted": float(bool(question.years) and bool(_YEAR_IN.search(quote)) and
                                     not any(y in quote for y in question.years)),
         **_label_coverages(weights, draft, chain),
+        **_cell_labels(question, cell),
         "line_figures": min(draft.get("figures", 0), 12) / 12,
         "line_position": draft.get("position", 0.0),
         f"value_{_kind_of(draft['value'])}": 1.0,
@@ -358,6 +360,16 @@ def _label_coverages(weights: dict, draft: dict, chain: Chain) -> dict[str, floa
     near = " ".join(TOKEN.findall(quote[:at])[-WINDOW:]) if at > 0 else ""
     return {"row_coverage": _coverage(weights, chain.words(row)), "column_coverage": _coverage(weights, chain.words(column)),
             "near_coverage": _coverage(weights, chain.words(near))}
+
+
+def _cell_labels(question: Question, cell: CellAnswer | None) -> dict[str, float]:
+    """A cell's labels as the question writes them, and whether it is a chart's value (read off its axis or not):
+    a chart's series are often words content words drop ("More", "Less", "Good")."""
+    if cell is None:
+        return {}
+    written, other = written_labels(question, cell.table, cell.cell)
+    return {"from_chart": float(bool(cell.table.chart)), "from_axis": float(cell.cell.from_axis),
+            "labels_written": written, "other_label_written": float(other)}
 
 
 def _kind_of(value: str) -> str:

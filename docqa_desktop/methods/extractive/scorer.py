@@ -84,11 +84,20 @@ def calibrated(calibration: tuple[float, ...], best: float, margin: float, rules
 
 
 def from_json(data: dict) -> Scorer:
+    """The scorer the file describes. Evidence added to FEATURES since it was trained counts nothing (weight 0:
+    it ranks as before, so that benchmarks/reader/extract.py can gather the new evidence to train on); a feature
+    it names that FEATURES lacks is an error."""
     names = tuple(data["features"])
-    if names != FEATURES:
-        raise ValueError(f"{WEIGHTS.name} was trained on other features than evidence.FEATURES: run "
-                         "benchmarks/reader/train.py")
-    return Scorer(names, np.array(data["mean"]), np.array(data["scale"]), np.array(data["coef"]),
+    unknown = set(names) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"{WEIGHTS.name} was trained on features evidence.FEATURES lacks ({', '.join(sorted(unknown))})"
+                         ": run benchmarks/reader/train.py")
+    at = {name: i for i, name in enumerate(names)}
+
+    def widened(values: list[float], default: float) -> np.ndarray:
+        return np.array([values[at[name]] if name in at else default for name in FEATURES])
+
+    return Scorer(FEATURES, widened(data["mean"], 0.0), widened(data["scale"], 1.0), widened(data["coef"], 0.0),
                   float(data["intercept"]), tuple(data["calibration"]), float(data["threshold"]))
 
 

@@ -42,6 +42,7 @@ _EXCLUDING = re.compile(r"\b(?:excluding|except(?:ing)?|other than|without|not i
 _SCALE_WORDS = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _CURRENCY = re.compile(r"[$€£¥]")
 _SPREAD = re.compile(r"(?<=[\d%])\s*(?:\(\s*±?\s*[\d.,]+%?\s*\)|±\s*[\d.,]+%?)$")
+_LABEL_PARTS = re.compile(r"\s+(?:/|·)\s+|:\s+")  # a path's levels: "Germans · More", "Income: Interest expense"
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,26 @@ def _mismatch(question: Question, terms: list[Term], table: TableOnPage, body: t
 
 def _share(terms: list[Term], *labels: WordSet) -> float:
     return sum(any(_has(words, t) for words in labels) for t in terms) / len(terms)
+
+
+def written_labels(question: Question, table: TableOnPage, cell: TableCell) -> tuple[float, bool]:
+    """How the question writes the cell's own labels word for word, every word counted — "cooperate more with
+    Japan" names a chart's series "More", which content words drop as filler: (the share of the cell's label
+    levels written, whether another row's or column's label is written that is none of the cell's own)."""
+    asked = f" {_spaced(question.text)} "
+    own = _parts(cell.row_path) | _parts(cell.column_path)
+    others = {part for other in table.body for path in (other.row_path, other.column_path)
+              for part in _parts(path)} - own
+    written = sum(f" {part} " in asked for part in own) / max(1, len(own))
+    return written, any(f" {part} " in asked for part in others)
+
+
+def _parts(path: str) -> set[str]:
+    return {spaced for part in _LABEL_PARTS.split(path) if (spaced := _spaced(part))}
+
+
+def _spaced(text: str) -> str:
+    return " ".join(TOKEN.findall(text.lower()))
 
 
 def _quoted_label(question: Question, cell: TableCell) -> bool:

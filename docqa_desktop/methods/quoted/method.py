@@ -251,10 +251,15 @@ def _passages(ctx: MethodContext, ranked: list[Scored], question: Question, page
            else "no sentence states a value of the kind asked next to the question's words"
            if question.kind else "the question asks for more than one value")
     text = f"The closest passages ({why}; read them to judge):\n" + listed(shown)
-    text += "".join(f"\n[{n}] {c.ref.source}, table cell{_scanned(c)}: “{c.quote}”"
+    text += "".join(f"\n[{n}] {c.ref.source}, {_weighed(c)}: “{c.quote}”"
                     for n, c in enumerate(cells, len(shown) + 1))
     return Decided.passages(text, cite(ctx.pages, [(s.candidate.ref, s.candidate.sentence.text) for s in shown],
                                        text, pages) + [_cell_citation(c) for c in cells])
+
+
+def _weighed(cell: CellAnswer) -> str:
+    """A weighed cell as the passages name it: "table cell", "table cell (read from the scan)", "bar chart value"."""
+    return f"{cell.table.chart} value" if cell.table.chart else f"table cell{_scanned(cell)}"
 
 
 def _not_found(searched: int) -> Decided:
