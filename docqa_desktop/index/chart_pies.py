@@ -1,11 +1,12 @@
 """Pie and donut charts read from their wedges: touching wedges around one centre are a pie; a wedge's share is
 its angle over the full turn; its value the figure printed in it or just outside it ("34%", reportlab's
-"Under $30K 34%"), else its share read from its angle ("read from the chart", so about); its category the name
-beside it outside the circle, or the legend entry of its colour. A pie is one series: the chart's title names it.
+"Under $30K 34%"), else its share read from its angle (so about); its category the legend entry of its colour, else
+the lines of one label in or beside it. A pie is one series: the chart's title names it.
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from ..domain import BBox
@@ -16,6 +17,7 @@ from .tables import parse_number
 PIE_TOUCH = 3.0  # points between the boxes of two wedges of one pie
 MIN_WEDGES = 2
 OUTSIDE = 45.0  # points past the circle within which a wedge's name or figure stands
+_FIGURE = re.compile(r"[-$€£]?\d[\d,.]*%?")  # a figure ending a label ("34%", "$1,200"), not a name's "$30K"
 ONE_SERIES = (-1.0, -1.0, -1.0)  # the colour every value shares (no mark has it): a pie's colours are its categories
 
 
@@ -47,6 +49,7 @@ def _touch(a: BBox, b: BBox) -> bool:
 
 
 def read_pie(wedges: list[Mark], marks: list[Mark], pieces: list[Piece], taken: set[int]) -> PieReading | None:
+    """One pie's values, clockwise from the top; None when its wedges make no full turn or a wedge has no name."""
     box = enclosing(m.box for m in wedges)
     centre = _centre(wedges, box)
     radius = _radius(wedges, centre, box)
@@ -151,5 +154,5 @@ def _figure(piece: Piece) -> bool:
 def _split(text: str) -> tuple[str, str, float | None]:
     """"Under $30K 34%" -> ("Under $30K", "34%", 34.0); (text, "", None) without a trailing figure."""
     head, _, last = text.rpartition(" ")
-    number = parse_number(last) if head else None
+    number = parse_number(last) if head and _FIGURE.fullmatch(last) else None
     return (head.strip(), last, number) if number is not None else (text, "", None)
