@@ -245,9 +245,11 @@ def _categories(frame: Frame, groups, side: list[Piece], thickness: float):
 
 
 def _year_like(piece: Piece) -> bool:
-    """A label that is a figure and still a name: a year ("2019"), a quarter ("1Q09"), an age ("65+")."""
+    """A label that is a figure and still a name: a year ("2019"), a quarter ("1Q09"), an age ("65+"); not a
+    negative figure ("-58", "−40%": a diverging bar's label, left of its end)."""
     text = piece.text.strip()
-    return (text.isdigit() and len(text) == 4) or not text.replace(",", "").replace(".", "").strip("%$").isdigit()
+    bare = text.lstrip("-−–(").rstrip(")").replace(",", "").replace(".", "").strip("%$€£")
+    return (text.isdigit() and len(text) == 4) or not bare.isdigit()
 
 
 def _ticks(frame: Frame, pieces: list[Piece], slots, low: float, high: float, taken: set[int]) -> list[Piece]:
