@@ -28,10 +28,10 @@ QUESTION = "Which languages are used as pivot?"
 CLUSTERING = ClusterSettings(reduction_dims=10, threshold=0.1, max_clusters=12)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def one_blas_thread():
-    """BLAS on one thread: on mixtures this small, threads waiting for a busy core made these tests 10x slower
-    beside another test run."""
+    """BLAS on one thread for every test here: on mixtures this small, threads waiting for a busy core made the
+    clustering 10x slower beside another test run (the tree tests took 230 s in CI for 22 s alone)."""
     with threadpool_limits(1):
         yield
 
@@ -46,7 +46,6 @@ def blobs(sizes: list[int], seed: int = 7, spread: float = 0.05) -> tuple[np.nda
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32), labels
 
 
-@pytest.mark.usefixtures("one_blas_thread")
 @pytest.mark.parametrize("sizes", [[40], [30, 25, 35], [20, 20, 20, 20, 20]])
 def test_bic_picks_the_number_of_clusters_and_the_clusters_are_the_true_groups(sizes):
     vectors, labels = blobs(sizes)
@@ -56,7 +55,6 @@ def test_bic_picks_the_number_of_clusters_and_the_clusters_are_the_true_groups(s
     assert set(np.concatenate(clusters)) == set(range(len(vectors)))
 
 
-@pytest.mark.usefixtures("one_blas_thread")
 def test_a_cluster_too_long_to_summarise_is_clustered_again_or_cut():
     vectors, _ = blobs([30, 30])
     tokens = np.full(len(vectors), 100)
