@@ -37,7 +37,9 @@ QUICK_ASK = {"DOCQA_ASK_K": "2", "DOCQA_ASK_ITERATIONS": "1", "DOCQA_ASK_MAX_PAG
              "DOCQA_DOCLENS_ANSWER_TOKENS": "120", "DOCQA_DOCREACT_ROUNDS": "1", "DOCQA_DOCREACT_CANDIDATE_SETS": "2",
              "DOCQA_MMRAG_SUMMARY_TOKENS": "40", "DOCQA_MMRAG_ANSWER_TOKENS": "200",
              "DOCQA_MMRAG_ANALYSIS_STEPS": "2",
-             "DOCQA_LLM_THREADS": "1"}  # llama.cpp's threads sync through futexes, and strace stops at every one
+             "DOCQA_LLM_THREADS": "1",  # llama.cpp's threads sync through futexes, and strace stops at every one
+             # the methods ask all at once: BLAS (MMRAG's clustering) on one thread each, not a pool per process
+             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 QUESTION = "How many megawatts does the harbour solar plant produce?"
 
 
