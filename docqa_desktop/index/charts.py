@@ -226,15 +226,12 @@ def _totals_named(reading: BarReading, series: dict, heads: list[Piece]) -> list
     sides = {t.colours for t in reading.totals}
     named = []
     for t in reading.totals:
-        head = next((h.text for h in heads if _near_any(h.box, [t.label])), "")
+        head = next((h.text for h in heads if chart_labels.box_distance(h.box, t.label) < 2 * chart_labels.HEADER_REACH),
+                    "")
         if len(sides) > 1 and not head:
             head = "/".join(dict.fromkeys(series[c] for c in t.colours if series.get(c))) + " (net)"
         named.append((t, head or next((h.text for h in heads), "Total")))
     return named
-
-
-def _near_any(box: BBox, boxes: list[BBox]) -> bool:
-    return any(chart_labels.box_distance(box, b) < 2 * chart_labels.HEADER_REACH for b in boxes)
 
 
 def _top_bars(reading: BarReading):
