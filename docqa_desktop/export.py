@@ -32,6 +32,7 @@ from .pdf.unicode_map import plain_text_maps
 
 FORMATS = ("md", "html", "pdf", "json")
 REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
+NAME_CHARS = 60  # the most characters of the question an export's file name keeps (whole words)
 RenderFn = Callable[[Citation], bytes | None]  # PNG of the cited region, None if the document is gone
 
 
@@ -70,6 +71,19 @@ def export(answers: Answer | list[Answer], fmt: str, out: Path, render: RenderFn
     else:
         _pdf(answers, out, render)
     return out
+
+
+def file_name(answer: Answer, fmt: str, whole_thread: bool = False) -> str:
+    """The file an export suggests, named after the question: "when-does-the-last-ferry-leave.md"; a thread's after
+    the question it starts from ("thread-…"); the answer's id when the question has no letters or digits."""
+    words = re.findall(r"[^\W_]+", answer.question.lower())
+    kept: list[str] = []
+    for word in words:
+        if len("-".join(kept + [word])) > NAME_CHARS:
+            break
+        kept.append(word)
+    slug = "-".join(kept) or (words[0][:NAME_CHARS] if words else answer.id)
+    return f"{'thread-' if whole_thread else ''}{slug}.{fmt}"
 
 
 def _thread_title(answers: list[Answer]) -> str:

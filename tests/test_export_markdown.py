@@ -12,7 +12,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from docqa_desktop.answers import Answer, AnswerStatus, Citation
-from docqa_desktop.export import export, markdown_text
+from docqa_desktop.export import export, file_name, markdown_text
 
 PROSE = ("Net revenue grew 12.5% (from $3.2 million to $3.6 million) in fiscal 2019-2020, i.e. about 1/8 - see "
          "p. 4. The U.S. share: 41.2%, up from 38% (e.g. Q3); Smith-Jones & Co. said so at 18:40 on 3.5.2020, "
@@ -175,3 +175,15 @@ def test_pieces_inside_a_line_keep_their_edges_safe():
     assert markdown_text(" - ", starts_line=False) == " - "  # not at a line's start: no bullet
     assert markdown_text("- x") == "\\- x"
     assert markdown_text("1. x", starts_line=False) == "1. x"
+
+
+def test_an_export_is_named_after_its_question():
+    def named(question: str, fmt: str = "md", whole_thread: bool = False) -> str:
+        return file_name(Answer(id="23033348f9cf", question=question, method="quoted"), fmt, whole_thread)
+
+    assert named("When does the last ferry leave?") == "when-does-the-last-ferry-leave.md"
+    assert named("When does the last ferry leave?", "pdf", True) == "thread-when-does-the-last-ferry-leave.pdf"
+    assert named("Wie hoch ist die Förderung 2024?") == "wie-hoch-ist-die-förderung-2024.md"
+    long = named("What " + "very " * 30 + "long question is this?")
+    assert long.startswith("what-very-") and len(long) <= 60 + len(".md") and not long.endswith("-.md")
+    assert named("???", "json") == "23033348f9cf.json"  # nothing to name it by: its id

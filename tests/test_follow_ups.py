@@ -132,6 +132,10 @@ def test_history_and_export_keep_whole_threads(paper_service, tmp_path, home, ca
     assert single["thread"] == alone.id and len(single["answers"]) == 1  # a thread of one is still a thread
     md = paper_service.answers.export_thread(first.id, "md", tmp_path / "thread.md").read_text()
     assert md.index("Which languages") < md.index("Why was it chosen") and md.count("Citations") == 2
+    # a follow-up exported alone carries the question it follows; the thread's first answer stands alone
+    follow_up_md = paper_service.answers.export(second, "md", tmp_path / "second.md").read_text()
+    assert follow_up_md.index("Which languages") < follow_up_md.index("Why was it chosen")
+    assert "Why was it chosen" not in paper_service.answers.export(first, "md", tmp_path / "first.md").read_text()
     paper_service.close()
     assert main(["export", second.id, "--thread", "--format", "html", "-o", str(tmp_path / "t.html"),
                  "--home", str(home)]) == 0

@@ -131,20 +131,20 @@ def test_the_export_dialog_opens_in_the_documents_folder_then_the_last_one_used(
     window = open_window(qtbot, service)
     window.answer_view.answer = answer
     window.choose_export()
-    assert asked == [str(documents / "answer-a1.md")]
+    assert asked == [str(documents / "when-does-the-reading-room-open.md")]  # named after the question
     qtbot.waitUntil(lambda: (exports / "hours.md").exists(), timeout=30_000)
     window.choose_export()
-    assert asked[-1] == str(exports / "answer-a1.md")  # where the last export went
+    assert asked[-1] == str(exports / "when-does-the-reading-room-open.md")  # where the last export went
     window.close()
 
     again = open_window(qtbot, service)  # remembered at the next start
     again.answer_view.answer = answer
     again.choose_export(whole_thread=True)
-    assert asked[-1] == str(exports / f"thread-{answer.thread_id}.md")
+    assert asked[-1] == str(exports / "thread-when-does-the-reading-room-open.md")
     (exports / "hours.md").unlink()
     exports.rmdir()  # the folder was since removed: the documents folder again
     again.choose_export()
-    assert asked[-1] == str(documents / "answer-a1.md")
+    assert asked[-1] == str(documents / "when-does-the-reading-room-open.md")
     again.close()
 
 

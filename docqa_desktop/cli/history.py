@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..service import EXPORT_FORMATS, Service, shown_text
+from ..service import EXPORT_FORMATS, Service, export_file_name, shown_text
 from .common import local_path, one_line, zero_or_more
 
 SHOWN = 20  # answers `docqa history` lists unless --limit says otherwise
@@ -20,7 +20,8 @@ def add_parsers(sub, common) -> None:
     p = sub.add_parser("export", parents=[common], help="write an answer with its citations to a file")
     p.add_argument("id", help="answer id (see docqa history)")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="md")
-    p.add_argument("-o", "--output", type=local_path, help="file to write (default: answer-ID.FORMAT)")
+    p.add_argument("-o", "--output", type=local_path,
+                   help="file to write (default: named after the question, e.g. when-does-the-last-ferry-leave.md)")
     p.add_argument("--thread", action="store_true", help="the whole thread the answer belongs to, in order")
     p.set_defaults(run=export)
 
@@ -46,10 +47,10 @@ def history(service: Service, args) -> int:
 
 def export(service: Service, args) -> int:
     answer = service.answers.answer(args.id)
+    output = args.output or local_path(export_file_name(answer, args.format, args.thread))
     if args.thread:
-        output = service.answers.export_thread(answer.id, args.format,
-                                               args.output or local_path(f"thread-{answer.thread_id}.{args.format}"))
+        output = service.answers.export_thread(answer.id, args.format, output)
     else:
-        output = service.answers.export(answer, args.format, args.output or local_path(f"answer-{answer.id}.{args.format}"))
+        output = service.answers.export(answer, args.format, output)
     print(output)
     return 0

@@ -204,7 +204,14 @@ class Answers:
     # -- export -------------------------------------------------------------------------------------
 
     def export(self, answer: Answer, fmt: str, out: str | os.PathLike) -> Path:
-        """Write an answer with its citations to a file, as one of EXPORT_FORMATS; returns the file."""
+        """Write an answer with its citations to a file, as one of EXPORT_FORMATS; returns the file. A follow-up
+        ("And in 2012?") is written with the questions it follows, up to itself: alone it would not say what it
+        asks."""
+        if answer.thread and answer.thread != answer.id:
+            thread = self.thread(answer.id)
+            upto = next((i for i, a in enumerate(thread) if a.id == answer.id), None)
+            if upto:
+                return export_answer(thread[:upto + 1], fmt, Path(out))
         return export_answer(answer, fmt, Path(out))
 
     def export_thread(self, answer_id: str, fmt: str, out: str | os.PathLike) -> Path:

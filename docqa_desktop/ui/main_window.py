@@ -23,7 +23,7 @@ from .. import settings as settings_file
 from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
 from ..progress import Progress, describe
-from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, shown_text
+from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, export_file_name, shown_text
 from .about_dialog import AboutDialog
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
@@ -465,7 +465,7 @@ class MainWindow(QMainWindow):
             self.status_text.setText("Ask a question first: there is no answer to export")
             return
         filters = ";;".join(f"{fmt.upper()} (*.{fmt})" for fmt in EXPORT_FORMATS)
-        name = f"thread-{answer.thread_id}.md" if whole_thread else f"answer-{answer.id}.md"
+        name = export_file_name(answer, "md", whole_thread)
         # in the folder last exported to, else the documents folder: not the folder the app was started from
         start = os.path.join(self.window_state.export_folder(), name)
         path, chosen = QFileDialog.getSaveFileName(self, "Export thread" if whole_thread else "Export answer",
