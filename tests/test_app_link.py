@@ -86,6 +86,8 @@ def test_the_app_shows_a_command_as_typed_without_the_library_it_already_is():
     assert shown_command(["ask", "What was the revenue in 2023?", "--home", "/data/lib", "--json"]) == \
         "docqa ask 'What was the revenue in 2023?' --json"
     assert shown_command(["--home=/data/lib", "status"]) == "docqa status"
+    assert shown_command(["ask", "What's Best Buy's revenue?"]) == 'docqa ask "What\'s Best Buy\'s revenue?"'
+    assert shown_command(["ask", 'The "net" revenue, it\'s?']) == "docqa ask 'The \"net\" revenue, it'\"'\"'s?'"
     assert shown_command(["search", ""]) == "docqa search ''"
 
 

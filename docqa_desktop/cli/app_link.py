@@ -300,5 +300,15 @@ def shown_command(argv: list[str]) -> str:
         if arg == "--home":
             skip = True
             continue
-        words.append(shlex.quote(arg) if not arg or any(c.isspace() for c in arg) else arg)
+        words.append(_typed(arg))
     return " ".join(words)
+
+
+def _typed(arg: str) -> str:
+    """An argument as a person types it: bare, 'in single quotes', or "in double quotes" when it holds an
+    apostrophe ("What's the revenue?", not shlex's 'What'"'"'s the revenue?')."""
+    if arg and not any(c.isspace() or c in "'\"\\$`" for c in arg):
+        return arg
+    if "'" in arg and not any(c in arg for c in '"\\$`'):
+        return f'"{arg}"'
+    return shlex.quote(arg)
