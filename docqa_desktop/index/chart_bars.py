@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..domain import BBox
 from .chart_axes import Frame, Scale, axis_scale
-from .chart_marks import Colour, Mark, Piece, enclosing
+from .chart_marks import Colour, Mark, Piece, Reading, enclosing
 
 TOUCH = 1.5  # points between two bars of a stack
 SAME_LEVEL = 0.3  # bars whose centres across differ by less than this share of their thickness share a slot
@@ -50,7 +50,7 @@ class StackTotal:
 
 
 @dataclass
-class BarReading:
+class BarReading(Reading):
     frame: Frame
     values: list[tuple[str, Colour, float, str, bool, BBox, BBox | None]]  # category, colour, number, text, axis
     categories: list[str]
@@ -59,11 +59,6 @@ class BarReading:
     category_pieces: list[Piece]  # the labels naming its categories
     stacked: bool  # some bars stand on others
     totals: list[StackTotal] = field(default_factory=list)  # figures printed past stacks: each stack's total
-
-    @property
-    def used(self) -> list[Piece]:
-        """Every piece read as a category, a value or a tick."""
-        return self.category_pieces + self.values_and_ticks
 
     @property
     def kind(self) -> str:

@@ -59,6 +59,20 @@ class Piece:
         return self.number is None or (text.isdigit() and len(text) == 4)
 
 
+class Reading:
+    """What every chart reading (bars, points, wedges) gives the chart it becomes: its `values`, `categories`,
+    `box`, `kind`, the pieces naming its categories and those it read as values or ticks; `totals`, the stack
+    totals only bars print."""
+    category_pieces: list[Piece]
+    values_and_ticks: list[Piece]  # the pieces no other chart may read
+    totals = ()
+
+    @property
+    def used(self) -> list[Piece]:
+        """Every piece read as a category, a value or a tick."""
+        return self.category_pieces + self.values_and_ticks
+
+
 @dataclass(frozen=True)
 class Drawn:
     marks: list[Mark]

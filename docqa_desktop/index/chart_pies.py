@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..domain import BBox
 from . import chart_labels
-from .chart_marks import Colour, Mark, Piece, enclosing, linked
+from .chart_marks import Colour, Mark, Piece, Reading, enclosing, linked
 from .tables import parse_number
 
 PIE_TOUCH = 3.0  # points between the boxes of two wedges of one pie
@@ -22,18 +22,13 @@ ONE_SERIES = (-1.0, -1.0, -1.0)  # the colour every value shares (no mark has it
 
 
 @dataclass
-class PieReading:
+class PieReading(Reading):
     values: list[tuple[str, Colour, float, str, bool, BBox, BBox | None]]  # category, ONE_SERIES, number, text, axis
     categories: list[str]
     box: BBox
     values_and_ticks: list[Piece]
     category_pieces: list[Piece]
     kind = "pie chart"
-    totals = ()  # wedges stack nothing (BarReading.totals)
-
-    @property
-    def used(self) -> list[Piece]:
-        return self.category_pieces + self.values_and_ticks
 
 
 def pies(wedges: list[Mark]) -> list[list[Mark]]:

@@ -11,7 +11,7 @@ from ..domain import BBox
 from .chart_axes import Frame, axis_scale
 from .chart_bars import axis_text
 from .chart_labels import srgb
-from .chart_marks import Colour, Line, Mark, Piece, enclosing, linked
+from .chart_marks import Colour, Line, Mark, Piece, Reading, enclosing, linked
 
 NEAR = 22.0  # points between a point and its printed value
 GROUP = 40.0  # points between the boxes of two series of one chart
@@ -32,7 +32,7 @@ class Point:
 
 
 @dataclass
-class PointReading:
+class PointReading(Reading):
     frame: Frame
     values: list[tuple[str, Colour, float, str, bool, BBox, BBox | None]]
     categories: list[str]
@@ -40,11 +40,6 @@ class PointReading:
     values_and_ticks: list[Piece]  # the pieces no other chart may read
     category_pieces: list[Piece]  # the labels naming its categories
     lined: bool  # the points are joined by lines (a line chart), not dots alone
-    totals = ()  # points stack nothing: no stack totals (BarReading.totals)
-
-    @property
-    def used(self) -> list[Piece]:
-        return self.category_pieces + self.values_and_ticks
 
     @property
     def kind(self) -> str:

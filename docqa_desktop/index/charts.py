@@ -18,7 +18,7 @@ from ..domain import BBox, TableCell, TableOnPage
 from . import chart_labels
 from .chart_bars import BarReading, orientation, panels, read_bars
 from .chart_labels import SWATCH, SWATCH_GAP
-from .chart_marks import Drawn, Mark, Piece, drawn_on, enclosing, linked
+from .chart_marks import Drawn, Mark, Piece, Reading, drawn_on, enclosing, linked
 from .chart_pies import pies, read_pie
 from .chart_points import point_groups, read_points
 
@@ -174,8 +174,9 @@ def _panel_header(reading: BarReading, drawn: Drawn) -> list[Piece]:
     return [p for p in sorted(over, key=lambda p: p.box[0]) if p.box[3] > lowest - 2]
 
 
-def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_name_series: bool = False) -> Chart:
-    """The chart of one panel, or of panels that are its series; parts: (panel, its header)."""
+def _bar_chart(parts: list[tuple[Reading, list[Piece]]], drawn: Drawn, heads_name_series: bool = False) -> Chart:
+    """The chart of one panel (bars, points or a pie), or of panels that are its series; parts: (panel, its
+    header)."""
     used = [p for r, head in parts for p in r.used + head]
     box = enclosing([r.box for r, _ in parts] + [p.box for p in used])
     taken = {id(p) for p in used}
@@ -204,7 +205,7 @@ def _bar_chart(parts: list[tuple[BarReading, list[Piece]]], drawn: Drawn, heads_
     return Chart(kind, box, title, subtitle, notes, unit, series, categories, values)
 
 
-def _series_entries(reading: BarReading, drawn: Drawn, box: BBox, taken: set[int]) -> dict:
+def _series_entries(reading: Reading, drawn: Drawn, box: BBox, taken: set[int]) -> dict:
     """{colour: the piece naming it}: legend swatches, then words in the series' colour, then headers over a
     colour's first bar (bars across)."""
     colours = {colour for _, colour, *_ in reading.values}
@@ -220,7 +221,7 @@ def _series_entries(reading: BarReading, drawn: Drawn, box: BBox, taken: set[int
     return names
 
 
-def _totals_named(reading: BarReading, series: dict, heads: list[Piece]) -> list:
+def _totals_named(reading: Reading, series: dict, heads: list[Piece]) -> list:
     """(total, its series) for each stack total: the header over the totals ("Net"); stacks on both sides of a
     zero line name theirs by their bars' series ("Not too/Not at all (net)"); else "Total"."""
     sides = {t.colours for t in reading.totals}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...answers import PageRef
 from ...domain import TableCell, TableOnPage
@@ -211,8 +212,10 @@ def written_labels(question: Question, table: TableOnPage, cell: TableCell) -> t
     return written, any(f" {part} " in asked for part in others)
 
 
-def _parts(path: str) -> set[str]:
-    return {spaced for part in _LABEL_PARTS.split(path) if (spaced := _spaced(part))}
+@lru_cache(maxsize=4096)
+def _parts(path: str) -> frozenset[str]:
+    """A label path's levels, spaced: a table's paths recur in every candidate cell's comparison."""
+    return frozenset(spaced for part in _LABEL_PARTS.split(path) if (spaced := _spaced(part)))
 
 
 def _spaced(text: str) -> str:
