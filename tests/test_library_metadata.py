@@ -16,6 +16,7 @@ import pytest
 
 from conftest import FAST_INDEX, corpus_pdf, make_settings
 from docqa_desktop.domain import DocumentInfo
+from docqa_desktop.index.describe import INFO_VERSION
 from docqa_desktop.pdf.metadata import document_kind, document_info, person_names, usable_title
 from docqa_desktop.service import Service
 
@@ -59,9 +60,61 @@ def test_junk_metadata_gives_way_to_the_first_page(tmp_path):
 
 
 @pytest.mark.parametrize("junk", ["", "untitled", "Microsoft PowerPoint - deck.pptx", "report_final.docx",
-                                  "0000764478-23-000006", "tidal-study", "Help Guide", "User's Manual"])
+                                  "0000764478-23-000006", "tidal-study", "Help Guide", "User's Manual",
+                                  "905_Precinct_NoOU", "Final_report v2", "S2MNCE01", "RPTQ", "Statistics 2012-13..psd",
+                                  "Pricing Model 2%_Elec - approved.xlsm"])
 def test_placeholder_titles_are_junk(junk):
     assert usable_title(junk, "tidal-study.pdf") == ""
+
+
+@pytest.mark.parametrize("title", ["Tidal Energy in the North Sea", "COVID-19 and the Tides", "Hamlet"])
+def test_titles_are_not_taken_for_codes(title):
+    assert usable_title(title, "tidal-study.pdf") == title
+
+
+def test_a_file_like_metadata_title_gives_way_to_the_largest_type(tmp_path):
+    """The issue's "905_Precinct_NoOU": a name as a spreadsheet's export gave it, over a page headed in large type."""
+    pdf = make_pdf(tmp_path / "results.pdf", {"title": "905_Precinct_NoOU"}, title="Precinct 905 Election Results")
+    assert document_info(str(pdf)).title == "Precinct 905 Election Results"
+
+
+PAPER_BODY = ("Abstract. This paper gives an overview of the ways machine learning has been used to make art, "
+              "music and text, and of how creativity can be measured. ") * 4
+
+
+@pytest.mark.parametrize("metadata_title, printed, expected", [
+    # a draft's title left in the file, related to the heading but printed nowhere on the page: the heading
+    ("Art in Machine Learning", (), "Creativity in Machine Learning"),
+    # printed on the page (a running header) though smaller than the heading: the metadata title stands
+    ("Art in Machine Learning", ("Art in Machine Learning",), "Art in Machine Learning"),
+    # the heading is the metadata title shortened ("- Wikipedia" left off): the metadata title stands
+    ("Creativity in Machine Learning - arXiv", (), "Creativity in Machine Learning - arXiv"),
+    # shares no word with the heading (a product's name over a page headed by model numbers): it stands
+    ("Generative Systems Survey", (), "Generative Systems Survey"),
+])
+def test_a_metadata_title_the_page_contradicts_gives_way_to_its_heading(tmp_path, metadata_title, printed,
+                                                                      expected):
+    pdf = tmp_path / "paper.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        for line in printed:
+            page.insert_text((72, 40), line, fontsize=8)
+        page.insert_text((72, 100), "Creativity in Machine Learning", fontsize=24)
+        page.insert_text((72, 130), "Martin Thoma", fontsize=12)
+        page.insert_textbox(pymupdf.Rect(72, 160, 523, 800), PAPER_BODY, fontsize=10)
+        doc.set_metadata({"title": metadata_title})
+        doc.save(pdf)
+    info = document_info(str(pdf))
+    assert info.title == expected
+    assert info.authors == ("Martin Thoma" if expected == "Creativity in Machine Learning" else "")
+
+
+def test_a_metadata_title_printed_under_a_larger_caption_stands(tmp_path):
+    """A statistical abstract's table: "Arrests by Sex and Age" in the metadata, printed inside the larger
+    caption "Table 324. Arrests by Sex and Age: 2009"."""
+    pdf = make_pdf(tmp_path / "12s0324.pdf", {"title": "Arrests by Sex and Age"},
+                   title="Table 324. Arrests by Sex and Age: 2009")
+    assert document_info(str(pdf)).title == "Arrests by Sex and Age"
 
 
 def test_a_document_kind_is_no_title_but_a_product_name_with_it_is():
@@ -118,6 +171,22 @@ def test_a_generic_metadata_title_gives_way_to_the_covers_largest_line(tmp_path)
         doc.set_metadata({"title": "Help Guide", "creationDate": "D:20220202073631Z"})
         doc.save(pdf)
     assert document_info(str(pdf)) == DocumentInfo("Aurora AX-300S Wireless Speaker", "", 2020)
+
+
+def test_a_paragraph_in_large_type_is_no_title_and_a_span_of_years_no_date(tmp_path):
+    """A page cut from a report's middle: a pull quote set large over a figure's caption, a little smaller; the
+    caption covers a century and dates nothing (the PDF was made in 2013)."""
+    pdf = tmp_path / "us-028.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_textbox(pymupdf.Rect(40, 40, 572, 140), "Incidents also occurred throughout the calendar "
+                            "year. Figure 2 shows that although there was a decrease in the frequency, incidents "
+                            "happened even during the summer months.", fontsize=16)
+        page.insert_text((40, 180), "Student Enrollment and Assaults Reported, 1909-2009", fontsize=13)
+        page.insert_textbox(pymupdf.Rect(40, 220, 572, 700), BODY, fontsize=10)
+        doc.set_metadata({"creationDate": "D:20130301000000Z"})
+        doc.save(pdf)
+    assert document_info(str(pdf)) == DocumentInfo("Student Enrollment and Assaults Reported, 1909-2009", "", 2013)
 
 
 def test_a_papers_revision_history_is_not_its_date(tmp_path):
@@ -260,6 +329,14 @@ def test_indexing_keeps_the_info_and_an_older_database_gets_it_at_the_next_run(t
         report = service.library.index([str(folder)])
         assert report.unchanged == 3 and report.added == 0  # nothing parsed again ...
         assert _infos(service) == infos  # ... and every document described
+
+    # titles found by older heuristics (INFO_VERSION before): found again at the next run, nothing parsed again
+    with duckdb.connect(str(database)) as con:
+        con.execute("UPDATE document_info SET title = '905_Precinct_NoOU', version = ?", [INFO_VERSION - 1])
+    with Service(make_settings(home, **FAST_INDEX)) as service:
+        report = service.library.index([str(folder)])
+        assert report.unchanged == 3 and report.added == 0
+        assert _infos(service) == infos
 
 
 @pytest.mark.slow  # an index run and two CLI processes

@@ -17,7 +17,7 @@ from ..store.database import Database
 
 log = logging.getLogger(__name__)
 
-INFO_VERSION = 2  # bump when pdf/metadata.py finds differently: every document is described again
+INFO_VERSION = 3  # bump when pdf/metadata.py finds differently: every document is described again
 COMMIT_EVERY = 50
 
 

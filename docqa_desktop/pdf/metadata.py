@@ -1,7 +1,9 @@
 """A document's title, authors and year, as a library lists them.
 
 The PDF's own metadata first, where it is usable: a title of "Microsoft Word - report.docx", "untitled", the
-file name or an id number is not, nor an author field holding a user name ("whitest", "WIN7") or a converter's
+file name, a name like a file's ("905_Precinct_NoOU") or a code ("S2MNCE01") is not; nor is one that page 1 does not
+print while its largest type gives a related title instead (a draft's "Art in Machine Learning" on a paper headed
+"Creativity in Machine Learning"). Nor is an author field holding a user name ("whitest", "WIN7") or a converter's
 name. Where it is not, page 1 (pdf/first_page.py): the registrant of an SEC filing, the quoted title of a
 "recommended citation", or the largest type on the page -- unless that is only the kind of document ("Help
 Guide", "User Manual"), which gives way to the product named beside it; the names printed under that title (or
@@ -14,6 +16,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import unicodedata
 from typing import Callable
 
 from ..domain import DocumentInfo, Word
@@ -25,7 +28,8 @@ from .first_page import Line, body_size, ocr_lines, text_layer_lines
 PLACEHOLDER_TITLES = {"untitled", "untitled document", "title", "document", "no title", "presentation",
                       "powerpoint presentation", "slide 1", "new document", "pdf", "print", "anonymous"}
 APPLICATION_PREFIX = re.compile(r"^(microsoft (word|powerpoint|excel)|word|powerpoint)\s*-\s*", re.I)
-FILE_NAME = re.compile(r"\.(docx?|pptx?|xlsx?|pdf|indd|qxd|rtf|odt|tex|dvi|ps|txt|html?)$", re.I)
+FILE_NAME = re.compile(r"\.(docx?|docm|pptx?|xlsx?|xlsm|xlsb|csv|pdf|indd|qxd|psd|ai|eps|pub|vsdx?|rtf|odt|ods|odp|"
+                       r"tex|dvi|ps|txt|md|html?|mht|xps|jpe?g|png|tiff?)$", re.I)
 TITLE_SIZE = 1.15  # a title is set at least this much larger than the body text
 SAME_SIZE = 0.85  # lines of a title block are within this share of its largest
 MAX_TITLE_LINES = 4
@@ -45,13 +49,16 @@ KIND_WORDS = KIND_NOUNS | {"help", "user", "users", "user's", "owner", "owners",
 KIND_GAP = 2.0  # the product's name sits within this many header heights of a "Help Guide" header
 TITLE_LINE_WORDS = 12  # a line of a title is short; a longer one is a sentence
 NOT_A_PRODUCT = {"contents", "table of contents", "introduction", "preface", "overview", "getting started"}
+HEADING_WORDS = 30  # a block of more words in large type is a paragraph, not a title
+FUNCTION_WORDS = {"with", "from", "that", "this", "these", "their", "into", "onto", "over", "under", "about",
+                  "between", "through", "when", "what", "which", "where", "your", "there"}
 
 
 def usable_title(title: str, file_name: str) -> str:
     """The metadata title, or "" when it is a placeholder, an application's label, a file name or an id."""
     title = " ".join(title.split())
     stem = os.path.splitext(file_name)[0]
-    if (not title or APPLICATION_PREFIX.match(title) or FILE_NAME.search(title)
+    if (not title or APPLICATION_PREFIX.match(title) or FILE_NAME.search(title) or _code_like(title)
             or title.lower() in PLACEHOLDER_TITLES or _squash(title) == _squash(stem) or document_kind(title)):
         return ""
     letters = sum(ch.isalpha() for ch in title)
@@ -60,8 +67,44 @@ def usable_title(title: str, file_name: str) -> str:
     return title
 
 
+def _code_like(title: str) -> bool:
+    """A name as files and records are named, not as documents are titled: words joined by underscores
+    ("905_Precinct_NoOU", "Final_report v2"), or one word with digits in it or in capitals only ("S2MNCE01",
+    "RPTQ"). A title's words are separated by spaces."""
+    if "_" in title and title.count("_") >= title.count(" "):
+        return True
+    return " " not in title and (any(ch.isdigit() for ch in title) or title.isupper())
+
+
 def _squash(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text).lower()
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text)).lower()
+
+
+def choose_title(metadata_title: str, lines: list[Line], page_text: str, file_name: str) -> str:
+    """The metadata title where it is usable and not contradicted by page 1, else page 1's title."""
+    heading = title_on_page(lines)
+    title = usable_title(metadata_title, file_name)
+    if title and heading and _retitled(title, heading, page_text):
+        return heading
+    return title or heading
+
+
+def _retitled(title: str, heading: str, page_text: str) -> bool:
+    """Whether page 1 names the document otherwise than its metadata: the metadata title is not printed on the
+    page, its heading is a title (not a sentence, nor the metadata title shortened: "List of French monarchs" for
+    "… - Wikipedia") and the two share a word ("Art in Machine Learning" for "Creativity in Machine Learning": a
+    draft's title left in the file). Sharing none, the two may name different things (a manual's "4K UHD Display
+    User Manual" over a page headed by its model numbers): the metadata stays."""
+    if _squash(title) in _squash(page_text) or _squash(heading) in _squash(title):
+        return False
+    if len(heading.split()) < 2 or heading.rstrip().endswith((".", ";", ":")) or document_kind(heading):
+        return False
+    return bool(_content_words(title) & _content_words(heading))
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())
+            if len(w) > 3 and not w.isdigit() and w not in FUNCTION_WORDS}
 
 
 def title_on_page(lines: list[Line]) -> str:
@@ -95,7 +138,7 @@ def _largest_type(lines: list[Line]) -> str:
     candidates = [i for i, line in enumerate(lines) if line.size >= TITLE_SIZE * body and _wordy(line.text)]
     blocks = [_block(lines, i) for i in sorted(candidates, key=lambda i: (-lines[i].size, i))]
     texts = [_block_text(lines, block) for block in blocks]
-    ranked = [n for n, text in enumerate(texts) if len(text.split()) > 1] + [
+    ranked = [n for n, text in enumerate(texts) if len(text.split()) > 1 and not _sentence(text)] + [
         n for n, text in enumerate(texts) if len(text.split()) <= 1]
     for n in ranked:
         if not document_kind(texts[n]):
@@ -103,6 +146,12 @@ def _largest_type(lines: list[Line]) -> str:
         if named := _named_beside(lines, blocks[n]):
             return named
     return ""
+
+
+def _sentence(text: str) -> bool:
+    """A paragraph or a sentence set large (a pull quote, a page cut from a report's middle), not a title."""
+    words = len(text.split())
+    return words > HEADING_WORDS or (words > TITLE_LINE_WORDS and text.rstrip().endswith("."))
 
 
 def _block_text(lines: list[Line], block: list[int]) -> str:
@@ -280,7 +329,8 @@ DATES = [re.compile(p, re.I) for p in (
 ARXIV_ID = re.compile(r"\barXiv:(\d\d)(\d\d)\.\d{4,5}")
 ARXIV_FILE = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}(v\d+)?$")
 COPYRIGHT = re.compile(rf"(©|\(c\)|c\u20dd|copyright)\s*(©\s*)?{YEAR}\b", re.I)  # c⃝: LaTeX's drawn ©
-YEAR_IN_TITLE = re.compile(rf"(?<![\d.-]){YEAR}(?![\d.])")
+# a year in a title, but not the start of a span of years ("Assaults Reported, 1909-2009"): what it covers, not when
+YEAR_IN_TITLE = re.compile(rf"(?<![\d.-]){YEAR}(?![\d.])(?!\s*[-–]\s*(?:1[89]|20)\d\d)")
 DATELINE_WORDS = 12  # a dateline is short ("FOR RELEASE MAY 3, 2018"); a date in a sentence is about something else
 DATELINE_TOP, DATELINE_BOTTOM = 0.3, 0.85  # and sits in the top or bottom margin of the page
 # "11/3/2024, 2:05 PM" at a page's top or foot: the moment a browser printed the page, not the page's date
@@ -382,7 +432,7 @@ def _plausible(year: int) -> int | None:
 
 def describe(metadata: dict, lines: list[Line], page_text: str, page_height: float, file_name: str,
              later_pages: Callable[[], list[str]] = list) -> DocumentInfo:
-    title = usable_title(metadata.get("title") or "", file_name) or title_on_page(lines)
+    title = choose_title(metadata.get("title") or "", lines, page_text, file_name)
     authors = authors_on_page(lines, title) if title else ""
     authors = authors or usable_authors(metadata.get("author") or "")
     year = year_of(lines, page_text, page_height, title, file_name, metadata.get("creationDate") or "", later_pages)
