@@ -1,6 +1,7 @@
 """Plain data shared by every layer. Nothing here knows about Qt, DuckDB or models."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -121,6 +122,52 @@ class FileEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentFilter:
+    """Which documents a search covers by what the library lists them by: an author's name (any part of the
+    authors, case ignored), years from–to (either end open), a folder (documents under it). Empty: every one."""
+    author: str = ""
+    years: tuple[int | None, int | None] = (None, None)
+    folder: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.author.strip() or self.folder.strip() or self.years != (None, None))
+
+    def admits(self, entry: FileEntry) -> bool:
+        first, last = self.years
+        year = entry.info.year
+        if (first, last) != (None, None) and year is None:
+            return False  # a year asked for: a document of no known year is not of it
+        folder = os.path.normpath(os.path.expanduser(self.folder.strip())) if self.folder.strip() else ""
+        return (self.author.strip().lower() in entry.info.authors.lower()
+                and (first is None or year >= first) and (last is None or year <= last)
+                and (not folder or entry.path.startswith(folder.rstrip(os.sep) + os.sep)))
+
+    def described(self) -> str:
+        """'author “lee”, 2015–2020, under /papers' for messages."""
+        first, last = self.years
+        years = "" if (first, last) == (None, None) else (
+            str(first) if first == last else f"{first or ''}–{last or ''}")
+        return ", ".join(part for part in (self.author.strip() and f"author “{self.author.strip()}”", years,
+                                           self.folder.strip() and f"under {self.folder.strip()}") if part)
+
+
+def parse_years(text: str) -> tuple[int | None, int | None]:
+    """'2019' → (2019, 2019); '2015-2020', '2015–', '-2020' → open ranges; '' → (None, None). ValueError when
+    it is none of these."""
+    text = text.strip().replace("–", "-").replace("—", "-")
+    if not text:
+        return (None, None)
+    first, dash, last = (part.strip() for part in text.partition("-"))
+    try:
+        years = (int(first) if first else None, int(last) if last else None) if dash else (int(first), int(first))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a year or a range of years (2019, 2015-2020, 2015-, -2020)") from None
+    if years[0] is not None and years[1] is not None and years[0] > years[1]:
+        raise ValueError(f"{text!r}: the first year comes after the last")
+    return years
+
+
+@dataclass(frozen=True, slots=True)
 class StageStatus:
     """How far one indexing stage has got over the live library (`docqa status`, the app's library panel)."""
     stage: str  # an index stage's name (index/stages), or a method's prepared work ("summaries")
@@ -156,6 +203,7 @@ class SearchHit:
     score: float
     snippet: str
     region: tuple[float, float, float, float] | None = None  # best-matching area (fractions of the page), visual hits
+    matched: frozenset[str] = frozenset()  # the snippet's words that match the query's (lower case), shown in bold
 
     def as_json(self) -> dict:
         found = {"doc": self.doc, "path": self.path, "page": self.page,

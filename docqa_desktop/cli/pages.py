@@ -1,9 +1,11 @@
 """`docqa search | render`: finding pages and drawing one."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 
+from ..domain import DocumentFilter, parse_years
 from ..service import SEARCH_MODES, Service
 from .common import add_doc_option, local_path, positive
 
@@ -16,6 +18,10 @@ def add_parsers(sub, common) -> None:
     p.add_argument("--mode", choices=SEARCH_MODES, default=None,
                    help="text (BM25 + dense; or bm25, dense alone), visual (page images), hybrid (both), "
                         "auto: hybrid once page images are embedded (the default, setting search.mode)")
+    p.add_argument("--author", default="", help="only documents whose authors include this (any part, case ignored)")
+    p.add_argument("--year", type=years, default=(None, None),
+                   help="only documents of this year or range: 2019, 2015-2020, 2015-, -2020")
+    p.add_argument("--folder", type=local_path, help="only documents under this folder")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=search)
 
@@ -28,7 +34,8 @@ def add_parsers(sub, common) -> None:
 
 
 def search(service: Service, args) -> int:
-    hits = service.pages.search(args.query, args.doc, args.k, args.mode)
+    where = DocumentFilter(args.author, args.year, args.folder or "")
+    hits = service.pages.search(args.query, args.doc, args.k, args.mode, where)
     if args.json:
         print(json.dumps([h.as_json() for h in hits], indent=2, ensure_ascii=False))
         return 0
@@ -38,6 +45,13 @@ def search(service: Service, args) -> int:
         where = _region_text(h.region) if h.region else ""
         print(f"{rank:2}. {h.doc}  p.{h.page}  ({h.score:.4f}){where}\n    {h.snippet}")
     return 0
+
+
+def years(text: str) -> tuple[int | None, int | None]:
+    try:
+        return parse_years(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _region_text(region) -> str:

@@ -11,7 +11,7 @@ from ..store import catalog, content
 from ..store.database import Database
 from . import bm25, dense, page_refs
 from .fusion import PageKey, convex_fusion, min_max, ranked, reciprocal_rank_fusion, with_neighbours
-from .snippets import best_window
+from .snippets import best_window, matched_words
 
 
 class Mode(str, Enum):
@@ -77,6 +77,7 @@ class TextRetriever:
         for (doc_id, page), score in ranked_pages:
             path = paths.get(doc_id, "")
             text = texts.get((doc_id, page), "")
-            hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, best_window(text, query),
-                                  (regions or {}).get((doc_id, page))))
+            snippet = best_window(text, query)
+            hits.append(SearchHit(doc_id, os.path.basename(path), path, page, score, snippet,
+                                  (regions or {}).get((doc_id, page)), matched_words(snippet, query)))
         return hits

@@ -7,12 +7,13 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from ..domain import SearchHit
+from ..domain import BBox, DocumentFilter, SearchHit
 from ..errors import InvalidRequest, UnknownDocument
 from ..pdf.find import PageMatches, find_in_words, might_contain, wanted_text
 from ..pdf.render import RenderedPage, ThumbnailCache, render
 from ..progress import Progress, ProgressFn
 from ..retrieval.page_retriever import PageRetriever, SearchMode
+from ..retrieval.snippets import matching_words
 from ..store import catalog, content
 from .resources import Resources
 
@@ -88,13 +89,32 @@ class Pages:
         return sha, existing[0]
 
     def search(self, query: str, docs: list[str] | None = None, k: int | None = None,
-               mode: SearchMode | str | None = None) -> list[SearchHit]:
-        """Pages for a query; `mode` defaults to the search.mode setting (auto: hybrid once pages have
-        visual embeddings, else text). An empty query is refused: it would rank pages at random."""
+               mode: SearchMode | str | None = None, where: DocumentFilter | None = None) -> list[SearchHit]:
+        """Pages for a query among `docs` (names or paths; None: the library) and the documents `where` admits;
+        `mode` defaults to the search.mode setting (auto: hybrid once pages have visual embeddings, else text).
+        An empty query is refused: it would rank pages at random."""
         if not query.strip():
             raise InvalidRequest("the search query is empty")
         settings = self._resources.settings
-        return self.retriever().search(query, self.resolve_documents(docs), k, mode or settings.search.mode)
+        return self.retriever().search(query, self._scope(docs, where), k, mode or settings.search.mode)
+
+    def _scope(self, docs: list[str] | None, where: DocumentFilter | None) -> list[int] | None:
+        doc_ids = self.resolve_documents(docs)
+        if not where:
+            return doc_ids
+        admitted = {e.doc_id for e in catalog.file_entries(self._resources.db.cursor())
+                    if e.doc_id is not None and where.admits(e)}
+        scoped = sorted(admitted if doc_ids is None else admitted & set(doc_ids))
+        if not scoped:
+            raise UnknownDocument(f"no indexed document {'among those chosen ' if docs else ''}matches "
+                                  f"{where.described()}")
+        return scoped
+
+    def query_words(self, doc: str, page: int, query: str) -> list[BBox]:
+        """The boxes of the words of `page` that the query's words match (as a search hit's snippet shows them),
+        for the viewer to highlight."""
+        words = content.page_words(self._resources.db.cursor(), self._one_document(doc), page)
+        return matching_words(words, query)
 
     def retriever(self) -> PageRetriever:
         """The library's page retriever (cheap: the models behind it load once per process)."""

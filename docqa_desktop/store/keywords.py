@@ -11,6 +11,7 @@ Tables (schema v5): keyword_terms (id, term), keyword_postings (doc_id, page, te
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -32,8 +33,14 @@ _TOKENS = """
 _NOT_STOPWORD = "AND token NOT IN (SELECT word FROM keyword_stopwords)"
 
 
+@functools.cache
+def stopwords() -> frozenset[str]:
+    """The words the keyword index leaves out ("the", "what", "which")."""
+    return frozenset(w for w in STOPWORDS_FILE.read_text().split("\n") if w)
+
+
 def stopwords_sql() -> str:
-    words = [w for w in STOPWORDS_FILE.read_text().split("\n") if w]
+    words = sorted(stopwords())
     return "INSERT INTO keyword_stopwords VALUES " + ", ".join("('" + w.replace("'", "''") + "')" for w in words)
 
 

@@ -1,6 +1,6 @@
 """Watched folders and their documents: title, authors, year, pages, file name and status in sortable columns
 (long text elided, in full on hover), errors on hover; add, remove, re-index; a document's context menu exports its
-tables."""
+tables. The search box over them (library_search.py) shows its results in the list's place."""
 from __future__ import annotations
 
 import os
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from ..domain import FileEntry, FileStatus, StageStatus
 from ..service import is_document
+from .library_search import LibrarySearch
 
 COLUMNS = ("Title", "Authors", "Year", "Pages", "File", "Status")
 TITLE, AUTHORS, YEAR, PAGES, FILE, STATUS = range(len(COLUMNS))
@@ -150,12 +151,17 @@ class LibraryPanel(QWidget):
             buttons.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.search = LibrarySearch()  # its results take the list's place while there is a query
+        self.search.search_requested.connect(lambda *_: self.stack.setCurrentWidget(self.search.results))
+        self.search.cleared.connect(self._show_list)
+        layout.addWidget(self.search)
         self.empty = QLabel(EMPTY_LIBRARY)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.stack = QStackedWidget()  # the hint until there is something to list
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.tree)
+        self.stack.addWidget(self.search.results)
         layout.addWidget(self.stack)
         self.stages = QLabel()  # how far the background passes have got; hidden until there are pages
         self.stages.setWordWrap(True)
@@ -189,6 +195,12 @@ class LibraryPanel(QWidget):
         self.tree.setSortingEnabled(True)
         self._reselect(selected, current)
         self.tree.verticalScrollBar().setValue(scrolled)
+        self.search.titles = {e.path: e.info.title for e in entries if e.info.title}
+        self.search.set_folders(sorted(roots))
+        if self.stack.currentWidget() is not self.search.results:
+            self._show_list()
+
+    def _show_list(self) -> None:
         self.stack.setCurrentWidget(self.tree if self.tree.topLevelItemCount() else self.empty)
 
     def _reselect(self, keys: set[tuple[bool, str]], current: tuple[bool, str] | None) -> None:

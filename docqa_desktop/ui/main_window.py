@@ -2,6 +2,7 @@
 the right; indexing progress in the status bar. Every service call runs as a task off the GUI thread."""
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from .tables_out import TablesOut
 from .tasks import Task, TaskRunner
 from .window_state import WindowState
 
+SEARCH_RESULTS = 20  # pages a library search lists
 COMMAND_STAGES_MS = 2000  # how often the stage lines are read while a command-line command runs in the app
 FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
                   "them well (it stays in the method list). A recommended model (Models…) writes answers "
@@ -77,6 +79,7 @@ class MainWindow(QMainWindow):
         self.ask_task: Task | None = None
         self.prepare_task: Task | None = None
         self.find_task: Task | None = None
+        self.search_task: Task | None = None
         self.thread: list[Answer] = []  # the conversation shown: a question and its follow-ups, oldest first
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
@@ -171,6 +174,9 @@ class MainWindow(QMainWindow):
         self.viewer.tables.export_requested.connect(self.tables_out.choose_export)
         self.library.export_tables_requested.connect(self.tables_out.choose_export)
         self.history.answer_chosen.connect(self.open_answer)
+        self.library.search.search_requested.connect(self.search_library)
+        self.library.search.hit_opened.connect(self.open_hit)
+        self.library.search.widen_requested.connect(self.search_whole_library)
 
     def _menus(self) -> None:
         def action(menu, text, slot, shortcut=None):
@@ -191,6 +197,8 @@ class MainWindow(QMainWindow):
         action(file_menu, "Quit", self.close, "Ctrl+Q")
         edit_menu = self.menuBar().addMenu("&Edit")
         action(edit_menu, "Ask a question", self.focus_question, "Ctrl+L")
+        search = action(edit_menu, "Search the library", self.focus_search, "Ctrl+K")
+        search.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence("Ctrl+Shift+F")])
         action(edit_menu, "Copy answer", self.copy_answer, "Ctrl+Shift+C")
         edit_menu.addAction(self.viewer.find_action)  # the viewer's own (Ctrl+F), listed where readers look for it
         action(edit_menu, "Stop", self.stop_answer, "Esc")
@@ -328,6 +336,51 @@ class MainWindow(QMainWindow):
             self.refresh_library()
 
         self.tasks.start("remove", remove, removed, on_failed=self.show_error)
+
+    # -- searching the library ------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.left_tabs.setCurrentWidget(self.library)
+        self.library.search.focus()
+
+    def search_library(self, query: str, where) -> Task:
+        """The pages of `query` in the selected documents (else the library) that `where` admits: BM25's ranking
+        at once, then the fused one (the search.mode setting, as `docqa search`). A newer query cancels this one;
+        what this one still sends is dropped."""
+        if self.search_task is not None:
+            self.search_task.cancel.set()
+        docs = self.library.selected_documents() or None
+        scope = f"in {len(docs)} selected document{'s' * (len(docs) != 1)}" if docs else ""
+        search = self.library.search
+        quick_first = self.service.settings.search.mode != "bm25"
+
+        def run(progress, cancel):
+            pages = self.service.pages
+            if quick_first:
+                progress(pages.search(query, docs, SEARCH_RESULTS, "bm25", where))
+            return None if cancel.is_set() else pages.search(query, docs, SEARCH_RESULTS, None, where)
+
+        def current(slot):  # a slot that hears only the newest search
+            return lambda value: slot(value) if self.search_task is task else None
+
+        task = self.tasks.start("search", run,
+                                current(lambda hits: hits is not None and search.show_hits(query, hits, scope, True)),
+                                current(lambda hits: search.show_hits(query, hits, scope, False)),
+                                current(lambda message: search.say(html.escape(message, quote=False))))
+        self.search_task = task
+        return task
+
+    def search_whole_library(self) -> None:
+        self.library.tree.clearSelection()
+        self.library.search.search()
+
+    def open_hit(self, hit, query: str) -> None:
+        """A search result's page, the query's words on it highlighted (their boxes read off the GUI thread)."""
+        def words(progress, cancel):
+            return self.service.pages.query_words(hit.path, hit.page, query)
+
+        self.tasks.start("search words", words, lambda boxes: self.viewer.open_page(hit.path, hit.page, marked=boxes),
+                         on_failed=lambda message: self.viewer.open_page(hit.path, hit.page))
 
     # -- asking ---------------------------------------------------------------------------
 

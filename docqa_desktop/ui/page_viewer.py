@@ -90,6 +90,7 @@ class PageViewer(QWidget):
         self.page = 0
         self.page_count = 0
         self.box: BBox | None = None
+        self.marked: tuple[BBox, ...] = ()  # a library search's words on the page shown
         self.shown: tuple[str, int] | None = None  # the page on screen
         self.requested: tuple[str, int, int, int] | None = None  # the newest render asked for: path, page, size
         self.zoom = FIT
@@ -168,9 +169,13 @@ class PageViewer(QWidget):
         button.setMinimumWidth(30)
         return button
 
-    def open_page(self, path: str, page: int, box: BBox | None = None, note: str = "") -> None:
+    def open_page(self, path: str, page: int, box: BBox | None = None, note: str = "",
+                  marked: Sequence[BBox] = ()) -> None:
+        """`page` of `path`, `box` (a citation) highlighted and scrolled to; `marked`: a library search's words,
+        tinted like find's matches, the first scrolled to."""
         other_document = path != self.path
         self.path, self.page, self.box, self.note = path, page, box, note
+        self.marked = tuple(marked)
         self.follow_match = False
         if other_document:
             self.page_count = 0  # until this document's first page is rendered
@@ -254,11 +259,15 @@ class PageViewer(QWidget):
         rendered, current = self.rendered, self.find_bar.current()
         match = current[1] if current and current[0] == self.page else ()
         self.drawn_found = self.find_bar.boxes_on(self.page)
-        pixmap = highlighted(rendered.png, rendered, self.box, self.devicePixelRatioF(), self.drawn_found, match)
+        pixmap = highlighted(rendered.png, rendered, self.box, self.devicePixelRatioF(),
+                             [*self.drawn_found, *self.marked], match)
         self.image.setPixmap(pixmap)
         self.image.resize(pixmap.deviceIndependentSize().toSize())
         self.cited = box_on_screen(self.box, rendered, self.image.width()) if self.box else None
         self.match = boxes_on_screen(match, rendered, self.image.width()) if match else None
+        if self.marked and not match:  # a search's words: the first in view, as a match of find would be
+            self.match = boxes_on_screen(self.marked[:1], rendered, self.image.width())
+            self.follow_match = True
 
     def scroll_to_cited(self) -> None:
         self._scroll_to(self.cited)
