@@ -112,13 +112,14 @@ def test_stages_that_do_not_run_say_off_and_why(panel):
 
 
 def test_a_narrow_panel_keeps_the_status_in_view_and_the_header_menu_brings_back_any_column(panel, qtbot):
-    from docqa_desktop.ui.library_panel import NARROW_HIDES
+    from docqa_desktop.ui.library_panel import TITLE_ROOM
     panel.resize(300, 400)  # a laptop's library panel
     qtbot.waitUntil(lambda: panel.tree.isColumnHidden(AUTHORS) and panel.tree.isColumnHidden(FILE))
     header = panel.tree.header()
     shown = [c for c in range(len(COLUMNS)) if not panel.tree.isColumnHidden(c)]
-    assert shown == [TITLE, YEAR, PAGES, STATUS]
+    assert shown == [TITLE, YEAR, STATUS]
     assert header.sectionViewportPosition(STATUS) + header.sectionSize(STATUS) <= panel.tree.viewport().width()
+    assert header.sectionSize(TITLE) - panel.tree.indentation() >= TITLE_ROOM - 10  # ~22 characters of title
     title = panel.tree.topLevelItem(0).child(0)
     assert "Yunfan Gao" in title.toolTip(TITLE) and "2312.10997v5.pdf" in title.toolTip(TITLE)  # what is hidden
 
@@ -131,5 +132,5 @@ def test_a_narrow_panel_keeps_the_status_in_view_and_the_header_menu_brings_back
     panel.resize(310, 400)
     qtbot.wait(50)
     assert not panel.tree.isColumnHidden(FILE) and panel.tree.isColumnHidden(AUTHORS)
-    panel.resize(max(NARROW_HIDES.values()) + 10, 400)  # wide enough for every column again
+    panel.resize(760, 400)  # wide enough for every column again
     qtbot.waitUntil(lambda: not panel.tree.isColumnHidden(AUTHORS))

@@ -27,9 +27,11 @@ from .library_search import LibrarySearch
 
 COLUMNS = ("Title", "Authors", "Year", "Pages", "File", "Status")
 TITLE, AUTHORS, YEAR, PAGES, FILE, STATUS = range(len(COLUMNS))
-# Columns a narrow panel leaves out (below this many pixels wide) unless the user picked them in the header's menu:
-# at a laptop's 1,366 px the panel is ~300 px, and the status must stay in view without scrolling sideways
-NARROW_HIDES = {AUTHORS: 520, FILE: 420}
+# A narrow panel leaves columns out, unless the user picked them in the header's menu, so that the status stays in
+# view without scrolling sideways and the title keeps TITLE_ROOM: at a laptop's 1,366 px the panel is ~300 px
+WIDTHS = {AUTHORS: 120, YEAR: 48, PAGES: 48, FILE: 120, STATUS: 80}
+TITLE_ROOM = 150  # pixels, about 22 characters: a title shrunk to five is no title
+GIVEN_UP = (AUTHORS, FILE, PAGES, YEAR)  # the columns a narrow panel leaves out, first given up first
 SORT_KEY = Qt.ItemDataRole.UserRole + 1  # what a column sorts by: numbers as numbers, blanks last
 NO_TITLE = "No title in the PDF's metadata or on its first page: listed by its file name"
 STATUS_MARK = {FileStatus.INDEXED: "✓", FileStatus.PENDING: "…", FileStatus.ERROR: "⚠"}
@@ -129,7 +131,7 @@ class LibraryPanel(QWidget):
         header.setSectionsClickable(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((AUTHORS, 120), (YEAR, 48), (PAGES, 48), (FILE, 120), (STATUS, 80)):
+        for column, width in WIDTHS.items():
             header.resizeSection(column, width)
         self.chosen_columns: dict[int, bool] = {}  # shown or hidden by the user, whatever the panel's width
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -266,8 +268,15 @@ class LibraryPanel(QWidget):
         self._fit_columns()
 
     def _fit_columns(self) -> None:
-        for column, min_width in NARROW_HIDES.items():
-            self.tree.setColumnHidden(column, not self.chosen_columns.get(column, self.width() >= min_width))
+        """Show the columns the panel has room for beside TITLE_ROOM of title and the status, the last given up
+        first; a column the user picked stays as picked."""
+        header = self.tree.header()
+        room = self.width() - TITLE_ROOM - self.tree.indentation() - (header.sectionSize(STATUS) or WIDTHS[STATUS])
+        for column in reversed(GIVEN_UP):
+            width = header.sectionSize(column) or WIDTHS[column]  # a hidden column's size reads 0
+            shown = self.chosen_columns.get(column, room >= width)
+            room -= width if shown else 0
+            self.tree.setColumnHidden(column, not shown)
 
     def _column_menu(self, position) -> QMenu:
         """The header's menu: show or hide any column but the title."""
