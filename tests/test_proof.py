@@ -9,17 +9,20 @@ import re
 
 import shutil
 
+import pymupdf
 import pytest
 
 from conftest import SMALL_PAPER, corpus_pdf, make_settings
 from scripted_model import FixedRuntimes
 from docqa_desktop.answers import AnswerStatus, PageRef
+from docqa_desktop.index.tables import tables_on
 from docqa_desktop.llm import Completion, ModelError, ModelInfo, Usage
 from docqa_desktop.llm.jsonout import parse_json
 from docqa_desktop.methods.proof.check import check_proof
 from docqa_desktop.methods.proof.quotes import QUOTE_TOLERANCE, locate
 from docqa_desktop.methods.toolkit.final_answer import FinalAnswer
 from docqa_desktop.service import Service
+from docqa_desktop.settings import TablesGate
 
 # page 6 of the small corpus paper (1912.01214), Table 3's rows and the sentence after it
 BEST_ROW = "MLM+BRLM-SA 44.17 33.20 29.01 28.91 32.53 41.93 34.95"
@@ -161,6 +164,64 @@ def test_a_yes_or_no_cannot_be_proved_by_a_quote_and_is_not_repaired():
 def test_a_quote_holding_the_value_must_be_about_the_question():
     result = checked("How long is the warm-up of the optimizer?", final("2400", "Int", [(2, "batch size to 2400")]))
     assert result.problems == ["the quote from page 2 that holds “2400” shares no word with the question"]
+
+
+# -- a table's value checked against the question's labels -----------------------------------------------------
+
+NICS = [("Alabama", "26,138", "20,211", "17,436"), ("Texas", "21,550", "75,112", "58,930"),
+        ("Utah", "9,804", "8,317", "6,102")]
+HANDGUN = "How many handgun checks were there in Texas in November 2026?"
+
+
+def make_nics_pdf(path):
+    """One page: a ruled table of firearm checks, states × Permit, Handgun, Long gun, under its title."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 80), "NICS Firearm Checks: November 2026", fontsize=16)
+    page.insert_text((72, 100), "Checks by state and type of check.", fontsize=10)
+    xs, top, height = [72, 200, 290, 380, 470], 120, 22
+    grid = [("State", "Permit", "Handgun", "Long gun"), *NICS]
+    for r, row in enumerate(grid):
+        for c, text in enumerate(row):
+            page.insert_text((xs[c] + 4, top + r * height + 15), text, fontsize=10)
+        page.draw_line((xs[0], top + r * height), (xs[-1], top + r * height))
+    page.draw_line((xs[0], top + len(grid) * height), (xs[-1], top + len(grid) * height))
+    for x in xs:
+        page.draw_line((x, top), (x, top + len(grid) * height))
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def nics_page(tmp_path_factory):
+    """The table page's text and its tables as the tables stage reads them."""
+    with pymupdf.open(make_nics_pdf(tmp_path_factory.mktemp("nics") / "nics.pdf")) as doc:
+        return doc[0].get_text(), tables_on(doc[0], None)
+
+
+@pytest.mark.parametrize("question, short, problem", [
+    (HANDGUN, "75,112", None),
+    # the Permit column's figure for a question about handgun checks: on the page, but not what was asked
+    (HANDGUN, "21,550", "21,550 is the 'Permit' column; the question asks about 'Handgun'"),
+    # Utah's handgun figure for Texas, from a quote of the whole table
+    (HANDGUN, "8,317", "8,317 is the 'Utah' row; the question asks about 'Texas'"),
+    ("How many permit checks were there in Texas?", "21,550", None),
+    # the cell's own column named, if not word for word ("permits"), beside another: not contradicted
+    ("How many permits were checked in Texas, apart from handgun checks?", "21,550", None),
+    # two other columns named: the question sets them apart from the one asked for
+    ("How many checks in Texas were neither handgun nor permit checks?", "58,930", None),
+])
+def test_a_table_value_must_be_in_the_row_and_column_the_question_names(nics_page, question, short, problem):
+    text, tables = nics_page
+    assert [c.column_path for c in tables[0].body][:4] == ["State", "State / Permit", "State / Handgun",
+                                                           "State / Long gun"]
+    pages = [PageRef(1, "nics.pdf", "/p/nics.pdf", 1, "1")]
+    rows = " ".join(" ".join(row) for row in NICS)  # the quote holds the value and the question's "Texas"
+    result = check_proof(question, final(short, "Int", [(1, rows)]), pages, lambda ref: text, lambda ref: tables)
+    assert result.problems == ([problem] if problem else [])
+    if problem is None:
+        assert result.summary() == "Checked: the value is in the quote from nics.pdf, page 1"
 
 
 # -- the check after a method, with a scripted model on the real paper ----------------------------------------
@@ -306,3 +367,32 @@ def test_a_repair_that_fails_or_is_stopped_leaves_the_draft_unverified(paper_ser
     answer = paper_service.answers.ask(GAIN, method="m3docrag")
     assert len(model.calls) == 2 and answer.status is AnswerStatus.UNVERIFIED and answer.short_answer == "36.2"
     assert any(note.startswith("proof: no second reply") for note in answer.notes)
+
+
+@pytest.fixture(scope="module")
+def nics_service(tmp_path_factory):
+    """The firearm-checks table indexed once for the module (tables read on the whole page, the layout model and
+    dense embeddings off)."""
+    home = tmp_path_factory.mktemp("nics-home")
+    (home / "nics").mkdir()
+    make_nics_pdf(home / "nics" / "nics.pdf")
+    with Service(make_settings(home / "home", check_proofs=True, layout=False, dense=False,
+                               tables_gate=TablesGate.NONE)) as service:
+        service.library.index([str(home / "nics")])
+        yield service
+
+
+@pytest.mark.slow  # indexes the table page once for the module
+def test_a_model_answer_from_the_wrong_column_is_not_checked(nics_service):
+    """The issue's M3DocRAG answer: the Permit column's 21,550 for handgun checks, quoted from the right page,
+    was "Answered · Checked". Now the repair round is told which column it read, and a second such reply is an
+    unverified draft; the Handgun column's figure is checked."""
+    quote = [(1, "Texas 21,550 75,112 58,930")]
+    wrong = m3docrag_reply("21,550", "Int", proof=quote)
+    answer, model = ask(nics_service, HANDGUN, wrong, wrong)
+    told = "21,550 is the 'Permit' column; the question asks about 'Handgun'"
+    assert len(model.calls) == 2 and told in model.calls[1][-1].text
+    assert answer.status is AnswerStatus.UNVERIFIED and answer.check == f"Not verified: {told}"
+    right, model = ask(nics_service, HANDGUN, m3docrag_reply("75,112", "Int", proof=quote))
+    assert right.status is AnswerStatus.ANSWERED and len(model.calls) == 1
+    assert right.check.startswith("Checked: the value is in the quote from nics.pdf, page 1")

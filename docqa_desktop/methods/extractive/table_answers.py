@@ -204,12 +204,61 @@ def written_labels(question: Question, table: TableOnPage, cell: TableCell) -> t
     """How the question writes the cell's own labels word for word, every word counted — "cooperate more with
     Japan" names a chart's series "More", which content words drop as filler: (the share of the cell's label
     levels written, whether another row's or column's label is written that is none of the cell's own)."""
-    asked = f" {_spaced(question.text)} "
+    asked = _asked(question)
     own = _parts(cell.row_path) | _parts(cell.column_path)
     others = {part for other in table.body for path in (other.row_path, other.column_path)
               for part in _parts(path)} - own
     written = sum(f" {part} " in asked for part in own) / max(1, len(own))
     return written, any(f" {part} " in asked for part in others)
+
+
+@dataclass(frozen=True)
+class LabelConflict:
+    """A cell the question's words place in another row or column: "handgun checks in Texas" read off the Texas
+    row's "Permit" column."""
+    axis: str  # "row" or "column"
+    label: str  # the cell's own label on that axis, as printed ("Permit")
+    asked: str  # the other row's or column's label the question writes instead ("Handgun")
+
+
+def label_conflict(question: Question, table: TableOnPage, cell: TableCell) -> LabelConflict | None:
+    """Where written_labels finds another label written: the one other row (column) whose label the question
+    writes word for word while it says nothing of what sets this cell's row (column) apart from it, neither word
+    for word nor by a stem the quoted reader matches ("revenues" names "Revenue"). None when there is none, or
+    when the question writes two other rows' (columns') labels: it compares them, and the cell may be their
+    difference."""
+    written, other = written_labels(question, table, cell)
+    if not other or written == 1:
+        return None
+    asked, terms = _asked(question), _terms(question, frozenset())
+    for axis in ("row", "column"):
+        path = _path(cell, axis)
+        own = _parts(path)
+        instead = {part: neighbour for neighbour in sorted({_path(c, axis) for c in table.body} - {path})
+                   for part in _parts(neighbour) - own if f" {part} " in asked}
+        if len(instead) != 1:
+            continue
+        (named, neighbour), = instead.items()
+        apart = sorted(own - _parts(neighbour))
+        # the words that set the two apart: "29 2022" of "January 29, 2022" against "January 28, 2023"
+        distinct = WordSet(" ".join(set(" ".join(apart).split()) - set(" ".join(_parts(neighbour)).split())))
+        if apart and distinct.stems and not any(f" {part} " in asked for part in apart) and \
+                not any(_has(distinct, t) for t in terms):
+            return LabelConflict(axis, _printed(path, apart[0]), _printed(neighbour, named))
+    return None
+
+
+def _asked(question: Question) -> str:
+    return f" {_spaced(question.text)} "
+
+
+def _path(cell: TableCell, axis: str) -> str:
+    return cell.row_path if axis == "row" else cell.column_path
+
+
+def _printed(path: str, part: str) -> str:
+    """A level of a label path as printed, for the level `part` spaced as _parts gives it."""
+    return next((level.strip() for level in _LABEL_PARTS.split(path) if _spaced(level) == part), part)
 
 
 @lru_cache(maxsize=4096)

@@ -2,8 +2,10 @@
 the quoted numbers give by the computation it names (evaluated here, never by the model).
 
 What passes: every quote found on its page (quotes.locate); the value stated by a found quote that shares a
-word with the question, or computed from numbers all found in quotes. A yes/no cannot be read off a quote, so
-it never passes: it stays the model's draft beside the passages.
+word with the question, or computed from numbers all found in quotes. A value that the quoted pages' tables
+hold only in cells the question places elsewhere (the Permit column's figure for a question about handgun
+checks: table_answers.label_conflict, the quoted reader's reading of labels) does not pass. A yes/no cannot be
+read off a quote, so it never passes: it stays the model's draft beside the passages.
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...answers import PageRef
+from ...domain import TableOnPage
 from ...numbers import SCALES, find as find_numbers
 from ..toolkit.final_answer import FinalAnswer
 from .arithmetic import ArithmeticRejected, evaluate, operands
 from ..extractive.question import parse_question
+from ..extractive.table_answers import label_conflict
 from .quotes import QuoteMatch, letters, locate, normalised
 
 CONSTANTS = (1.0, 100.0, 1000.0)  # numbers a computation may use without quoting them (ratios, percentages)
@@ -69,9 +73,10 @@ class ProofCheck:
         return f"Checked: the value is in the quote from {where}"
 
 
-def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
-                text_of: Callable[[PageRef], str]) -> ProofCheck:
-    """Whether `final`'s proof holds on the pages (numbered[n - 1] is the prompt's page n)."""
+def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef], text_of: Callable[[PageRef], str],
+                tables_of: Callable[[PageRef], list[TableOnPage]] = lambda ref: []) -> ProofCheck:
+    """Whether `final`'s proof holds on the pages (numbered[n - 1] is the prompt's page n; `tables_of`: a page's
+    tables read as tables)."""
     checked = [_placed(quote, n, numbered, text_of) for n, quote in final.proof if 0 < n <= len(numbered)]
     result = ProofCheck(checked)
     result.problems += [f"page {n} was not among the pages shown" for n, _ in final.proof
@@ -91,6 +96,8 @@ def check_proof(question: str, final: FinalAnswer, numbered: list[PageRef],
         _check_computation(result, final.computation, short)
     else:
         _check_value(result, short, question)
+        if result.ok:
+            _check_cells(result, short, question, tables_of)
     if result.ok and result.holding is not None:
         _check_names(result, question, text_of(result.holding.ref))
     return result
@@ -160,6 +167,23 @@ def _check_value(result: ProofCheck, short: str, question: str) -> None:
             result.problems.append(f"the quote from page {holder.number} that holds “{_clip(item)}” shares no "
                                    f"word with the question")
         result.holding = result.holding or holder
+
+
+def _check_cells(result: ProofCheck, short: str, question: str,
+                 tables_of: Callable[[PageRef], list[TableOnPage]]) -> None:
+    """A number the quoted pages' tables hold must be in a cell whose labels the question does not contradict: in
+    the Texas row's Permit column, 21,550 does not answer how many handgun checks Texas had. A number in no cell
+    (a sentence's) is left as the quote shows it."""
+    parsed = parse_question(question)
+    tables = [table for ref in dict.fromkeys(q.ref for q in result.found) for table in tables_of(ref)]
+    for item in _items(short):
+        readings = [reading for readings in scaled_numbers(item) for reading in readings]
+        conflicts = [label_conflict(parsed, table, cell) for table in tables for cell in table.body
+                     if cell.number is not None and any(same_number(cell.number, r, item) for r in readings)]
+        if conflicts and all(conflicts):
+            conflict = conflicts[0]
+            result.problems.append(f"{_clip(item)} is the '{conflict.label}' {conflict.axis}; the question asks "
+                                   f"about '{conflict.asked}'")
 
 
 def _echoes(item: str, question: str) -> bool:

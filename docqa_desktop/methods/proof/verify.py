@@ -100,7 +100,7 @@ def _reconsidered(ctx: MethodContext, final: FinalAnswer, extractive: Found,
 
 
 def _checked(ctx: MethodContext, question: str, final: FinalAnswer, numbered: list[PageRef]) -> ProofCheck:
-    checked = check_proof(question, final, numbered, ctx.pages.text_or_empty)
+    checked = check_proof(question, final, numbered, ctx.pages.text_or_empty, ctx.pages.tables)
     ctx.answer.notes += [f"proof: quote p.{q.number} match {q.match.score:.2f}"
                          + (f", numbers not on the page: {', '.join(q.match.missing_numbers)}"
                             if q.match.missing_numbers else "") for q in checked.quotes]
