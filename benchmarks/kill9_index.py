@@ -38,7 +38,7 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 from _docqa_runs import Run, docqa_args, docqa_env, open_readonly, run_docqa, sha256_file  # noqa: E402
-from docqa_desktop.index.scan import find_pdfs  # noqa: E402
+from docqa_desktop.index.scan import find_documents  # noqa: E402
 
 PAPER, DECK = "1912.01214.pdf", "germanwingsdigitalcrisisanalysis-150403064828-conversion-gate01_95.pdf"
 DECK_PAGES = 3
@@ -187,7 +187,7 @@ def _vector_issues(name: str, got: list, ref: list) -> list[str]:
 
 
 def _file_issues(got: dict, folder: Path) -> list[str]:
-    on_disk = set(find_pdfs(str(folder.resolve()))[0])
+    on_disk = set(find_documents(str(folder.resolve()))[0])
     issues = [f"{p}: on disk, not indexed" for p in sorted(on_disk - set(got["files"]))]
     issues += [f"{p}: indexed, not on disk" for p in sorted(set(got["files"]) - on_disk)]
     for path in sorted(on_disk & set(got["files"])):

@@ -33,7 +33,7 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
 from _docqa_runs import Run, docqa_args, docqa_env, open_readonly, run_docqa, sha256_file  # noqa: E402
-from docqa_desktop.index.scan import find_pdfs  # noqa: E402
+from docqa_desktop.index.scan import find_documents  # noqa: E402
 
 SUBFOLDERS = ["", "alpha", "beta", "beta/deep", "gamma"]
 WORDS = "harbour ledger quarterly turbine invoice survey estuary cargo tariff ferry audit beacon".split()
@@ -209,7 +209,7 @@ def compare(db_path: Path, folder: Folder) -> dict:
             texts[doc_id] = texts.get(doc_id, "") + text
     finally:
         con.close()
-    on_disk = set(find_pdfs(str(folder.root.resolve()))[0])
+    on_disk = set(find_documents(str(folder.root.resolve()))[0])
     expected = {str(p.resolve()): word for p, word in folder.expected.items()}
     assert set(expected) == on_disk, "the benchmark's own record of the folder is wrong"
     missing = [p for p in sorted(on_disk) if p not in files or files[p][1] != "indexed" or files[p][0] not in docs]

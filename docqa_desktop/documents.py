@@ -3,7 +3,8 @@
 The scanner and the watcher (which files to index), the library panel (which dropped files to take), the page
 viewer (what to call the file), the exports (opening a cited page) and an evaluation's corpus all ask here, so a
 new kind (.docx, .html) is one row of DOCUMENT_OPENERS and its opener. An opener returns what the engines read
-pages from, a pymupdf.Document, and raises a DocQAError that says why when the file cannot be read.
+pages from, a pymupdf.Document, and raises a DocumentError that says why when the file cannot be read. The index
+opens documents only here (tests/test_layers.py holds that seam).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Callable
 
 import pymupdf
 
-from .errors import DocQAError
+from .errors import DocumentError
 from .pdf.document import open_pdf
 
 Opener = Callable[[str], pymupdf.Document]
@@ -23,7 +24,7 @@ DOCUMENT_OPENERS: dict[str, Opener] = {
 }
 
 
-class UnsupportedDocument(DocQAError, ValueError):
+class UnsupportedDocument(DocumentError, ValueError):
     """A file of a kind no row of DOCUMENT_OPENERS reads; the message names the file and the kinds that are read."""
 
 
@@ -56,7 +57,7 @@ def _known_suffix(path: str | os.PathLike) -> str:
 
 def open_document(path: str | os.PathLike) -> pymupdf.Document:
     """The document opened by its kind's opener; UnsupportedDocument for a kind the library does not read, the
-    opener's own DocQAError (PdfError for a PDF) for a file of that kind it cannot read."""
+    opener's own DocumentError (PdfError for a PDF) for a file of that kind it cannot read."""
     return DOCUMENT_OPENERS[_known_suffix(path)](os.fspath(path))
 
 

@@ -44,6 +44,11 @@ class ModelError(DocQAError, RuntimeError):
     """A model file that cannot be used, or a call that cannot be served; the message says why."""
 
 
+class DocumentError(DocQAError):
+    """A file the library cannot read: gone, unreadable, damaged, or of a kind it does not read (documents.py); the
+    message says why, for `docqa status` and the library panel."""
+
+
 class UnknownDocument(DocQAError, ValueError):
     """A document, page or answer the library does not hold (or no longer finds on disk)."""
 

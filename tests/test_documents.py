@@ -15,7 +15,7 @@ from docqa_desktop.documents import (DOCUMENT_OPENERS, UnsupportedDocument, docu
 from docqa_desktop.errors import DocQAError
 from docqa_desktop.evaluation.runner import EvalRunner
 from docqa_desktop.export import cited_region
-from docqa_desktop.index.scan import find_pdfs, is_candidate
+from docqa_desktop.index.scan import find_documents, is_candidate
 from docqa_desktop.index.watcher import _Collector
 from docqa_desktop.pdf.document import open_pdf
 
@@ -48,7 +48,7 @@ def test_a_row_added_to_the_table_is_followed_everywhere(notes, tmp_path):
         (tmp_path / name).write_bytes(SAMPLE.read_bytes())
     assert is_document("x/B.NOTE") and document_suffixes() == (".pdf", ".note")
     assert is_candidate("b.note") and not is_candidate("~$d.note")  # the scanner's temp-file rules still apply
-    assert find_pdfs(str(tmp_path)) == ([str(tmp_path / "a.pdf"), str(tmp_path / "b.note")], [])
+    assert find_documents(str(tmp_path)) == ([str(tmp_path / "a.pdf"), str(tmp_path / "b.note")], [])
     collector = _Collector()
     for name in ("b.note", "c.docx"):
         collector.on_any_event(FileCreatedEvent(str(tmp_path / name)))

@@ -459,3 +459,29 @@ def test_a_status_set_outside_the_verdict_is_seen():
     assert status_writes("answer.status = 1\n") == [1]
     assert status_writes("x = 1\nanswer.status, answer.text = 1, 'a'\n") == [2]
     assert status_writes("answer.state = 1\nstatus = 2\n") == []
+
+
+# -- the file-type seam: documents are opened through documents.py (its table of openers), the PDF opener called
+# only there and in pdf/ itself; a new kind of file is one row of DOCUMENT_OPENERS, not a hunt through the index
+DOCUMENT_OPENERS_AT = ("docqa_desktop/documents.py", "docqa_desktop/pdf/")
+
+
+def pdf_opener_uses(source: str) -> list[int]:
+    """The lines of `source` that name `open_pdf` (an import or a call)."""
+    tree = ast.parse(source)
+    named = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "open_pdf"]
+    imported = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and any(alias.name == "open_pdf" for alias in node.names)]
+    return sorted(set(named + imported))
+
+
+def test_documents_are_opened_through_the_file_type_seam():
+    outside = {path: lines for path, source in package_sources().items()
+               if not path.startswith(DOCUMENT_OPENERS_AT) and (lines := pdf_opener_uses(source))}
+    assert not outside, f"open_pdf outside documents.py and pdf/ (use documents.open_document): {outside}"
+
+
+def test_an_opener_used_past_the_seam_is_seen():
+    assert pdf_opener_uses("from ..pdf.document import open_pdf\n") == [1]
+    assert pdf_opener_uses("import x\n\ndoc = document.open_pdf(p)\nopen_pdf(q)\n") == [4]
+    assert pdf_opener_uses("from ..documents import open_document\nopen_document(p)\n") == []

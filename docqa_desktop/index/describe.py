@@ -10,7 +10,7 @@ import logging
 import threading
 
 from ..domain import DocumentInfo, ParsedPage, TextSource
-from ..pdf.document import PdfError
+from ..errors import DocumentError
 from ..pdf.metadata import document_info
 from ..store import document_info as stored
 from ..store.database import Database
@@ -43,7 +43,7 @@ def describe_pending(db: Database, cancel: threading.Event) -> int:
 def _save(cur, doc_id: int, path: str, ocr_words) -> bool:
     try:
         info = document_info(path, ocr_words)
-    except (PdfError, OSError) as exc:
+    except (DocumentError, OSError) as exc:
         log.info("no title for %s: %s", path, exc)
         return False
     except Exception as exc:  # a heuristic tripped by an odd page must never cost the document its index

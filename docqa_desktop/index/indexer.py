@@ -12,17 +12,18 @@ import time
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 
+from ..documents import open_document
 from ..domain import FileStatus, IndexReport, StageResult, StageSkipped
+from ..errors import DocumentError
 from ..files import sha256_of
 from ..progress import Cancelled, ProgressFn
 from ..settings import IndexSettings
 from ..store import catalog, content, keywords
 from ..store.database import Database, StoreError
 from .parse_task import TaskResult, parse_pages
-from ..pdf.document import PdfError, open_pdf
 from .describe import describe_parsed, describe_pending
 from .pipeline import OrderedPool, Task
-from .scan import FileState, find_pdfs, normalise
+from .scan import FileState, find_documents, normalise
 from .stages import Stage, StageContext
 from ..progress import ProgressTracker, index_progress
 
@@ -98,7 +99,7 @@ class Indexer:
                     report.errors[root] = "path not found"
                     continue
                 library_id = catalog.add_library(cur, root) if os.path.isdir(root) else None
-                on_disk, unreadable = find_pdfs(root)
+                on_disk, unreadable = find_documents(root)
                 for folder in unreadable:
                     report.errors[folder] = "cannot list folder (permission denied?); its files are kept"
                 known = catalog.known_files(cur, root)
@@ -165,9 +166,9 @@ class Indexer:
                     jobs[sha].paths.append(cand)
                     continue
                 try:
-                    with open_pdf(cand.path) as doc:
+                    with open_document(cand.path) as doc:
                         pages, title = doc.page_count, (doc.metadata or {}).get("title") or None
-                except PdfError as exc:
+                except DocumentError as exc:
                     self._fail(cur, cand, str(exc), report)
                     continue
                 jobs[sha] = _Job(sha, [cand], pages, title)
@@ -207,7 +208,7 @@ class Indexer:
                 except Cancelled:
                     pipeline.skip_job(index)
                     break
-                except (PdfError, FileChanged, OSError) as exc:
+                except (DocumentError, FileChanged, OSError) as exc:
                     pipeline.skip_job(index)
                     self._record_failure(job, str(exc), report, changed=isinstance(exc, FileChanged))
                     continue
@@ -250,7 +251,7 @@ class Indexer:
                 result = pipeline.result(task_index)
                 if result.error:
                     self._check_unchanged(job)  # a file replaced mid-parse is "changed", not broken
-                    raise PdfError(result.error)
+                    raise DocumentError(result.error)
                 self._add_stage_time(result.seconds)
                 first_page = first_page or next((p for p in result.pages if p.number == 1), None)
                 content.insert_pages(self.db, cur, doc_id, result.pages)

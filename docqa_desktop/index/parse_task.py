@@ -84,14 +84,16 @@ def _limit_memory() -> None:
 def parse_pages(path: str, first: int, last: int, options: IndexSettings) -> TaskResult:
     """Parse pages first..last (1-based, inclusive). Never raises: errors come back in the result."""
     from .chunking import chunk_page
-    from ..pdf.document import PdfError, open_pdf, page_failure, parse_page
+    from ..documents import open_document
+    from ..errors import DocumentError
+    from ..pdf.document import page_failure, parse_page
 
     _limit_memory()  # here, not in init_worker: the embedding workers (torch) share that initializer
     result = TaskResult()
     seconds = result.seconds
     try:
-        doc = open_pdf(path)
-    except PdfError as exc:
+        doc = open_document(path)
+    except DocumentError as exc:
         result.error = str(exc)
         return result
     where = {"pages": f"page {first}", "stage": "text extraction"}  # named in the error if a step fails
@@ -218,13 +220,15 @@ def _ocr_words(page, boxes: list[BBox], device: str | None) -> list[Word]:
 def _background_pass(path: str, result, work, pages: str, stage: str):
     """`work(doc, result)` on the opened document; a document that will not open, or a page that fails, ends it
     with `result.error` set (the document keeps its text). `result.seconds`: the time it took."""
-    from ..pdf.document import PdfError, open_pdf, page_failure
+    from ..documents import open_document
+    from ..errors import DocumentError
+    from ..pdf.document import page_failure
 
     _limit_memory()
     started = time.perf_counter()
     try:
-        doc = open_pdf(path)
-    except PdfError as exc:
+        doc = open_document(path)
+    except DocumentError as exc:
         result.error = str(exc)
         return result
     try:

@@ -25,7 +25,7 @@ def normalise(path: str | os.PathLike) -> str:
     return os.path.abspath(os.path.expanduser(os.fspath(path)))
 
 
-def find_pdfs(root: str) -> tuple[list[str], list[str]]:
+def find_documents(root: str) -> tuple[list[str], list[str]]:
     """All candidate documents below root (or root itself if it is a file), sorted, and the folders that
     could not be listed (their files are unknown, not deleted)."""
     if os.path.isfile(root):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pymupdf
 
 from ..domain import ParsedPage, TextSource, Word
-from ..errors import DocQAError
+from ..errors import DocumentError
 from .reading_order import reading_order
 
 PDF_MAGIC = b"%PDF-"
@@ -15,8 +15,8 @@ SPARSE_TEXT_CHARS = 200  # below this, a page full of pictures or vector art lik
 MANY_DRAWINGS = 50
 
 
-class PdfError(DocQAError):
-    """A file that cannot be indexed; the message says why, for `docqa status`."""
+class PdfError(DocumentError):
+    """A PDF that cannot be read; the message says why."""
 
 
 def open_pdf(path: str) -> pymupdf.Document:

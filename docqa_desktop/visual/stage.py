@@ -22,7 +22,7 @@ from ..components import is_installed, missing_message
 from ..domain import Reported, StageSkipped, StageStatus
 from ..errors import ModelError
 from ..host import nvidia_driver_present
-from ..pdf.document import PdfError
+from ..errors import DocumentError
 from ..progress import ProgressTracker
 from ..progress import Cancelled, ProgressFn
 from ..settings import IndexSettings
@@ -148,7 +148,7 @@ def _pending_images(todo: list[tuple[int, int]], paths: dict[int, str], visual_t
                 for number, image in images:
                     rendered += 1
                     yield _PendingPage(doc_id, number, image)
-        except (PdfError, OSError) as exc:
+        except (DocumentError, OSError) as exc:
             yield _Unreadable(doc_id, path, len(pages) - rendered, f"page images not embedded: {exc}")
 
 
