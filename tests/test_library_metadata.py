@@ -17,7 +17,7 @@ import pytest
 from conftest import FAST_INDEX, corpus_pdf, make_settings
 from docqa_desktop.domain import DocumentInfo
 from docqa_desktop.index.describe import INFO_VERSION
-from docqa_desktop.pdf.metadata import document_kind, document_info, person_names, usable_title
+from docqa_desktop.pdf.metadata import names_a_kind_only, document_info, person_names, usable_title
 from docqa_desktop.service import Service
 
 BODY = ("The tidal range of the outer estuary was measured at four stations over two spring seasons, and the "
@@ -120,9 +120,9 @@ def test_a_metadata_title_printed_under_a_larger_caption_stands(tmp_path):
 def test_a_document_kind_is_no_title_but_a_product_name_with_it_is():
     for kind in ("Help Guide", "User Manual", "Owner’s Manual", "Reference Guide", "Quick Start Guide",
                  "Operating Instructions", "INSTRUCTION MANUAL"):
-        assert document_kind(kind), kind
+        assert names_a_kind_only(kind), kind
     for title in ("4K UHD Display User Manual", "WH-1000XM4", "Guide to Tidal Energy", "Help", "Getting started"):
-        assert not document_kind(title), title
+        assert not names_a_kind_only(title), title
 
 
 PRODUCT_BODY = ("Use this guide if you have any problems or questions. Charge the speaker before using it for the "

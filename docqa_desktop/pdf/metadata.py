@@ -59,7 +59,7 @@ def usable_title(title: str, file_name: str) -> str:
     title = " ".join(title.split())
     stem = os.path.splitext(file_name)[0]
     if (not title or APPLICATION_PREFIX.match(title) or FILE_NAME.search(title) or _code_like(title)
-            or title.lower() in PLACEHOLDER_TITLES or _squash(title) == _squash(stem) or document_kind(title)):
+            or title.lower() in PLACEHOLDER_TITLES or _squash(title) == _squash(stem) or names_a_kind_only(title)):
         return ""
     letters = sum(ch.isalpha() for ch in title)
     if letters < 3 or letters < sum(ch.isdigit() for ch in title) or len(title) > MAX_TITLE_CHARS:
@@ -97,7 +97,7 @@ def _retitled(title: str, heading: str, page_text: str) -> bool:
     User Manual" over a page headed by its model numbers): the metadata stays."""
     if _squash(title) in _squash(page_text) or _squash(heading) in _squash(title):
         return False
-    if len(heading.split()) < 2 or heading.rstrip().endswith((".", ";", ":")) or document_kind(heading):
+    if len(heading.split()) < 2 or heading.rstrip().endswith((".", ";", ":")) or names_a_kind_only(heading):
         return False
     return bool(_content_words(title) & _content_words(heading))
 
@@ -141,7 +141,7 @@ def _largest_type(lines: list[Line]) -> str:
     ranked = [n for n, text in enumerate(texts) if len(text.split()) > 1 and not _sentence(text)] + [
         n for n, text in enumerate(texts) if len(text.split()) <= 1]
     for n in ranked:
-        if not document_kind(texts[n]):
+        if not names_a_kind_only(texts[n]):
             return texts[n]
         if named := _named_beside(lines, blocks[n]):
             return named
@@ -158,7 +158,7 @@ def _block_text(lines: list[Line], block: list[int]) -> str:
     return _join_lines([lines[i].text for i in block])[:MAX_TITLE_CHARS]
 
 
-def document_kind(text: str) -> bool:
+def names_a_kind_only(text: str) -> bool:
     """Whether `text` only names a kind of document: "Help Guide", "Owner's Manual", "Reference Guide"."""
     words = [word.strip(".,:;()").replace("’", "'") for word in text.lower().split()]
     return bool(words) and all(word in KIND_WORDS for word in words) and any(word in KIND_NOUNS for word in words)
@@ -189,7 +189,7 @@ def _title_like(text: str) -> bool:
     """A short line of words that is not a sentence, a copyright line, a kind of document or a section of the
     front matter."""
     return (_wordy(text) and len(text.split()) <= TITLE_LINE_WORDS and not text.rstrip().endswith((".", ":", ";"))
-            and not COPYRIGHT.search(text) and "©" not in text and not document_kind(text)
+            and not COPYRIGHT.search(text) and "©" not in text and not names_a_kind_only(text)
             and text.lower().strip() not in NOT_A_PRODUCT)
 
 
