@@ -137,6 +137,9 @@ class Answer:
     # the values a text model checked, with its probability that the passages state each (methods/cascade): working
     # data like `candidates`
     checked: list = field(default_factory=list, compare=False, repr=False)
+    # the model serving text tasks when it was asked, called or not (the cascade's sure quote calls none): whose
+    # time with this method the answer's is; "" in answers kept before it was recorded
+    text_model: str = ""
 
     def note_stage(self, stage: str, refs: list[PageRef]) -> None:
         """Add pages to what `stage` kept over the rounds (each page once, first-seen order)."""

@@ -13,6 +13,7 @@ class Remedy(enum.Enum):
     IMPORT_MODEL_FILE = "`docqa models import FILE.gguf [--projector MMPROJ.gguf]`"
     PULL_MODEL = "`docqa models pull {model}`"  # {model}: the catalogue name to download
     LIST_MODELS = "`docqa models list`"
+    LINK_MODEL_FILE = "import it with `--link`"  # keep a model file where it lies instead of copying it
 
     def worded(self, words: Mapping[Remedy, str], **names: str) -> str:
         """This fix in `words` (the command line's where they have none), its slots filled from `names`."""

@@ -9,12 +9,13 @@ import pytest
 
 pytest.importorskip("pytestqt")  # the test extra installs it
 
-from PySide6.QtWidgets import QFileDialog  # noqa: E402
+from PySide6.QtWidgets import QDialog, QFileDialog  # noqa: E402
 
 from conftest import make_settings, open_window  # noqa: E402
 from docqa_desktop.llm.manager import ModelManager  # noqa: E402
 from docqa_desktop.service import Resources, Service  # noqa: E402
 from docqa_desktop.ui.first_run import FirstRunPanel  # noqa: E402
+from docqa_desktop.ui.import_dialog import ImportDialog  # noqa: E402
 from docqa_desktop.ui.models_dialog import ModelsDialog  # noqa: E402
 from docqa_desktop.ui.remedies import IMPORT_BUTTON  # noqa: E402
 from docqa_desktop.ui.tasks import TaskRunner  # noqa: E402
@@ -22,15 +23,23 @@ from docqa_desktop.ui.tasks import TaskRunner  # noqa: E402
 CATALOG_MODEL = "qwen2.5-vl-3b-instruct"
 
 
-def choosing(monkeypatch, *paths) -> list[str]:
-    """The file dialogs answer with `paths` in turn ("" = cancelled); returns their titles as they are asked."""
-    answers, titles = list(paths), []
+def choosing(monkeypatch, model, projector="", link: bool = False) -> list[str]:
+    """The file dialog answers with `model` ("" = cancelled), then the import dialog with a text model, or a vision
+    model and its `projector`, copied or linked; returns the file dialogs' titles as they are asked."""
+    titles = []
 
     def chosen(parent, title, folder, filters):
         titles.append(title)
-        return (str(answers.pop(0)) if answers else "", filters)
+        return (str(model), filters)
+
+    def answered(dialog) -> int:
+        (dialog.vision_choice if projector else dialog.text_choice).setChecked(True)
+        dialog.projector.setText(str(projector))
+        dialog.link.setChecked(link)
+        return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(chosen))
+    monkeypatch.setattr(ImportDialog, "exec", answered)
     return titles
 
 
@@ -63,12 +72,13 @@ def test_the_first_run_panel_imports_a_model_file_and_its_projector(qtbot, offli
     titles = choosing(monkeypatch, model, projector)
     panel.import_button.click()
     qtbot.waitUntil(lambda: "Installed" in panel.message.text(), timeout=60_000)
-    assert titles == ["Model file (GGUF)", "Vision projector (mmproj GGUF) — cancel for a text model"]
+    assert titles == ["Model file (GGUF)"]  # the projector asked for in the import dialog, not a second file dialog
     name = offline_service.models.roles()["vision"]
     assert name and name == offline_service.models.roles()["text"]  # the imported model reads and writes
     installed = offline_service.resources.models.registry.all()[name]
+    folder = offline_service.models.folder / name  # copied: the model stays when the stick goes
     assert (installed.source, installed.model_path, installed.projector_path) == (
-        "import", str(model.resolve()), str(projector.resolve()))  # the files stay where they are
+        "import", str(folder / model.name), str(folder / projector.name))
     assert panel.message.text() == f"Installed {name}: {name} answers your questions from now on."
     assert panel.download_button.isEnabled() and panel.import_button.isEnabled() and not panel.progress.isVisible()
     assert not offline_service.models.first_run_needed()
@@ -92,11 +102,12 @@ def test_a_cancelled_choice_imports_nothing_and_the_models_dialog_imports_the_sa
     dialog = ModelsDialog(offline_service, tasks)
     qtbot.addWidget(dialog)
     assert dialog.import_button.text() == IMPORT_BUTTON  # one name for one action, in both places
-    choosing(monkeypatch, model, "")  # no projector: a text model
+    choosing(monkeypatch, model)  # no projector: a text model
     dialog.import_button.click()
     qtbot.waitUntil(lambda: dialog.message.text().startswith("Imported "), timeout=60_000)
-    imported = dialog.message.text().removeprefix("Imported ")
+    imported, where = dialog.message.text().removeprefix("Imported ").split(" (", 1)
     assert offline_service.resources.models.registry.all()[imported].role == "text"
+    assert where.startswith(f"copied to {offline_service.models.folder / imported}")
     panel.skip_button.click()
     tasks.shutdown()
 

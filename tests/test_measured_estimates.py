@@ -14,7 +14,7 @@ from docqa_desktop.llm.hardware import CASCADE, SIMPLEDOC, Gpu, Hardware
 from docqa_desktop.llm.manager import ModelManager
 from docqa_desktop.llm.runtime import ModelRuntimes
 from docqa_desktop.service import Resources, Service
-from docqa_desktop.service.models import PerQuestion
+from docqa_desktop.service.question_time import PerQuestion
 from docqa_desktop.store import answers as answers_store
 
 BUILTIN = "smollm2-135m-instruct"
@@ -34,9 +34,11 @@ def service(home):
 
 
 def _save(service: Service, method: str, seconds: float, models: tuple[str, ...] = (BUILTIN,),
-          status: AnswerStatus = AnswerStatus.ANSWERED) -> None:
+          status: AnswerStatus = AnswerStatus.ANSWERED, serving: str = "") -> None:
+    """An answer as kept: the models it called, and `serving` the model serving text tasks when it was asked
+    ("": an answer kept before that was recorded)."""
     number = answers_store.count_answers(service.resources.db.cursor())
-    answer = Answer(f"a{number}", "q", method, "text", status, seconds=seconds,
+    answer = Answer(f"a{number}", "q", method, "text", status, seconds=seconds, text_model=serving,
                     calls=[LlmCall("choose", model, 1200, 8, seconds / 2) for model in models])
     with service.resources.db.transaction() as cur:
         answers_store.save_answer(cur, answer)
@@ -65,26 +67,27 @@ def test_the_recommendation_says_the_default_methods_time_and_simpledocs():
     from docqa_desktop.llm.catalog_choice import recommend
 
     choice = recommend(CATALOG, Hardware(2, 8))
-    assert choice.name == SMALL and choice.why.startswith("~14 s a question on 2 CPU cores, ~3 min with SimpleDoc")
+    assert choice.name == SMALL and choice.why.startswith("~14 s a question on 2 CPU cores, ~3 min with SimpleDoc, "
+                                                          "estimated from size;")
 
 
 # -- the store: what questions took here -----------------------------------------------------------------------
 
-def test_the_store_gives_the_median_of_each_methods_newest_finished_answers_with_a_model(service):
+def test_the_store_gives_the_median_of_each_methods_newest_finished_answers_by_model(service):
     _save(service, "simpledoc", 10, (SMALL,))
     _save(service, "simpledoc", 30, (SMALL, SMALL))
     _save(service, "simpledoc", 900, (SMALL,), AnswerStatus.FAILED)  # cut short: not a question's time
     _save(service, "simpledoc", 900, (SMALL,), AnswerStatus.CANCELLED)
     _save(service, "simpledoc", 50, (BUILTIN,))  # another model's
     _save(service, "quoted", 2, ())
-    _save(service, DEFAULT_METHOD, 4, ())  # a quote that needed no choice: its time whatever the model
-    _save(service, DEFAULT_METHOD, 14, (SMALL,))
+    _save(service, DEFAULT_METHOD, 4, ())  # kept before the serving model was: whose time it was is not known
+    _save(service, DEFAULT_METHOD, 1, (), serving=SMALL)  # a sure quote while the 1.5B served: the 1.5B's time
+    _save(service, DEFAULT_METHOD, 14, (SMALL,), serving=SMALL)
     cur = service.resources.db.cursor()
-    assert answers_store.method_timings(cur, SMALL) == {"simpledoc": (20.0, 2), "quoted": (2.0, 1),
-                                                        DEFAULT_METHOD: (9.0, 2)}
-    assert answers_store.method_timings(cur, BUILTIN) == {"simpledoc": (50.0, 1), "quoted": (2.0, 1),
-                                                          DEFAULT_METHOD: (4.0, 1)}
-    assert answers_store.method_timings(cur, SMALL, last=1)["simpledoc"] == (30.0, 1)  # the newest only
+    timings = answers_store.question_timings(cur, ["quoted"])
+    assert timings == {("simpledoc", SMALL): (20.0, 2), ("simpledoc", BUILTIN): (50.0, 1), ("quoted", ""): (2.0, 1),
+                       (DEFAULT_METHOD, SMALL): (7.5, 2)}
+    assert answers_store.question_timings(cur, ["quoted"], last=1)[("simpledoc", SMALL)] == (30.0, 1)  # the newest
 
 
 # -- the service: measured from the first answer on, else the estimate -------------------------------------------
@@ -92,9 +95,9 @@ def test_the_store_gives_the_median_of_each_methods_newest_finished_answers_with
 def test_a_method_is_measured_from_its_first_answer_with_the_model_and_estimated_before(service):
     before = service.models.per_question(["simpledoc", DEFAULT_METHOD, "quoted"])
     builtin = CATALOG.get(BUILTIN)
-    assert before["simpledoc"] == PerQuestion(estimate(builtin, Hardware(2, 8)))
-    assert before[DEFAULT_METHOD] == PerQuestion(estimate(builtin, Hardware(2, 8), work=CASCADE))
-    assert before["simpledoc"].text == "about 19 s per question (estimate)"  # what it said of every method
+    assert before["simpledoc"].seconds == estimate(builtin, Hardware(2, 8)) and not before["simpledoc"].measured
+    assert before[DEFAULT_METHOD].seconds == estimate(builtin, Hardware(2, 8), work=CASCADE)
+    assert before["simpledoc"].text == "about 19 s per question, estimated from size"
     assert before["quoted"] == PerQuestion(None) and before["quoted"].text == ""  # no model: nothing to estimate
     _save(service, "simpledoc", 96)
     _save(service, "simpledoc", 135)
@@ -105,7 +108,7 @@ def test_a_method_is_measured_from_its_first_answer_with_the_model_and_estimated
     assert after["simpledoc"] == PerQuestion(115.5, 2)
     assert after["simpledoc"].text == "about 116 s per question, measured over 2 questions"
     assert after["docreact"].text == "about 12 min per question, measured over 1 question"
-    assert after[DEFAULT_METHOD].text.endswith("(estimate)")  # not run yet
+    assert after[DEFAULT_METHOD].text.endswith(", estimated from size")  # not run yet
     assert after["quoted"].text == "about 3 s per question, measured over 1 question"
     assert service.models.per_question(["simpledoc"], model=SMALL)["simpledoc"] == PerQuestion(40.0, 1)
 
@@ -114,16 +117,17 @@ def test_the_models_overview_shows_the_default_methods_time_measured_or_estimate
     rows = {row.model.name: row for row in service.models.overview()}
     hw = Hardware(2, 8)
     small = rows[SMALL]
-    assert small.measured == 0 and small.seconds_per_question == round(estimate(CATALOG.get(SMALL), hw, work=CASCADE))
+    assert small.timing.measured == 0
+    assert small.seconds_per_question == round(estimate(CATALOG.get(SMALL), hw, work=CASCADE))
     assert rows["colqwen2.5-v0.2"].seconds_per_question is None
     _save(service, DEFAULT_METHOD, 10, (SMALL,))
     _save(service, DEFAULT_METHOD, 30, (SMALL,))
     _save(service, "simpledoc", 200, (SMALL,))  # another method: not the dialog's figure
     rows = {row.model.name: row for row in service.models.overview()}
-    assert (rows[SMALL].seconds_per_question, rows[SMALL].measured) == (20, 2)
-    assert rows[BUILTIN].measured == 0  # its own estimate still
+    assert (rows[SMALL].seconds_per_question, rows[SMALL].timing.measured) == (20, 2)
+    assert rows[BUILTIN].timing.measured == 0  # its own estimate still
     by_simpledoc = {row.model.name: row for row in service.models.overview("simpledoc")}
-    assert (by_simpledoc[SMALL].seconds_per_question, by_simpledoc[SMALL].measured) == (200, 1)
+    assert (by_simpledoc[SMALL].seconds_per_question, by_simpledoc[SMALL].timing.measured) == (200, 1)
 
 
 # -- the front ends ------------------------------------------------------------------------------------------------
@@ -141,14 +145,14 @@ def test_the_picker_and_the_models_dialog_show_the_measured_time(qtbot, service)
     panel.set_timings({name: timing.text for name, timing in service.models.per_question().items()})
     assert "Here: about 20 s per question, measured over 2 questions." in panel.about.text()
     panel.method.setCurrentText("mdocagent")
-    assert "Here: about 19 s per question (estimate)." in panel.about.text()
+    assert "Here: about 19 s per question, estimated from size." in panel.about.text()
     panel.method.setCurrentText("quoted")
     assert "Here:" not in panel.about.text()
 
     _save(service, DEFAULT_METHOD, 12, (SMALL,))
     rows = {row.model.name: row for row in service.models.overview()}
-    assert per_question_text(rows[SMALL]) == "~12 s (measured, 1 question)"
-    assert per_question_text(rows["qwen3.5-2b"]).endswith("(estimate)")
+    assert per_question_text(rows[SMALL]) == "~12 s, measured over 1 question"
+    assert per_question_text(rows["qwen3.5-2b"]).endswith(", estimated from size")
     assert per_question_text(rows["colqwen2.5-v0.2"]) == "–"
     tasks = TaskRunner()
     dialog = ModelsDialog(service, tasks)
@@ -156,7 +160,7 @@ def test_the_picker_and_the_models_dialog_show_the_measured_time(qtbot, service)
     qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=30_000)
     names = [dialog.table.item(i, 1).text() for i in range(dialog.table.rowCount())]
     assert dialog.table.item(names.index(SMALL), COLUMNS.index("About per question")).text() == \
-        "~12 s (measured, 1 question)"
+        "~12 s, measured over 1 question"
     tasks.shutdown()
 
 

@@ -81,12 +81,12 @@ def test_auto_never_picks_a_method_the_text_model_is_too_small_for(home, tmp_pat
     with Service(make_settings(home)) as service:
         assert service.answers.default_method == "cascade" and service.answers.chooser() is None  # the built-in 135M
         small = write_header_only(tmp_path / "small.gguf", 400_000_000, "small-text")  # no label: its weights
-        service.models.import_file(small, name="small-text")
+        service.models.import_file(small, name="small-text", link=True)  # sparse stand-ins: linked, not copied
         assert service.models.roles()["text"] == "small-text" and service.answers.chooser() is None
         assert service.models.shortfall("simpledoc").startswith(
             "needs a language model of about 1B parameters or more; the text model small-text is a 400M model — ")
         large = write_header_only(tmp_path / "large.gguf", 200_000_000, "large-text", size_label="1.5B")
-        service.models.import_file(large, name="large-text")
+        service.models.import_file(large, name="large-text", link=True)
         service.models.set_default("text", "large-text")
         assert service.answers.chooser() is not None and not any(service.models.shortfalls().values())
         assert service.answers.chooser_said() == "the cascade's passages are read by large-text"

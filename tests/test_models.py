@@ -189,14 +189,14 @@ def test_import_verify_and_remove_a_gguf_on_disk(tmp_path, tiny_vlm_files):
     assert installed.role == "vision"
     assert manager.resolve("vision").name == "my-vl"
     assert all(r.ok for r in manager.verify("my-vl"))
-    with open(model, "r+b") as handle:  # the file changes behind our back
+    with open(installed.model_path, "r+b") as handle:  # the copy changes behind our back
         handle.seek(-100, 2)
         handle.write(b"\x00" * 100)
     result = manager.verify("my-vl")[0]
     assert not result.ok and "changed" in result.detail
-    manager.remove("my-vl")
-    assert manager.registry.get("my-vl") is None
-    assert tmp_path.joinpath(tiny_vlm_files[0].name).exists()  # imported files are never deleted
+    assert manager.remove("my-vl") == [installed.model_path, installed.projector_path]  # the app's copies
+    assert manager.registry.get("my-vl") is None and not Path(installed.model_path).parent.exists()
+    assert tmp_path.joinpath(tiny_vlm_files[0].name).exists()  # the user's own file is never deleted
 
 
 def test_import_refuses_projector_alone_and_mismatched_pairs(tmp_path, tiny_vlm_files):
@@ -342,7 +342,7 @@ def test_a_model_with_more_weights_serves_text_once_installed_unless_the_user_ch
     assert serving().startswith("text tasks   → smollm2-135m-instruct ")  # fewer weights than the built-in
     # SmolLM2 has 134.5 M weights; this one is labelled 1.5B, above the floor of the methods that need a model
     big = write_header_only(tmp_path / "big.gguf", 200_000_000, size_label="1.5B")
-    assert main(["models", "import", str(big), "--name", "big-text", "--home", home]) == 0
+    assert main(["models", "import", str(big), "--name", "big-text", "--link", "--home", home]) == 0  # no 200 MB copy
     assert serving() == "text tasks   → big-text (the most capable installed)"
     assert chooser() == "the cascade's passages are read by big-text"  # a capable model reads
     assert main(["models", "default", "text", "tiny-text", "--home", home]) == 0  # the user's choice wins

@@ -22,18 +22,19 @@ WORDS = ["the", "of", "and", "to", "in", "is", "page", "pages", "document", "sum
          "answer", "true", "false", "null", "table", "figure", "text", "image", "yes", "no"]
 
 
-def write_vlm(folder: Path, seed: int = 0, projector_width: int = 64, size_label: str = "") -> tuple[Path, Path]:
+def write_vlm(folder: Path, seed: int = 0, projector_width: int = 64, size_label: str = "",
+              licence: str = "") -> tuple[Path, Path]:
     """(text model, projector). A projector_width other than 64 makes a pair that does not match. `size_label`
     (general.size_label, e.g. "3B"): the size the methods' model floor reads, for a stand-in of a real model;
-    without one the floor counts its few weights."""
+    without one the floor counts its few weights. `licence`: general.license, as a publisher writes it."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     # 8k context: a random model writes every reply to its longest, so a method's full prompt and reply must fit
-    labelled = f"-{size_label}" if size_label else ""
+    labelled = "".join(f"-{part}" for part in (size_label, licence) if part)
     model = folder / f"tiny-qwen2vl-8k{labelled}.gguf"
     projector = folder / f"tiny-qwen2vl-mmproj-{projector_width}.gguf"
     if not model.exists():
-        _write_text(model, rng, context=8192, size_label=size_label)
+        _write_text(model, rng, context=8192, size_label=size_label, licence=licence)
     if not projector.exists():
         _write_projector(projector, rng, projector_width)
     return model, projector
@@ -57,13 +58,16 @@ def _random(rng, *shape, std=0.02):
     return (rng.standard_normal(shape) * std).astype(np.float16)
 
 
-def _write_text(path: Path, rng, n_embd=64, n_ff=128, n_layer=2, n_head=4, n_head_kv=2, context=4096, size_label=""):
+def _write_text(path: Path, rng, n_embd=64, n_ff=128, n_layer=2, n_head=4, n_head_kv=2, context=4096, size_label="",
+                licence=""):
     tokens, scores, types = _vocab()
     vocab, head_dim = len(tokens), n_embd // n_head
     w = gguf.GGUFWriter(str(path), "qwen2vl")
     w.add_name("tiny-random-qwen2vl")
     if size_label:
         w.add_size_label(size_label)
+    if licence:
+        w.add_license(licence)
     w.add_block_count(n_layer); w.add_context_length(context); w.add_embedding_length(n_embd)
     w.add_feed_forward_length(n_ff); w.add_head_count(n_head); w.add_head_count_kv(n_head_kv)
     w.add_layer_norm_rms_eps(1e-6); w.add_rope_freq_base(10000.0)
@@ -132,11 +136,12 @@ def _finish(writer) -> None:
     writer.write_header_to_file(); writer.write_kv_data_to_file(); writer.write_tensors_to_file(); writer.close()
 
 
-def write_header_only(path: Path, weights: int, name: str = "big-text-model", size_label: str = "") -> Path:
+def write_header_only(path: Path, weights: int, name: str = "big-text-model", size_label: str = "",
+                      licence: str = "") -> Path:
     """A text-model GGUF whose header declares `weights` weights (one Q8_0 tensor) and whose data is a hole in a
     sparse file: what the model manager reads (header, size, checksum) without the disk space. llama.cpp cannot
     run it; tests about choosing between installed models need no more. `size_label`: general.size_label
-    ("1.5B"), the size the method floor reads before counting the weights."""
+    ("1.5B"), the size the method floor reads before counting the weights; `licence`: general.license."""
     qtype = gguf.GGMLQuantizationType.Q8_0
     block, block_bytes = gguf.GGML_QUANT_SIZES[qtype]
     weights = -(-weights // block) * block
@@ -144,6 +149,8 @@ def write_header_only(path: Path, weights: int, name: str = "big-text-model", si
     w.add_name(name)
     if size_label:
         w.add_size_label(size_label)
+    if licence:
+        w.add_license(licence)
     w.add_context_length(4096); w.add_embedding_length(block)
     w.add_chat_template(CHAT_TEMPLATE)
     w.add_tensor_info("token_embd.weight", [weights // block, block_bytes], np.dtype(np.uint8), weights // block * block_bytes,

@@ -5,7 +5,6 @@ import json
 import sys
 import time
 
-from ..progress import about
 from ..service import NO_VISION_MODEL, Service
 from .common import cancel_on_sigint, local_path
 
@@ -20,12 +19,15 @@ def add_parsers(sub, common) -> None:
     p.add_argument("name")
     p.add_argument("--variant", help="quantization, e.g. Q4_K_M (default: the catalog's choice)")
     p = verbs.add_parser("import", parents=[common],
-                         help="register a GGUF file, or a ColQwen2.5 folder (page embedder), already on disk")
+                         help="install a GGUF file already on disk (copied into the model folder), or register a "
+                              "ColQwen2.5 folder (page embedder) where it is")
     p.add_argument("path", type=local_path)
     p.add_argument("--projector", "--base", dest="projector", type=local_path,
                    help="the vision projector (mmproj GGUF) of a vision model; for a page-embedder adapter "
                         "folder, its base model folder")
     p.add_argument("--name", help="name to use (default: from the file name)")
+    p.add_argument("--link", action="store_true",
+                   help="use the file where it lies instead of copying it (the model is missing while it is away)")
     p = verbs.add_parser("default", parents=[common],
                          help="choose the model that serves a role (saved in the settings; 'auto': the most capable)")
     p.add_argument("role", choices=("text", "vision"))
@@ -55,19 +57,23 @@ def _list(service: Service, args) -> int:
             "recommended": {"name": choice.name, "variant": choice.variant, "reason": choice.why},
             "roles": roles,
             "models": [{**vars(r.model), "seconds_per_question": r.seconds_per_question,
+                        "per_question": r.timing.short if r.timing else "", "measured": _measured(r),
                         "recommended": r.recommended} for r in rows]}, indent=2))
         return 0
     print(hardware.describe())
     print("Runs on: " + "   ".join(f"{part}: {where}" for part, where in runs_on.items()))
     print(f"Recommended here (*): {choice.name} {choice.variant} ({choice.why})\n")
-    print(f"  {'ROLE':14}{'NAME':24}{'STATE':14}{'VARIANT':8}{'SIZE':>8}{'MEMORY':>8}{'PER Q.':>9}  LICENCE")
+    print(f"  {'ROLE':14}{'NAME':24}{'STATE':14}{'VARIANT':8}{'SIZE':>8}{'MEMORY':>8}  {'PER QUESTION':32}LICENCE")
     for r in rows:
         m = r.model
         size = f"{m.size_mb / 1024:.1f} GB" if m.size_mb >= 1024 else f"{m.size_mb:.0f} MB"
         memory = f"{m.memory_gb:.1f} GB" if m.memory_gb else "-"
-        per_question = about(r.seconds_per_question) if r.seconds_per_question is not None else "-"
+        per_question = r.timing.short if r.timing else "-"
         print(f"{'*' if r.recommended else ' '} {m.role:14}{m.name:24}{m.state:14}{m.variant:8}{size:>8}{memory:>8}"
-              f"{per_question:>9}  {m.licence_text}")
+              f"  {per_question:32}{m.licence_text}")
+        if m.location:
+            print(f"{'':16}{m.location}" + (" (missing: reconnect its drive, or import it again)"
+                                            if m.state == "missing" else ""))
     print()
     llm = service.settings.llm
     chosen = {"text": llm.text_model, "vision": llm.vision_model}
@@ -90,9 +96,20 @@ def _pull(service: Service, args) -> int:
 
 
 def _import(service: Service, args) -> int:
-    model = service.models.import_file(args.path, args.projector, args.name)
-    print(f"imported {model.name} ({model.role}): {model.model_path}")
+    cancel = cancel_on_sigint()
+    bar = _DownloadBar()
+    model = service.models.import_file(args.path, args.projector, args.name, args.link, bar, cancel)
+    bar.close()
+    status = next(m for m in service.models.statuses() if m.name == model.name)
+    about_it = ", ".join(filter(None, (model.role, status.parameters_label and f"{status.parameters_label} parameters",
+                                       status.licence_text)))
+    how = f"linked: {model.model_path}" if model.linked else f"copied to {model.model_path}"
+    print(f"imported {model.name} ({about_it}): {how}")
     return 0
+
+
+def _measured(row) -> int:
+    return row.timing.measured if row.timing else 0
 
 
 def _default(service: Service, args) -> int:

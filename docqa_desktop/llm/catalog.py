@@ -19,6 +19,19 @@ LICENCE_WORDS = {
 }
 UNKNOWN_LICENCE = "licence unknown: check the model's card"
 COMMERCIAL = ("free", "conditions")  # the uses a firm can accept
+# A GGUF's general.license (SPDX ids as Hugging Face writes them) whose terms are known to allow commercial use;
+# any other is shown by its name, its terms the user's to read (a "non-commercial" or a model family's own licence
+# says more than a word here could).
+FREE_LICENCES = ("apache-2.0", "mit", "bsd-2-clause", "bsd-3-clause", "cc-by-4.0", "cc0-1.0", "unlicense")
+NAMED_LICENCE = "check its terms"
+
+
+def licence_words(licence: str) -> str:
+    """What a licence named in a model file (GGUF general.license) allows, in the catalog's words."""
+    name = licence.strip().lower()
+    if not name:
+        return UNKNOWN_LICENCE
+    return LICENCE_WORDS["free"] if name in FREE_LICENCES else NAMED_LICENCE
 
 
 @dataclass(frozen=True)

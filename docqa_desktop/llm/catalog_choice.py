@@ -69,19 +69,20 @@ def recommend(catalog: Catalog, hardware: Hardware) -> Choice:
 
 
 def _choice(entry: CatalogEntry, hardware: Hardware, standing: str) -> Choice:
-    """`entry` recommended: why, as the time a question takes and where, what its licence allows, `standing`."""
+    """`entry` recommended: why, as the time a question takes and where (estimated at `hardware`'s speed, measured
+    by service/question_time.py), what its licence allows, `standing`."""
     seconds = estimate(entry, hardware)
     cores = hardware.cpu_cores
     where = (f"on your GPU ({hardware.gpu_memory_gb:.0f} GB)" if _on_gpu(entry, hardware)
              else f"on {cores} CPU core{'s' if cores != 1 else ''}")
     default = estimate(entry, hardware, work=workload(DEFAULT_METHOD))
     return Choice(entry.name, entry.default_variant,
-                  f"{about(default)} a question {where}, {about(seconds)} with SimpleDoc; {entry.licence_words}; "
-                  f"{standing}", seconds)
+                  f"{about(default)} a question {where}, {about(seconds)} with SimpleDoc, estimated from size; "
+                  f"{entry.licence_words}; {standing}", seconds)
 
 
 def _on_gpu(entry: CatalogEntry, hardware: Hardware) -> bool:
-    return hardware.uses_gpu and entry.variant().memory_gb <= hardware.gpu_memory_gb
+    return hardware.on_gpu(entry.variant().memory_gb)
 
 
 def _fits(entry: CatalogEntry, hardware: Hardware) -> bool:

@@ -28,6 +28,7 @@ class GgufHeader:
     parameters: int = 0  # weights in all tensors: how a more capable model is told from a smaller one
     size_label: str = ""  # general.size_label as the publisher wrote it: "135M", "1.5B", "8x7B"; "" when absent
     parameter_count: int = 0  # general.parameter_count when the file states it, else 0
+    licence: str = ""  # general.license as the publisher wrote it ("apache-2.0"); "" when absent
 
     @property
     def is_projector(self) -> bool:
@@ -109,7 +110,7 @@ def read_header(path: str | Path) -> GgufHeader:
         context = int(fields.get(f"{arch}.context_length", 0) or 0)
     return GgufHeader(path, arch, str(fields.get("general.name", path.stem)), context, embedding,
                       "tokenizer.chat_template" in fields, parameters, str(fields.get("general.size_label") or ""),
-                      int(fields.get("general.parameter_count") or 0))
+                      int(fields.get("general.parameter_count") or 0), str(fields.get("general.license") or ""))
 
 
 # GGUF value types: scalar struct formats, 8 = string, 9 = array

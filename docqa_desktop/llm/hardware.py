@@ -58,12 +58,28 @@ CASCADE_PROMPT_TOKENS, CASCADE_OUTPUT_TOKENS = 1205, 10
 CASCADE = Workload("cascade", 13.6 / (1066 / 1024), CASCADE_PROMPT_TOKENS, CASCADE_OUTPUT_TOKENS, False)
 
 
+def _token_rates(a: Workload, b: Workload) -> tuple[float, float]:
+    """Seconds per GB of weights for each prompt token read and each token written on 2 CPU cores: the two
+    workloads' measured figures solved together (reading a prompt is batched, ~27 times cheaper a token), so that a
+    single call's time can be told from its tokens (the machine's measured speed, Hardware.call_seconds)."""
+    det = a.prompt_tokens * b.output_tokens - b.prompt_tokens * a.output_tokens
+    prompt = (a.cpu_seconds_per_gb * b.output_tokens - b.cpu_seconds_per_gb * a.output_tokens) / det
+    output = (a.prompt_tokens * b.cpu_seconds_per_gb - b.prompt_tokens * a.cpu_seconds_per_gb) / det
+    return prompt, output
+
+
+CPU_PROMPT_S_PER_GB, CPU_OUTPUT_S_PER_GB = _token_rates(CASCADE, SIMPLEDOC)
+
+
 @dataclass(frozen=True)
 class Hardware:
     cpu_cores: int
     ram_gb: float
     gpus: tuple[Gpu, ...] = field(default_factory=tuple)
     llama_gpu_offload: bool = False  # llama.cpp built with CUDA/Metal/Vulkan/…
+    # this machine's measured time over the reference figures' for the same calls (service/question_time.py):
+    # 2.0 when the models that ran here took twice what the figures say; 1.0 before any did
+    speed: float = 1.0
 
     @property
     def gpu_memory_gb(self) -> float:
@@ -82,15 +98,36 @@ class Hardware:
                              workload: Workload = SIMPLEDOC) -> float:
         """A rough expectation of a method's time per question (`workload`: SimpleDoc's unless given) with a model
         of this size (and the memory it needs to run, its billions of parameters when known), for choosing one:
-        on the GPU when it fits there, else on the CPU cores."""
-        if self.uses_gpu and memory_gb <= self.gpu_memory_gb:
-            return self._gpu_seconds_per_question(weights_mb * 2**20, parameters_b * 1e9, workload)
-        return workload.cpu_seconds_per_gb * weights_mb / 1024 * 2 / min(max(1, self.cpu_cores), 8)
+        on the GPU when it fits there, else on the CPU cores; the reference figures times this machine's measured
+        speed."""
+        if self.on_gpu(memory_gb):
+            reference = self._gpu_seconds(weights_mb * 2**20, parameters_b * 1e9, workload.prompt_tokens,
+                                          workload.output_tokens)
+        else:
+            reference = workload.cpu_seconds_per_gb * weights_mb / 1024 * self._cpu_share
+        return reference * self.speed
 
-    def _gpu_seconds_per_question(self, weight_bytes: float, parameters: float, workload: Workload) -> float:
+    def call_seconds(self, weights_mb: float, memory_gb: float, prompt_tokens: int, output_tokens: int) -> float:
+        """What one call reading `prompt_tokens` and writing `output_tokens` takes by the reference figures (not
+        this machine's speed): what a call measured here is weighed against."""
+        if self.on_gpu(memory_gb):
+            return self._gpu_seconds(weights_mb * 2**20, 0.0, prompt_tokens, output_tokens)
+        per_gb = CPU_PROMPT_S_PER_GB * prompt_tokens + CPU_OUTPUT_S_PER_GB * output_tokens
+        return per_gb * weights_mb / 1024 * self._cpu_share
+
+    def on_gpu(self, memory_gb: float) -> bool:
+        """Whether llama.cpp runs a model needing `memory_gb` on the GPU here."""
+        return self.uses_gpu and memory_gb <= self.gpu_memory_gb
+
+    @property
+    def _cpu_share(self) -> float:
+        # the figures are 2 cores'; more divide the time up to the memory bandwidth (~8)
+        return 2 / min(max(1, self.cpu_cores), 8)
+
+    def _gpu_seconds(self, weight_bytes: float, parameters: float, prompt_tokens: int, output_tokens: int) -> float:
         parameters = parameters or weight_bytes * 8 / Q4_K_M_BITS_PER_PARAMETER
-        on_h200 = (workload.prompt_tokens * parameters / H200_PROMPT_PARAMETER_TOKENS_PER_S
-                   + workload.output_tokens * weight_bytes / H200_WEIGHT_BYTES_PER_S)
+        on_h200 = (prompt_tokens * parameters / H200_PROMPT_PARAMETER_TOKENS_PER_S
+                   + output_tokens * weight_bytes / H200_WEIGHT_BYTES_PER_S)
         return on_h200 * SLOWER_THAN_H200[card_class(max(self.gpus, key=lambda g: g.memory_gb))]
 
     def describe(self) -> str:

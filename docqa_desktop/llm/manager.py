@@ -1,7 +1,8 @@
-"""The model manager behind `docqa models …` and the GUI's Models dialog: list, pull, import, verify,
-remove, and which installed model serves which role."""
+"""The model manager behind `docqa models …` and the GUI's Models dialog: list, pull, import (copied into the model
+folder, or linked where it lies), verify, remove, and which installed model serves which role."""
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from dataclasses import dataclass
@@ -10,8 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from . import download
-from .catalog import UNKNOWN_LICENCE, Catalog, CatalogEntry, load_catalog
-from .gguf_file import ModelSize, check_pair, read_header
+from .catalog import UNKNOWN_LICENCE, Catalog, CatalogEntry, licence_words, load_catalog
+from .gguf_file import ModelSize, check_pair, read_header, size_text
+from .model_copy import checksums, copy_in
 from .registry import InstalledModel, Registry
 from .types import ModelError
 
@@ -32,6 +34,13 @@ class ModelStatus:
     detail: str = ""  # why a model is broken, or catalog notes
     licence_words: str = UNKNOWN_LICENCE  # what the licence allows, in plain words (catalog.LICENCE_WORDS)
     licence_note: str = ""  # its conditions, when it allows commercial use with conditions
+    parameters: float = 0.0  # billions (the catalog's, or an import's metadata); 0.0 when unknown
+    location: str = ""  # where an imported model's file is when it is not the app's: "linked: /media/usb/x.gguf"
+
+    @property
+    def parameters_label(self) -> str:
+        """ "1.5B", "135M"; "" when unknown."""
+        return size_text(self.parameters)
 
     @property
     def licence_text(self) -> str:
@@ -60,8 +69,9 @@ class VerifyResult:
 
 class ModelManager:
     def __init__(self, registry_file: Path, catalog: Catalog | None = None, hub_cache: Path | None = None,
-                 endpoint: str | None = None):
+                 endpoint: str | None = None, folder: Path | None = None):
         self.registry = Registry(registry_file)
+        self.folder = folder or registry_file.parent / "models"  # imported files, copied: one folder per model
         self.catalog = catalog or load_catalog()
         self.hub_cache = hub_cache  # None = the standard Hugging Face cache
         self.endpoint = endpoint  # None = huggingface.co (or HF_ENDPOINT)
@@ -73,8 +83,10 @@ class ModelManager:
         rows = [self._status(entry, installed.get(entry.name)) for entry in self.catalog.entries]
         for name, model in installed.items():
             if self.catalog.find(name) is None:
-                rows.append(ModelStatus(name, model.role, name, _installed_state(model), model.variant,
-                                        _size_mb(model.model_path), 0.0, "", model.model_path))
+                rows.append(ModelStatus(name, model.role, model.title or name, _installed_state(model), model.variant,
+                                        model.size_mb or _size_mb(model.model_path), 0.0, model.licence,
+                                        model.model_path, licence_words=licence_words(model.licence),
+                                        parameters=model.parameters, location=_location(model)))
         return rows
 
     def _status(self, entry: CatalogEntry, model: InstalledModel | None) -> ModelStatus:
@@ -82,12 +94,13 @@ class ModelManager:
         size = variant.size_mb + (entry.projector.size_mb if entry.projector else 0)
         common = dict(name=entry.name, role=entry.role, title=entry.title, variant=variant.name, size_mb=size,
                       memory_gb=variant.memory_gb, licence=entry.licence, detail=entry.notes,
-                      licence_words=entry.licence_words, licence_note=entry.licence_note)
+                      licence_words=entry.licence_words, licence_note=entry.licence_note, parameters=entry.parameters)
         builtin = entry.builtin_path()
         if builtin is not None:
             return ModelStatus(state="built in", path=str(builtin), **common)
         if model is not None:
-            return ModelStatus(state=_installed_state(model), path=model.model_path, **common)
+            return ModelStatus(state=_installed_state(model), path=model.model_path, location=_location(model),
+                               **common)
         return ModelStatus(state="not installed", **common)
 
     def is_builtin(self, name: str | None) -> bool:
@@ -137,6 +150,9 @@ class ModelManager:
         model = self.registry.get(name)
         if model is not None:
             missing = [p for p in model.paths if not Path(p).exists()]
+            if missing and model.linked:
+                raise ModelError(f"model {name} is linked to {missing[0]}, which is missing: reconnect the drive "
+                                 "it is on, or import it again")
             if missing:
                 raise ModelError(f"model {name}: file {missing[0]} is missing; pull or import it again")
             return ResolvedModel(name, Path(model.model_path),
@@ -191,10 +207,14 @@ class ModelManager:
         self.registry.put(model)
         return model
 
-    def import_file(self, path: str | Path, projector: str | Path | None = None,
-                    name: str | None = None) -> InstalledModel:
-        """Register a GGUF already on disk (and its vision projector), or a page-embedder folder (and, for an
-        adapter, its base model folder, passed as `projector`); the files stay where they are."""
+    def import_file(self, path: str | Path, projector: str | Path | None = None, name: str | None = None,
+                    link: bool = False, progress: Callable[[int, int], None] | None = None,
+                    cancel: threading.Event | None = None) -> InstalledModel:
+        """Install a GGUF already on disk (and its vision projector): copied into the model folder, so that it stays
+        when the drive it came from goes (the free space checked first; `progress(bytes done, total)`, stopped by
+        `cancel` with nothing kept), or with `link` used where it lies (its checksums read through). Its licence and
+        size are read from its metadata. A page-embedder folder (and, for an adapter, its base model folder,
+        passed as `projector`) is registered where it is."""
         path = Path(path).expanduser().resolve()
         if path.is_dir():
             return self._import_folder(path, projector, name)
@@ -209,8 +229,15 @@ class ModelManager:
         if self.catalog.find(name) is not None and self.catalog.get(name).builtin:
             raise ModelError(f"{name} is the name of a built-in model; choose another with --name")
         files = [path] + ([projector_path] if projector_path else [])
-        model = InstalledModel(name, "vision" if projector_path else "text", "import", str(path),
-                               str(projector_path or ""), "", {str(f): download.sha256_of(f) for f in files})
+        if link or all(f.is_relative_to(self.folder) for f in files):  # a file in the model folder is its own copy
+            kept = {f: (f, sha256) for f, sha256 in checksums(files, progress, cancel).items()}
+        else:
+            kept = copy_in(files, self.folder / name, progress, cancel)
+        model_file, projector_file = (kept[f][0] if f else None for f in (path, projector_path))
+        model = InstalledModel(name, "vision" if projector_path else "text", "import", str(model_file),
+                               str(projector_file or ""), "", {str(copy): sha256 for copy, sha256 in kept.values()},
+                               copied=not link, title=header.name, licence=header.licence,
+                               parameters=header.size.billions, size_mb=sum(f.stat().st_size for f in files) / 2**20)
         self.registry.put(model)
         return model
 
@@ -228,10 +255,13 @@ class ModelManager:
         return model
 
     def remove(self, name: str, keep_files: bool = False) -> list[str]:
-        """Forget a model; pulled files are deleted from the cache unless kept, imported files never are."""
+        """Forget a model; pulled files are deleted from the cache and copied imports from the model folder unless
+        kept, linked files never are (they are the user's)."""
         model = self.registry.remove(name)
-        if model.source != "pull" or keep_files:
+        if keep_files or model.linked:
             return []
+        if model.source == "import":
+            return _delete_copies(model.paths)
         return download.delete_cached(model.paths)
 
     def verify(self, name: str | None = None) -> list[VerifyResult]:
@@ -274,7 +304,33 @@ def _verify_builtin(entry: CatalogEntry) -> VerifyResult:
 
 
 def _installed_state(model: InstalledModel) -> str:
-    return "installed" if all(Path(p).exists() for p in model.paths) else "broken"
+    """installed | linked (used where it lies) | missing (a linked file that is away) | broken (a file of the app's
+    gone)."""
+    present = all(Path(p).exists() for p in model.paths)
+    if model.linked:
+        return "linked" if present else "missing"
+    return "installed" if present else "broken"
+
+
+def _location(model: InstalledModel) -> str:
+    """ "linked: /media/usb/x.gguf" for a model used where it lies; "" for the app's own files."""
+    return f"linked: {model.model_path}" if model.linked else ""
+
+
+def _delete_copies(paths: list[str]) -> list[str]:
+    """Delete a copied import's files and their folder once empty; the paths deleted."""
+    deleted = []
+    for path in map(Path, paths):
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        deleted.append(str(path))
+    folders = {Path(p).parent for p in deleted}
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    return deleted
 
 
 def _size_mb(path: str) -> float:

@@ -1,8 +1,9 @@
 """Models installed on this machine (pulled or imported), kept in one small JSON file.
 
-Pulled files stay in the Hugging Face cache where other tools find them; imported files stay where the
-user keeps them. The registry only remembers paths and checksums, so `verify` can tell later whether a
-file changed or vanished.
+Pulled files stay in the Hugging Face cache where other tools find them; imported files are copied into the
+app's model folder, or, linked at the user's choice, stay where the user keeps them. The registry remembers paths
+and checksums, so `verify` can tell later whether a file changed or vanished, and what the file's own metadata
+says (licence, size), so a linked model whose drive is away is still listed.
 """
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ class InstalledModel:
     sha256: dict[str, str] = field(default_factory=dict)  # path -> checksum at install time
     repo: str = ""
     base_path: str = ""  # a page embedder published as an adapter: the base model's folder
+    copied: bool = False  # an import copied into the model folder; False for an import: linked where it lies
+    title: str = ""  # an import's general.name
+    licence: str = ""  # an import's general.license ("apache-2.0"); "" when the file states none
+    parameters: float = 0.0  # an import's billions of parameters, from its metadata
+    size_mb: float = 0.0  # an import's files when imported (a linked file may be away)
+
+    @property
+    def linked(self) -> bool:
+        """An imported model used where it lies (a file on a USB stick): missing while the stick is away."""
+        return self.source == "import" and not self.copied
 
     @property
     def paths(self) -> list[str]:

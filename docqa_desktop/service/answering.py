@@ -106,15 +106,18 @@ class Answers:
         db = resources.db
         pages = PageSource(db)
         asked = standalone_question(question, turns)  # a follow-up's "it", "and in 2012?" written out from the thread
+        text_model = resources.runtimes.text()
+        # the serving model is recorded whether it is called or not: the answer's time is this model's with the method
         answer = Answer(id=uuid.uuid4().hex[:12], question=question, method=spec.name, scope=list(docs or []),
-                        thread=thread, standalone_question=asked if asked != question else "")
+                        thread=thread, standalone_question=asked if asked != question else "",
+                        text_model=text_model.info.name)
 
         step = self._recording(answer.id, spec.name, FOR_QUESTION, progress)
         ctx = MethodContext(
             question=asked if spec.follow_ups == "conversation" else question_in_context(asked, turns),
             answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
             search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
-            text_model=resources.runtimes.text(), vision_model=resources.runtimes.vision(),
+            text_model=text_model, vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
             progress=step, cancel=cancel, stream=stream, conversation=turns, chooser=self.chooser())
         self._running[answer.id] = (spec.name, None, FOR_QUESTION)

@@ -8,8 +8,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..errors import Remedy
-from ..llm.catalog_choice import ANSWERING_ROLES, DEFAULT_METHOD, WORKLOADS, Choice, estimate, recommend, workload
-from ..llm.gguf_file import ModelSize, size_text
+from ..llm.catalog_choice import ANSWERING_ROLES, DEFAULT_METHOD, Choice, recommend
+from ..llm.catalog import licence_words
+from ..llm.gguf_file import ModelSize, read_header, size_text
 from ..llm.hardware import Hardware
 from ..llm.manager import ModelStatus, VerifyResult
 from ..llm.registry import InstalledModel
@@ -17,49 +18,48 @@ from ..llm.runtime import Runtime
 from ..vectors.torch_runtime import torch_device
 from ..methods import METHODS, MethodSpec, method_spec
 from ..settings import Settings
-from ..progress import about
 from ..settings import save as save_settings
-from ..store import answers as answers_store
 from .components import missing_text
+from .question_time import PerQuestion, QuestionTimes
 from .resources import Resources
-
-# How many of a method's newest answers with a model its measured time is the median of.
-MEASURED_ANSWERS = 20
-
-
-@dataclasses.dataclass(frozen=True)
-class PerQuestion:
-    """About how long a question takes here with a method and a model: the median of this machine's own answers
-    when there are some, else the estimate (llm/catalog_choice.py)."""
-    seconds: float | None  # None: nothing to go on (a server's model, before its first answer)
-    measured: int = 0  # the answers measured; 0: an estimate
-
-    @property
-    def text(self) -> str:
-        """ "about 14 s per question, measured over 9 questions", "about 3 min per question (estimate)"; "" when
-        there is nothing to go on."""
-        if self.seconds is None:
-            return ""
-        duration = about(self.seconds).lstrip("~")
-        if self.measured:
-            return (f"about {duration} per question, measured over {self.measured} "
-                    f"question{'s' if self.measured != 1 else ''}")
-        return f"about {duration} per question (estimate)"
-
 
 @dataclasses.dataclass(frozen=True)
 class Recommendation:
     """A model as the first-run panel, the Models dialog and `docqa models list` offer it on this machine."""
     model: ModelStatus
-    # about how long a question takes here with the default method (Models.overview): the median of this machine's
-    # answers with the model, else the estimate (catalog_choice.estimate); None: not a language model
-    seconds_per_question: int | None
+    # about how long a question takes here with the default method (Models.overview, from question_time): measured
+    # over this machine's answers with the model, else estimated from its size; None: not a language model
+    timing: PerQuestion | None
     why: str  # why it is the one recommended here; "" for the others
-    measured: int = 0  # the answers seconds_per_question is the median of; 0: an estimate
 
     @property
     def recommended(self) -> bool:
         return bool(self.why)
+
+    @property
+    def seconds_per_question(self) -> int | None:
+        return None if self.timing is None or self.timing.seconds is None else round(self.timing.seconds)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFile:
+    """A model file as the import shows it before it starts."""
+    path: Path
+    name: str  # general.name, else the file's name
+    parameters: str  # "1.5B"; "" when the file does not say
+    licence: str  # general.license; "" when the file does not say
+    licence_words: str  # what it allows (llm.catalog.licence_words)
+    is_projector: bool  # a vision projector (mmproj), not a language model
+    size_mb: float
+    projector_beside: Path | None  # the one mmproj file in the same folder, the likely projector of a vision model
+
+    @property
+    def summary(self) -> str:
+        """ "Qwen2.5 1.5B Instruct: 1.5B parameters, 1.0 GB; free for commercial use (apache-2.0)"."""
+        size = f"{self.size_mb / 1024:.1f} GB" if self.size_mb >= 1024 else f"{self.size_mb:.0f} MB"
+        licence = f"{self.licence_words} ({self.licence})" if self.licence else self.licence_words
+        parameters = f"{self.parameters} parameters, " if self.parameters else ""
+        return f"{self.name}: {parameters}{size}; {licence}"
 
 
 class Models:
@@ -131,7 +131,7 @@ class Models:
         """Which small model there is, and how to get a larger one."""
         label = f"{size.label} " if size.label else ""
         manager = self._resources.models
-        others = any(m.role in ("text", "vision") and m.state == "installed" for m in manager.statuses())
+        others = any(m.role in ("text", "vision") and m.state in ("installed", "linked") for m in manager.statuses())
         has = (f"only the built-in {label}model is installed" if size.builtin and not others
                else f"the text model {self.roles()['text']} is a {label}model")
         recommended = self.recommendation().name
@@ -179,41 +179,35 @@ class Models:
         """This machine as the models see it: cores, memory, GPUs, what llama.cpp offloads."""
         return self._resources.runtimes.hardware
 
-    def recommendation(self) -> Choice:
+    def recommendation(self, times: QuestionTimes | None = None) -> Choice:
         """The model to download on this machine: the most capable one whose licence allows commercial use and
-        that answers in a few minutes here (llm/catalog_choice.py), or the built-in one. The one choice every
-        front end shows."""
-        return recommend(self._resources.models.catalog, self.hardware)
+        that answers in a few minutes here (llm/catalog_choice.py), or the built-in one; its times estimated at
+        this machine's measured speed (question_time). The one choice every front end shows."""
+        times = times or self.question_times()
+        return recommend(self._resources.models.catalog, times.hardware)
 
     def overview(self, method: str = DEFAULT_METHOD) -> list[Recommendation]:
         """Every model (statuses()) as offered here: the language models with about how long a question takes on
-        this machine with `method` (the default one, the cascade, unless given; per_question), the recommended one
-        marked with why."""
-        choice = self.recommendation()
-        rows = []
-        for status in self.statuses():
-            seconds, measured = None, 0
-            if status.role in ANSWERING_ROLES:
-                timing = self._per_question(method, self._timings(status.name), status)
-                seconds, measured = round(timing.seconds), timing.measured
-            rows.append(Recommendation(status, seconds, choice.why if status.name == choice.name else "", measured))
-        return rows
-
-    # -- time per question: measured here, else estimated -------------------------------------------
+        this machine with `method` (the default one, the cascade, unless given) while that model serves text tasks
+        (question_time: measured, else estimated from its size), the recommended one marked with why."""
+        times = self.question_times()
+        choice = self.recommendation(times)
+        return [Recommendation(status, times.per_question(method, status.name)
+                               if status.role in ANSWERING_ROLES else None,
+                               choice.why if status.name == choice.name else "") for status in times.models]
 
     def per_question(self, methods: list[str] | None = None, model: str | None = None) -> dict[str, PerQuestion]:
-        """About how long a question takes here with each method (every one when none are named) and `model`
-        (the one serving text tasks unless given), by method name: the median of this machine's newest
-        MEASURED_ANSWERS finished answers of the method that the model wrote in or that called no model, from the
-        first one on; before it, the estimate of the method's work for the model's size."""
+        """About how long a question takes here with each method (every one when none are named) while `model`
+        (the one serving text tasks unless given) serves, by method name (question_time)."""
         methods = list(METHODS) if methods is None else methods
         model = self._text_model_name() if model is None else model
-        timings = self._timings(model)
-        status = next((s for s in self.statuses() if s.name == model), None) if model else None
-        return {method: self._per_question(method, timings, status) for method in methods}
+        times = self.question_times()
+        return {method: times.per_question(method, model) for method in methods}
 
-    def _timings(self, model: str) -> dict[str, tuple[float, int]]:
-        return answers_store.method_timings(self._resources.db.cursor(), model, MEASURED_ANSWERS)
+    def question_times(self) -> QuestionTimes:
+        """This machine's times per question as they stand now (measured, and its speed for the estimates)."""
+        return QuestionTimes(self._resources.db.cursor(), self.hardware, self._resources.models.catalog,
+                             self.statuses())
 
     def _text_model_name(self) -> str:
         """The name the answers record for the model serving text tasks ("" when there is none)."""
@@ -221,16 +215,6 @@ class Models:
         if llm.backend == "remote":
             return llm.remote_model or "remote"
         return self.roles()["text"] or ""
-
-    def _per_question(self, method: str, timings: dict[str, tuple[float, int]],
-                      status: ModelStatus | None) -> PerQuestion:
-        if method in timings:
-            return PerQuestion(*timings[method])
-        if not _calls_a_model(method) or status is None:
-            return PerQuestion(None)
-        entry, work, hw = self._resources.models.catalog.find(status.name), workload(method), self.hardware
-        return PerQuestion(estimate(entry, hw, status.variant, work) if entry is not None
-                           else hw.seconds_per_question(status.size_mb, status.memory_gb, workload=work))
 
     def runs_on(self, onnx_device: str) -> dict[str, str]:
         """Where each model family runs here: llama.cpp, the page embedder (torch), layout and OCR (onnxruntime,
@@ -247,7 +231,8 @@ class Models:
         costs here (size, memory, licence, about how long a question takes)."""
         ram = self.hardware.ram_gb
         rows = [r for r in self.overview() if r.model.role in ANSWERING_ROLES and r.model.state != "built in"]
-        return sorted(rows, key=lambda r: (not r.recommended, r.model.memory_gb > ram, r.seconds_per_question))
+        return sorted(rows, key=lambda r: (not r.recommended, r.model.memory_gb > ram,
+                                           r.seconds_per_question is None, r.seconds_per_question or 0))
 
     # -- model files --------------------------------------------------------------------------
 
@@ -260,10 +245,28 @@ class Models:
         """Download a catalog model (resumable, checksum-verified) and install it."""
         return self._resources.models.pull(name, variant, progress, cancel)
 
-    def import_file(self, path: str | Path, projector: str | Path | None = None,
-                    name: str | None = None) -> InstalledModel:
-        """Register a GGUF file (with its vision projector), or a ColQwen2.5 folder, already on disk."""
-        return self._resources.models.import_file(path, projector, name)
+    def import_file(self, path: str | Path, projector: str | Path | None = None, name: str | None = None,
+                    link: bool = False, progress: Callable[[int, int], None] | None = None,
+                    cancel: threading.Event | None = None) -> InstalledModel:
+        """Install a GGUF file (with its vision projector) already on disk: copied into the model folder (free
+        space checked, progress in bytes, cancellable), or with `link` used where it lies; a ColQwen2.5 folder is
+        registered where it is."""
+        return self._resources.models.import_file(path, projector, name, link, progress, cancel)
+
+    def read_file(self, path: str | Path) -> ModelFile:
+        """What a model file says of itself, read from its header without loading it (milliseconds, but from a slow
+        drive: off the GUI thread); a file that is no GGUF is a ModelError naming it."""
+        path = Path(path).expanduser()
+        header = read_header(path)
+        beside = sorted(p for p in path.parent.glob("*.gguf") if p != path and "mmproj" in p.name.lower())
+        return ModelFile(path, header.name, size_text(header.size.billions), header.licence,
+                         licence_words(header.licence), header.is_projector, path.stat().st_size / 2**20,
+                         beside[0] if len(beside) == 1 else None)
+
+    @property
+    def folder(self) -> Path:
+        """Where imported model files are copied."""
+        return self._resources.models.folder
 
     def verify(self, name: str | None = None) -> list[VerifyResult]:
         return self._resources.models.verify(name)
@@ -272,9 +275,3 @@ class Models:
         """Forget a model; returns the downloaded files deleted from the cache (none with keep_files)."""
         return self._resources.models.remove(name, keep_files)
 
-
-def _calls_a_model(method: str) -> bool:
-    """Whether `method`'s time depends on the language model: a method with a workload, or one that needs a
-    model (MethodSpec.min_model_params); the quoted reader calls none. A method not registered (yet): assumed to."""
-    spec = METHODS.get(method)
-    return method in WORKLOADS or spec is None or spec.min_model_params > 0

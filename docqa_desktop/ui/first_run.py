@@ -29,7 +29,7 @@ class FirstRunPanel(QDialog):
         self.resize(1000, 460)
         self.service, self.tasks = service, tasks
         self.rows: list[Recommendation] = []
-        self.download_task: Task | None = None
+        self.running_task: Task | None = None  # the download or import Cancel stops
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         self.hardware = QLabel("Looking at this machine…")
@@ -42,13 +42,14 @@ class FirstRunPanel(QDialog):
         self.download_button = QPushButton("Download")
         self.download_button.setDefault(True)
         self.download_button.clicked.connect(self.download)
-        self.cancel_button = QPushButton("Cancel download")
-        self.cancel_button.setToolTip("What was downloaded is kept: Download again resumes")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("A download cancelled is kept: Download again resumes; an import cancelled "
+                                      "keeps nothing")
         self.cancel_button.setVisible(False)
-        self.cancel_button.clicked.connect(self.cancel_download)
+        self.cancel_button.clicked.connect(self.cancel_task)
         self.import_button = QPushButton(IMPORT_BUTTON)
-        self.import_button.setToolTip("Register a GGUF model file already on this machine (downloaded elsewhere, "
-                                      "brought on a USB stick), and its vision projector")
+        self.import_button.setToolTip("Install a GGUF model file already on this machine (downloaded elsewhere, "
+                                      "brought on a USB stick: copied, so it stays), and its vision projector")
         self.import_button.clicked.connect(self.import_file)
         self.skip_button = QPushButton("Skip: use quoted answers")
         self.skip_button.clicked.connect(self.skip)
@@ -97,14 +98,17 @@ class FirstRunPanel(QDialog):
             self.message.setText("Choose a model to download")
             return
         self._busy(True)
-        self.download_task = start_pull(self.tasks, self.service, chosen.model.name, self.progress, self.message,
-                                        self._installed, self._failed, lambda: self._busy(False))
+        self.running_task = start_pull(self.tasks, self.service, chosen.model.name, self.progress, self.message,
+                                       self._installed, self._failed, lambda: self._busy(False))
 
     def import_file(self) -> None:
-        """The Models dialog's import: a GGUF file, then its vision projector (or none, for a text model)."""
-        if start_import(self, self.tasks, self.service, self.message, self._installed, self.message.setText,
-                        lambda: self._busy(False)):
-            self._busy(True, cancellable=False)
+        """The Models dialog's import: a GGUF file, said in one dialog to be a text or a vision model (then its
+        projector), copied with progress and Cancel, or linked."""
+        task = start_import(self, self.tasks, self.service, self.progress, self.message, self._installed,
+                            self.message.setText, lambda: self._busy(False))
+        if task is not None:
+            self.running_task = task
+            self._busy(True)
 
     def _installed(self, model) -> None:
         serving = self.service.models.roles()["text"]
@@ -117,19 +121,18 @@ class FirstRunPanel(QDialog):
         advice = "" if IMPORT_BUTTON in message else "\nDownload again to resume, or skip and use quoted answers."
         self.message.setText(message + advice)
 
-    def cancel_download(self) -> None:
-        if self.download_task is not None:
-            self.download_task.cancel.set()
-            self.message.setText("Cancelling… what was downloaded is kept; Download again resumes.")
+    def cancel_task(self) -> None:
+        if self.running_task is not None and not self.running_task.ended.is_set():
+            self.running_task.cancel.set()
+            self.message.setText("Cancelling… a download keeps what it has (Download again resumes); an import "
+                                 "keeps nothing.")
 
-    def _busy(self, busy: bool, cancellable: bool = True) -> None:
+    def _busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
-        if busy and not cancellable:
-            self.progress.setRange(0, 0)  # an import reads its files through: no counts to show
-        self.cancel_button.setVisible(busy and cancellable)
+        self.cancel_button.setVisible(busy)
         self.download_button.setEnabled(not busy)
         self.import_button.setEnabled(not busy)
 
     def skip(self) -> None:
-        self.cancel_download()
+        self.cancel_task()
         self.accept()

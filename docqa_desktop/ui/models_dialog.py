@@ -1,13 +1,14 @@
 """Models: what is installed and recommended, which model serves which role; pull (with progress and
-cancel), import a GGUF, verify, remove. Every call runs as a task. The pull and the import are shared with the
+cancel), import a GGUF (copied with progress and cancel, or linked), verify, remove. Every call runs as a task. The pull and the import are shared with the
 first-run panel (start_pull, start_import)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -19,9 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..progress import about
 from ..service import Recommendation, Service
 from .components_panel import ComponentsPanel
+from .import_dialog import ImportDialog
 from .remedies import IMPORT_BUTTON
 from .tasks import Task, TaskRunner
 
@@ -34,14 +35,10 @@ def size_text(mb: float) -> str:
 
 
 def per_question_text(row: Recommendation) -> str:
-    """About how long a question takes here with the model and the default method: measured over this machine's
-    answers ("~14 s (measured, 9 questions)"), else "~16 s (estimate)"; "–" for one that writes no answers (an
-    embedder)."""
-    if row.seconds_per_question is None:
-        return "–"
-    measured = (f"measured, {row.measured} question{'s' if row.measured != 1 else ''}" if row.measured
-                else "estimate")
-    return f"{about(row.seconds_per_question)} ({measured})"
+    """About how long a question takes here with the model and the default method, as the service says it
+    (question_time): "~14 s, measured over 9 questions", "~25 s, estimated from size"; "–" for one that writes no
+    answers (an embedder) or whose file is away."""
+    return row.timing.short if row.timing is not None else "–"
 
 
 def recommended_text(row: Recommendation) -> str:
@@ -52,8 +49,8 @@ def recommended_text(row: Recommendation) -> str:
 def model_tooltip(row: Recommendation) -> str:
     """The catalog's notes on a model, its licence's conditions when it has some, and why it is recommended."""
     m = row.model
-    lines = (m.detail or m.path, m.licence_note and f"Licence: {m.licence_note}",
-             row.why and f"Recommended here: {row.why}")
+    lines = (m.location, m.detail or m.path, m.licence_note and f"Licence: {m.licence_note}",
+             row.timing is not None and row.timing.basis, row.why and f"Recommended here: {row.why}")
     return "\n".join(line for line in lines if line)
 
 
@@ -76,27 +73,40 @@ def start_pull(tasks: TaskRunner, service: Service, name: str, bar: QProgressBar
     def run(progress, cancel):
         return service.models.pull(name, progress=lambda done, total: progress((done, total)), cancel=cancel)
 
-    def show_progress(value) -> None:
-        done, total = value
-        bar.setRange(0, max(total, 1))
-        bar.setValue(done)
-        message.setText(f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
-
-    return tasks.start("download", run, on_done, show_progress, on_failed, on_finished=on_finished)
+    return tasks.start("download", run, on_done, _bytes_shown(bar, message, f"Downloading {name}"), on_failed,
+                       on_finished=on_finished)
 
 
-def start_import(parent: QWidget, tasks: TaskRunner, service: Service, message: QLabel, on_done, on_failed,
-                 on_finished=None) -> Task | None:
-    """Register a GGUF already on this machine (brought on a USB stick, say), with the vision projector beside it
-    when there is one, as a task (the files are read through for their checksums); None when no file is chosen."""
-    model, _ = QFileDialog.getOpenFileName(parent, "Model file (GGUF)", "", "GGUF (*.gguf)")
-    if not model:
+def start_import(parent: QWidget, tasks: TaskRunner, service: Service, bar: QProgressBar, message: QLabel,
+                 on_done, on_failed, on_finished=None) -> Task | None:
+    """Install a GGUF already on this machine (brought on a USB stick, say) as a task: the file, whether it is a
+    vision model (then its projector) and whether it is copied or linked chosen in one dialog (ImportDialog); the
+    copy's bytes shown on `bar` and `message`, stopped by the task's cancel. None when the choice is cancelled."""
+    choice = ImportDialog.ask(parent, service, tasks)
+    if choice is None:
         return None
-    projector, _ = QFileDialog.getOpenFileName(parent, "Vision projector (mmproj GGUF) — cancel for a text model",
-                                               "", "GGUF (*.gguf)")
-    message.setText(f"Importing {model}…")
-    return tasks.start("import", lambda progress, cancel: service.models.import_file(model, projector or None),
-                       on_done, on_failed=on_failed, on_finished=on_finished)
+    name = Path(choice.model).name
+    doing = f"Reading {name} (linked: it stays where it is)" if choice.link else f"Copying {name}"
+    message.setText(f"{doing}…")
+
+    def run(progress, cancel):
+        return service.models.import_file(choice.model, choice.projector or None, link=choice.link,
+                                          progress=lambda done, total: progress((done, total)), cancel=cancel)
+
+    return tasks.start("import", run, on_done, _bytes_shown(bar, message, doing), on_failed,
+                       on_finished=on_finished)
+
+
+def _bytes_shown(bar: QProgressBar, message: QLabel, doing: str):
+    """A task's (bytes done, total) on `bar`, in MB (a bar counts in 32 bits: a 5 GB file's bytes overflow it),
+    and as "Copying x.gguf: 300 of 1,066 MB" in `message`."""
+    def show(value) -> None:
+        done, total = value
+        bar.setRange(0, max(total >> 20, 1))
+        bar.setValue(done >> 20)
+        message.setText(f"{doing}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
+
+    return show
 
 
 class ModelsDialog(QDialog):
@@ -106,7 +116,7 @@ class ModelsDialog(QDialog):
         self.resize(1180, 660)  # every column in view on a 1366-pixel screen; the components below the models
         self.service = service
         self.tasks = tasks
-        self.pull_task: Task | None = None
+        self.running_task: Task | None = None  # the download or import the Cancel button stops
         self.roles = QLabel("")
         self.roles.setWordWrap(True)
         self.table = model_table(COLUMNS)
@@ -115,14 +125,17 @@ class ModelsDialog(QDialog):
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.pull_button = QPushButton("Download")
-        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the download (what was downloaded is kept) or the import (nothing of it "
+                                      "is kept)")
         self.cancel_button.setVisible(False)
         self.import_button = QPushButton(IMPORT_BUTTON)
-        self.import_button.setToolTip("Register a GGUF model file already on this machine, and its vision projector")
+        self.import_button.setToolTip("Install a GGUF model file already on this machine (copied into the model "
+                                      "folder, or linked where it lies), and its vision projector")
         self.verify_button = QPushButton("Verify")
         self.remove_button = QPushButton("Remove")
         self.pull_button.clicked.connect(self.pull)
-        self.cancel_button.clicked.connect(self.cancel_pull)
+        self.cancel_button.clicked.connect(self.cancel_task)
         self.import_button.clicked.connect(self.import_gguf)
         self.verify_button.clicked.connect(self.verify)
         self.remove_button.clicked.connect(self.remove)
@@ -182,22 +195,30 @@ class ModelsDialog(QDialog):
             return
 
         self._busy(True)
-        self.pull_task = start_pull(self.tasks, self.service, name, self.progress, self.message,
-                                    lambda m: self.message.setText(f"Installed {m.name}"), self.message.setText,
-                                    lambda: (self._busy(False), self.refresh()))
+        self.running_task = start_pull(self.tasks, self.service, name, self.progress, self.message,
+                                       lambda m: self.message.setText(f"Installed {m.name}"), self.message.setText,
+                                       lambda: (self._busy(False), self.refresh()))
 
-    def cancel_pull(self) -> None:
-        if self.pull_task is not None:
-            self.pull_task.cancel.set()
+    def cancel_task(self) -> None:
+        if self.running_task is not None:
+            self.running_task.cancel.set()
 
     def _busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
         self.pull_button.setEnabled(not busy)
+        self.import_button.setEnabled(not busy)
 
     def import_gguf(self) -> None:
-        start_import(self, self.tasks, self.service, self.message,
-                     lambda m: (self.message.setText(f"Imported {m.name}"), self.refresh()), self.message.setText)
+        task = start_import(self, self.tasks, self.service, self.progress, self.message, self._imported,
+                            self.message.setText, lambda: (self._busy(False), self.refresh()))
+        if task is not None:
+            self.running_task = task
+            self._busy(True)
+
+    def _imported(self, model) -> None:
+        where = f"linked: {model.model_path}" if model.linked else f"copied to {model.model_path}"
+        self.message.setText(f"Imported {model.name} ({where})")
 
     def verify(self) -> None:
         def show(results) -> None:
