@@ -23,17 +23,18 @@ from urllib.parse import quote as url_quote
 
 import pymupdf
 
-from . import numbers
-from .answers import Answer, AnswerStatus, Citation, sureness
+from .answers import Answer, Citation
 from .documents import open_document
 from .errors import DocQAError
 from .files import write_atomically
 from .pdf.unicode_map import plain_text_maps
+from .presentation import WARNING_COLOUR, cited_line, computed_line, one_line, proof_html, run_line, shown_text
 
-FORMATS = ("md", "html", "pdf", "json")
 REGION_MARGIN = 24  # points around the quoted words, so the crop shows their context
 NAME_CHARS = 60  # the most characters of the question an export's file name keeps (whole words)
 RenderFn = Callable[[Citation], bytes | None]  # PNG of the cited region, None if the document is gone
+# writer(answers, file, render, thread): `thread` when a thread is exported (even one of one answer)
+Writer = Callable[[list[Answer], Path, RenderFn, bool], None]
 
 
 def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
@@ -53,23 +54,14 @@ def cited_region(citation: Citation, zoom: float = 2.0) -> bytes | None:
 def export(answers: Answer | list[Answer], fmt: str, out: Path, render: RenderFn = cited_region) -> Path:
     """Write one answer, or a whole thread (a list: a question and its follow-ups, in order), with their
     citations. Citations are numbered per answer, as they were shown."""
-    if fmt not in FORMATS:
+    if fmt not in WRITERS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     thread = not isinstance(answers, Answer)
     answers = list(answers) if thread else [answers]
     if not answers:
         raise ValueError("nothing to export: the thread has no answers")
     out = Path(out)
-    if fmt == "json":
-        record = {"thread": answers[0].thread_id, "answers": [a.as_record() for a in answers]} if thread \
-            else answers[0].as_record()
-        write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False))
-    elif fmt == "md":
-        _markdown(answers, out, render)
-    elif fmt == "html":
-        write_atomically(out, _html(answers, render))
-    else:
-        _pdf(answers, out, render)
+    WRITERS[fmt](answers, out, render, thread)
     return out
 
 
@@ -87,101 +79,31 @@ def file_name(answer: Answer, fmt: str, whole_thread: bool = False) -> str:
 
 
 def _thread_title(answers: list[Answer]) -> str:
-    return f"Thread: {_one_line(answers[0].question)} ({len(answers)} questions)"
+    return f"Thread: {one_line(answers[0].question)} ({len(answers)} questions)"
 
 
-def cited_line(n: int, c: Citation) -> str:
-    """A numbered citation as one line of plain text (PDF export, copy to the clipboard)."""
-    return f'[{n}] {c.source}: "{c.quote}"' if c.quote else f"[{n}] {c.source} (the highlighted region)"
-
-
-def run_line(answer: Answer, escape: Callable[[str], str] = str) -> str:
-    """'Answered · simpledoc · 3 model calls · 41.2 s': how the answer was made, under it in every export."""
-    return (f"{answer.status.label} · {escape(answer.method)} · {len(answer.calls)} model calls · "
-            f"{answer.seconds:.1f} s")
-
-
-# How an answer's text and proof read, the same in the app, the CLI and every export (each styles the pieces).
-DRAFT_LABEL = "Model's draft (not checked): "
-WARNING_COLOUR = "#8a6d3b"  # the verdict of anything that is not an answer (app and HTML export)
-QUOTED_NUMBER_COLOUR = "#1f5fa8"  # a computation's numbers that are in a cited quote (app and HTML export)
-
-
-def shown_text(answer: Answer) -> str:
-    """The answer's text as every view shows it: an unverified draft says it is one, so it never passes for the
-    answer."""
-    if answer.status is AnswerStatus.UNVERIFIED and answer.text:
-        return DRAFT_LABEL + answer.text
-    return answer.text
-
-
-def confidence_line(answer: Answer) -> str:
-    """How sure the app is of an answer, in words ("Confidence: likely right, p = 0.87"); "" when no method rated it
-    or it is no answer (a passages' likeliest value says how sure it is in the text)."""
-    if answer.confidence is None or answer.status is not AnswerStatus.ANSWERED:
-        return ""
-    return f"Confidence: {sureness(answer.confidence)}"
-
-
-def computation_parts(answer: Answer) -> list[tuple[str, bool]]:
-    """An answered value's computation (left of any '=' the model wrote) in pieces, True for a number that is in
-    one of the answer's cited quotes (its operands, read as numbers.find reads them); [] when nothing was computed."""
-    if not answer.status.confident or not answer.computation.strip():
-        return []
-    expression = _one_line(re.split(r"[=≈]", answer.computation, maxsplit=1)[0])
-    # compared by value as written and signed: a computed "-5" is not a quote's "5"; "12%" and "$12" are its "12"
-    quoted = {number.value for c in answer.citations for number in numbers.find(c.quote)}
-    parts, at = [], 0
-    for number in numbers.find(expression):
-        parts += [(expression[at:number.start], False), (number.text, number.value in quoted)]
-        at = number.end
-    parts.append((expression[at:], False))
-    return [part for part in parts if part[0]]
-
-
-def computed_line(answer: Answer, mark: Callable[[str], str] | None = None,
-                  escape: Callable[[str], str] = str) -> str:
-    """"Computed: (56.8 - 51.5) / 51.5 * 100 = 10.29" under an answered value the app computed, each quoted
-    number passed through `mark` (bold in Markdown, coloured in HTML); without `mark`, plain text that says the
-    numbers were quoted (CLI, PDF). Every piece goes through `escape`. "" when nothing was computed."""
-    parts = computation_parts(answer)
-    if not parts:
-        return ""
-    marked = "".join(mark(escape(text)) if mark and quoted else escape(text) for text, quoted in parts)
-    value = f" = {escape(answer.short_answer)}" if answer.short_answer else ""
-    return f"{'Computed' if mark else 'Computed from the quoted numbers'}: {marked}{value}"
-
-
-def proof_html(answer: Answer) -> str:
-    """The computation and the check line as HTML (app and HTML export): quoted numbers bold and coloured, the
-    check small and grey. Model text is escaped."""
-    computed = computed_line(answer, lambda n: f"<b style='color:{QUOTED_NUMBER_COLOUR}'>{n}</b>", html.escape)
-    return ((f"<p>{computed}</p>" if computed else "")
-            + (f"<p style='color:gray'><small>{html.escape(answer.check)}</small></p>" if answer.check else ""))
-
-
-def _markdown(answers: list[Answer], out: Path, render: RenderFn) -> None:
+def _markdown(answers: list[Answer], out: Path, render: RenderFn, thread: bool) -> None:
     images = out.with_name(out.stem + "_files")
-    thread = len(answers) > 1
+    several = len(answers) > 1  # a thread of one reads as its answer
     inline = functools.partial(markdown_text, starts_line=False)  # a piece inside a line of ours
-    lines = [f"# {inline(_thread_title(answers))}", ""] if thread else []
+    lines = [f"# {inline(_thread_title(answers))}", ""] if several else []
     for i, answer in enumerate(answers, 1):
-        heading = "##" if thread else "#"
-        lines += [f"{heading} {inline(_one_line(answer.question))}", "",
+        heading = "##" if several else "#"
+        lines += [f"{heading} {inline(one_line(answer.question))}", "",
                   f"**{inline(answer.status.verdict)}**", "",
                   markdown_text(shown_text(answer)).replace("\n", "  \n"), ""]
         computed = computed_line(answer, lambda n: f"**{n}**", inline)
         lines += [computed, ""] if computed else []
-        lines += [f"*{inline(_one_line(answer.check))}*", ""] if answer.check else []
+        lines += [f"*{inline(one_line(answer.check))}*", ""] if answer.check else []
         lines += [f"*{run_line(answer, inline)}*", "", f"{heading}# Citations", ""]
         for n, c in enumerate(answer.citations, 1):
             # the source begins the list item's content (where a list or a heading could begin), the path a line
-            lines.append(f"{n}. {markdown_text(c.source)} — “{inline(_one_line(c.quote))}”  \n"
-                         f"   {markdown_text(_one_line(c.path))}")
+            lines.append(f"{n}. {markdown_text(c.source)} — “{inline(one_line(c.quote))}”  \n"
+                         f"   {markdown_text(one_line(c.path))}")
             png = render(c)
             if png:
                 images.mkdir(exist_ok=True)
-                name = f"answer-{i}-citation-{n}.png" if thread else f"citation-{n}.png"
+                name = f"answer-{i}-citation-{n}.png" if several else f"citation-{n}.png"
                 (images / name).write_bytes(png)
                 lines.append(f"\n   ![citation {n}]({url_quote(f'{images.name}/{name}')})")
             lines.append("")
@@ -280,10 +202,6 @@ def _run_delimits(char: str, before: str, after: str) -> bool:
     return (left and (not right or before == "punctuation")) or (right and (not left or after == "punctuation"))
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 # Opening the export loads nothing from anywhere: no scripts, no fonts, no frames, images only inline.
 NO_REMOTE_LOADS = ("<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
                    "style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'\">")
@@ -329,7 +247,7 @@ PDF_CSS = ("* {font-family: sans-serif; margin: 0; padding: 0}"
            ".citation {margin-top: 6pt} .answer-end {margin-bottom: 12pt}")
 
 
-def _pdf(answers: list[Answer], out: Path, render: RenderFn) -> None:
+def _pdf(answers: list[Answer], out: Path, render: RenderFn, thread: bool) -> None:
     story = pymupdf.Story(html=_pdf_html(answers, render), user_css=PDF_CSS)
     laid_out = io.BytesIO()
     writer = pymupdf.DocumentWriter(laid_out)
@@ -375,3 +293,19 @@ def _pdf_html(answers: list[Answer], render: RenderFn) -> str:
                              f"width='{height * pix.width / pix.height:.1f}' height='{height:.1f}'></p>")
         parts.append("<p class='answer-end'></p>")
     return "\n".join(parts)
+
+
+def _json(answers: list[Answer], out: Path, render: RenderFn, thread: bool) -> None:
+    """The full trace: the answer's record, or the thread's id and its answers' records."""
+    record = {"thread": answers[0].thread_id, "answers": [a.as_record() for a in answers]} if thread \
+        else answers[0].as_record()
+    write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False))
+
+
+def _html_file(answers: list[Answer], out: Path, render: RenderFn, thread: bool) -> None:
+    write_atomically(out, _html(answers, render))
+
+
+# one row a format: a new format is a writer and its row (the app's Export dialog and `docqa export` list FORMATS)
+WRITERS: dict[str, Writer] = {"md": _markdown, "html": _html_file, "pdf": _pdf, "json": _json}
+FORMATS = tuple(WRITERS)

@@ -246,7 +246,7 @@ def test_exports_show_the_computation_with_its_quoted_numbers_and_the_check(tmp_
     import re
     from markdown_it import MarkdownIt
     from proof_answers import CHECK, COMPUTATION, QUOTE, computed_answer
-    from docqa_desktop.export import QUOTED_NUMBER_COLOUR
+    from docqa_desktop.presentation import QUOTED_NUMBER_COLOUR
 
     answer = computed_answer()
     md = MarkdownIt("commonmark").render(_exported(answer, "md", tmp_path))
@@ -273,7 +273,7 @@ def test_exports_show_an_unverified_draft_as_a_draft_with_the_passages_it_read(t
     from markdown_it import MarkdownIt
     from proof_answers import DRAFT, PASSAGE, QUOTE, WHY, unverified_answer
     from docqa_desktop.answers import VERDICTS, AnswerStatus
-    from docqa_desktop.export import WARNING_COLOUR
+    from docqa_desktop.presentation import WARNING_COLOUR
 
     answer, verdict = unverified_answer(), VERDICTS[AnswerStatus.UNVERIFIED]
     labelled = f"Model's draft (not checked): {DRAFT}"

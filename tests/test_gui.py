@@ -295,7 +295,7 @@ def test_the_answer_view_shows_the_proof_of_a_computed_answer(qtbot):
     """Answered with a computation: the answer large, then 'Computed: … = value' with the quoted numbers bold
     and coloured (not the constant 100), then the check line small and grey, then the cited quote."""
     from proof_answers import CHECK, computed_answer
-    from docqa_desktop.export import QUOTED_NUMBER_COLOUR
+    from docqa_desktop.presentation import QUOTED_NUMBER_COLOUR
     from docqa_desktop.ui.answer_view import AnswerView
 
     view = AnswerView()
@@ -323,7 +323,7 @@ def test_the_answer_view_shows_an_unverified_draft_as_a_draft(qtbot):
     from PySide6.QtCore import QUrl
     from proof_answers import DRAFT, PASSAGE, QUOTE, WHY, computed_answer, unverified_answer
     from docqa_desktop.answers import VERDICTS, AnswerStatus
-    from docqa_desktop.export import WARNING_COLOUR
+    from docqa_desktop.presentation import WARNING_COLOUR
     from docqa_desktop.ui.answer_view import AnswerView
     from docqa_desktop.ui.history_panel import HistoryPanel
 

@@ -19,7 +19,8 @@ layer, and the same-layer components or modules listed in SIBLINGS:
     3 vectors     vectors/: the text and page embedders, codes, MaxSim kernels
     2 store       store/, pdf/ (opening, reading and rendering PDFs), documents.py (the file kinds read: one
                   table of openers, PDF's from pdf/)
-    1 domain      domain.py, answers.py, progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
+    1 domain      domain.py, answers.py, presentation.py (how an answer reads, in every front end and export),
+                  progress.py, settings.py, files.py, offline.py, logs.py, errors.py,
                   host.py (the operating system: file lock, memory limit, cores, RAM, GPU driver),
                   components/ (the optional components: their table, installer and sys.path), __init__.py
 
@@ -50,8 +51,8 @@ for _level, _name, _components in (
         (4, "engines", ("retrieval", "index", "llm", "visual")),
         (3, "vectors", ("vectors",)),
         (2, "store", ("store", "pdf", "documents")),
-        (1, "domain", ("domain", "answers", "numbers", "progress", "settings", "files", "offline", "logs", "errors",
-                       "host", "third_party", "components", "__init__")),
+        (1, "domain", ("domain", "answers", "numbers", "presentation", "progress", "settings", "files", "offline",
+                       "logs", "errors", "host", "third_party", "components", "__init__")),
 ):
     for _component in _components:
         LAYERS[_component] = (_level, _name)
@@ -70,6 +71,7 @@ SIBLINGS: set[tuple[str, str]] = {
     # domain level: plain helpers under the data types
     ("settings", "files"), ("settings", "errors"), ("logs", "settings"), ("__init__", "offline"), ("answers", "domain"),
     ("components", "host"),  # which torch build: the platform and its GPU driver are the host's to say
+    ("presentation", "answers"), ("presentation", "numbers"),  # how an answer reads: its numbers marked as quoted
 }
 
 # Components that reach the layers between theirs and the domain level only through the listed ones: the Qt

@@ -204,7 +204,7 @@ def test_cancel_stops_the_stage_inside_a_page_and_keeps_what_was_embedded(home, 
 
 
 def test_a_picture_without_text_is_cited_by_the_region_image_search_matched(home, tmp_path, tiny_embedder_folder):
-    from docqa_desktop.export import cited_line
+    from docqa_desktop.presentation import cited_line
     from docqa_desktop.methods.citations import cite
     from docqa_desktop.retrieval.page_source import PageSource
 

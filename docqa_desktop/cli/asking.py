@@ -8,7 +8,8 @@ import textwrap
 
 from ..answers import Answer
 from ..progress import describe
-from ..service import CASCADE, METHOD_NAMES, QUOTED, Service, cited_line, computed_line, confidence_line, method_setting_defaults, shown_text
+from ..presentation import cited_line, computed_line, confidence_line, shown_text
+from ..service import CASCADE, METHOD_NAMES, QUOTED, Service, method_setting_defaults
 from .common import add_doc_option, cancel_on_sigint, positive
 
 METHOD_HELP = "default: setting ask.method (auto: quoted answers until a capable model is installed)"

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import json
 
-from ..service import EXPORT_FORMATS, Service, export_file_name, shown_text
+from ..presentation import shown_text
+from ..service import EXPORT_FORMATS, Service, export_file_name
 from .common import local_path, one_line, zero_or_more
 
 SHOWN = 20  # answers `docqa history` lists unless --limit says otherwise

@@ -17,7 +17,6 @@ from ..errors import DocQAError, UnknownDocument
 from ..evaluation import load_questions
 from ..export import FORMATS as EXPORT_FORMATS
 from ..export import file_name as export_file_name
-from ..export import WARNING_COLOUR, cited_line, computed_line, confidence_line, proof_html, shown_text
 from ..llm.runtime import NO_VISION_MODEL
 from ..methods import AUTO_METHOD, CASCADE, METHODS, QUOTED, MethodSpec, setting_defaults
 from ..pdf.render import RenderedPage
@@ -42,9 +41,8 @@ SEARCH_MODES = [mode.value for mode in SearchMode]
 __all__ = ["Service", "Resources", "Components", "InstallProgress", "DocQAError", "UnknownDocument", "PrepareReport", "Recommendation",
            "FileTables", "mark_below_floor", "user_error", "method_setting_defaults",
            "AUTO_METHOD", "CASCADE", "EXPORT_FORMATS", "METHOD_NAMES", "MethodSpec", "NO_VISION_MODEL", "QUOTED", "RenderedPage",
-           "SEARCH_MODES", "StoreError", "TABLE_FORMATS", "WARNING_COLOUR", "cited_line", "computed_line", "confidence_line",
-           "document_kind", "export_file_name", "is_document", "load_questions",
-           "proof_html", "shown_text", "tables_text", "write_tables"]
+           "SEARCH_MODES", "StoreError", "TABLE_FORMATS", "document_kind", "export_file_name", "is_document", "load_questions",
+           "tables_text", "write_tables"]
 
 
 def user_error(exc: BaseException, settings: Settings | None) -> Exception | None:

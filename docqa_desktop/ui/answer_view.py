@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from ..answers import Answer
 from ..progress import Progress, describe
-from ..service import WARNING_COLOUR, confidence_line, proof_html, shown_text
+from ..presentation import WARNING_COLOUR, confidence_line, proof_html, shown_text
 from .elided import plain_tooltip
 
 

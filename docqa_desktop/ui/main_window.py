@@ -24,7 +24,8 @@ from .. import settings as settings_file
 from ..answers import Answer, AnswerStatus, Citation
 from ..domain import IndexReport
 from ..progress import Progress, describe
-from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, cited_line, export_file_name, shown_text
+from ..presentation import cited_line, shown_text
+from ..service import CASCADE, EXPORT_FORMATS, QUOTED, Service, export_file_name
 from .about_dialog import AboutDialog
 from .answer_view import AnswerView
 from .ask_panel import AskPanel
