@@ -121,7 +121,9 @@ def test_an_offline_download_sends_the_app_to_the_button_and_the_command_line_to
     names = [panel.table.item(i, 0).text().split(" (")[0] for i in range(panel.table.rowCount())]
     panel.table.selectRow(names.index(CATALOG_MODEL))
     panel.download_button.click()
-    qtbot.waitUntil(lambda: "not reachable" in panel.message.text(), timeout=60_000)
+    # the failure's message, then the task's end (two signals: under load the test may look between them)
+    qtbot.waitUntil(lambda: "not reachable" in panel.message.text() and not panel.progress.isVisible(),
+                    timeout=60_000)
     said = panel.message.text()
     assert f"register it with the “{IMPORT_BUTTON}” button" in said and "docqa models import" not in said
     assert "Download again to resume" not in said  # offline, the import is the way on

@@ -42,7 +42,7 @@ def test_an_import_is_copied_and_stays_when_the_stick_goes(manager, stick):
     installed = manager.import_file(model, projector, name="stick-vl", progress=lambda done, total: seen.append(
         (done, total)))
     folder = manager.folder / "stick-vl"
-    assert Path(installed.model_path) == folder / model.name and Path(installed.projector_path) == folder / projector.name
+    assert (Path(installed.model_path), Path(installed.projector_path)) == (folder / model.name, folder / projector.name)
     assert installed.copied and not installed.linked
     total = model.stat().st_size + projector.stat().st_size
     assert seen[-1] == (total, total) and [d for d, _ in seen] == sorted(d for d, _ in seen)  # progress, to the end
@@ -66,6 +66,8 @@ def test_a_linked_model_is_listed_as_linked_and_as_missing_once_its_file_is_away
     listing = capsys.readouterr().out.splitlines()
     row = next(i for i, line in enumerate(listing) if " on-stick " in line)
     assert " linked " in listing[row] and "free for commercial use (apache-2.0)" in listing[row]
+    status = _status(ModelManager(tmp_path / "home" / "data" / "models.json"), "on-stick")
+    assert status.state_text == f"linked: {model.resolve()}"  # the dialog's State cell
     assert listing[row + 1].strip() == f"linked: {model.resolve()}"
     assert not (tmp_path / "home" / "data" / "models" / "on-stick").exists()  # nothing copied
 
@@ -159,4 +161,32 @@ def test_the_import_dialog_asks_for_the_projector_with_a_plain_choice(qtbot, tmp
         qtbot.addWidget(wrong)
         qtbot.waitUntil(lambda: "is a vision projector, not a model" in wrong.about.text(), timeout=10_000)
         assert not wrong.import_button.isEnabled()
+    tasks.shutdown()
+
+
+def test_the_models_dialog_lists_a_linked_model_with_its_file_and_a_missing_one_as_missing(qtbot, tmp_path, stick):
+    pytest.importorskip("pytestqt")
+    from conftest import make_settings
+    from docqa_desktop.service import Service
+    from docqa_desktop.ui.models_dialog import COLUMNS, ModelsDialog
+    from docqa_desktop.ui.tasks import TaskRunner
+
+    model, _ = stick
+    away = tmp_path / "other-stick" / "away.gguf"
+    away.parent.mkdir()
+    shutil.copy(model, away)
+    tasks = TaskRunner()
+    with Service(make_settings(tmp_path / "home")) as service:
+        service.models.import_file(model, name="on-stick", link=True)
+        service.models.import_file(away, name="was-here", link=True)
+        shutil.rmtree(away.parent)  # that stick is unplugged
+        dialog = ModelsDialog(service, tasks)
+        qtbot.addWidget(dialog)
+        qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=30_000)
+        cells = {dialog.table.item(i, COLUMNS.index("Name")).text(): i for i in range(dialog.table.rowCount())}
+        state = COLUMNS.index("State")
+        assert dialog.table.item(cells["on-stick"], state).text() == f"linked: {model.resolve()}"
+        assert dialog.table.item(cells["was-here"], state).text() == f"missing: {away.resolve()}"
+        assert dialog.table.item(cells["on-stick"], COLUMNS.index("Licence")).text() == \
+            "free for commercial use (apache-2.0)"
     tasks.shutdown()

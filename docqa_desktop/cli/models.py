@@ -34,9 +34,11 @@ def add_parsers(sub, common) -> None:
     p.add_argument("name", help="an installed model's name, or auto")
     p = verbs.add_parser("verify", parents=[common], help="check installed model files are intact")
     p.add_argument("name", nargs="?")
-    p = verbs.add_parser("remove", parents=[common], help="forget a model (pulled files are deleted)")
+    p = verbs.add_parser("remove", parents=[common],
+                         help="forget a model (its downloaded or copied files are deleted; a linked file never is)")
     p.add_argument("name")
-    p.add_argument("--keep-files", action="store_true", help="keep downloaded files in the Hugging Face cache")
+    p.add_argument("--keep-files", action="store_true",
+                   help="keep its files (a download in the Hugging Face cache, an import's copy)")
 
 
 def run(service: Service, args) -> int:
@@ -128,7 +130,8 @@ def _verify(service: Service, args) -> int:
 
 def _remove(service: Service, args) -> int:
     deleted = service.models.remove(args.name, args.keep_files)
-    print(f"removed {args.name}" + (f"; deleted {len(deleted)} file(s) from the cache" if deleted else ""))
+    print(f"removed {args.name}" + (f"; deleted its {len(deleted)} file(s), downloaded or copied in" if deleted
+                                    else ""))
     return 0
 
 

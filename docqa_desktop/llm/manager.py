@@ -38,6 +38,12 @@ class ModelStatus:
     location: str = ""  # where an imported model's file is when it is not the app's: "linked: /media/usb/x.gguf"
 
     @property
+    def state_text(self) -> str:
+        """The state as the lists show it, a linked model's with its file: "linked: /media/usb/x.gguf", "missing:
+        /media/usb/x.gguf" while the file is away."""
+        return f"{self.state}: {self.path}" if self.location else self.state
+
+    @property
     def parameters_label(self) -> str:
         """ "1.5B", "135M"; "" when unknown."""
         return size_text(self.parameters)

@@ -272,6 +272,7 @@ class Models:
         return self._resources.models.verify(name)
 
     def remove(self, name: str, keep_files: bool = False) -> list[str]:
-        """Forget a model; returns the downloaded files deleted from the cache (none with keep_files)."""
+        """Forget a model; returns the files deleted: a pull's from the cache, a copied import's from the model
+        folder (none with keep_files, nor for a linked one)."""
         return self._resources.models.remove(name, keep_files)
 

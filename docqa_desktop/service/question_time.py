@@ -128,7 +128,7 @@ class QuestionTimes:
         if measured is not None:
             return PerQuestion(*measured)
         status = self._models.get(model)
-        if not calls or status is None or not status.size_mb:  # a server's model; a file gone: nothing to weigh
+        if not calls or status is None or not status.size_mb:  # a server's model, an unknown size: nothing to weigh
             return PerQuestion(None)
         return self._estimate(method, status)
 

@@ -78,7 +78,8 @@ class FirstRunPanel(QDialog):
         self.table.setRowCount(len(self.rows))
         for i, row in enumerate(self.rows):
             m = row.model
-            cells = [f"{m.name} ({m.variant})", recommended_text(row) or ("" if m.state == "not installed" else m.state),
+            state = "" if m.state == "not installed" else m.state_text
+            cells = [f"{m.name} ({m.variant})", recommended_text(row) or state,
                      size_text(m.size_mb), f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row),
                      m.licence_text]
             for j, text in enumerate(cells):

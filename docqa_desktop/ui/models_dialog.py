@@ -1,6 +1,6 @@
 """Models: what is installed and recommended, which model serves which role; pull (with progress and
-cancel), import a GGUF (copied with progress and cancel, or linked), verify, remove. Every call runs as a task. The pull and the import are shared with the
-first-run panel (start_pull, start_import)."""
+cancel), import a GGUF (copied with progress and cancel, or linked), verify, remove. Every call runs as a task.
+The pull and the import are shared with the first-run panel (start_pull, start_import)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -172,7 +172,7 @@ class ModelsDialog(QDialog):
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             m = row.model
-            cells = [m.role, m.name, m.state, recommended_text(row), m.variant, size_text(m.size_mb),
+            cells = [m.role, m.name, m.state_text, recommended_text(row), m.variant, size_text(m.size_mb),
                      f"{m.memory_gb:.1f} GB" if m.memory_gb else "–", per_question_text(row), m.licence_text]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
