@@ -42,6 +42,15 @@ class PrepareReport:
     what: str  # "page summaries"; "" for a method with nothing to prepare
 
 
+@dataclasses.dataclass(frozen=True)
+class LibraryPorts:
+    """The library as a method sees it (methods/ports.py), built once for a question or a preparation."""
+    pages: PageSource
+    artifacts: ArtifactStore
+    trees: SummaryTrees
+    search: ScopedSearch
+
+
 class Answers:
     def __init__(self, resources: Resources, pages: Pages, models: Models,
                  index: Callable[[list[str], ProgressFn | None, threading.Event], IndexReport]):
@@ -103,8 +112,7 @@ class Answers:
         refuse_without_components(spec)
         doc_ids = self._pages.resolve_documents(docs)
         thread, turns = self._thread(follow_up)
-        db = resources.db
-        pages = PageSource(db)
+        ports = self._ports_for(doc_ids)
         asked = standalone_question(question, turns)  # a follow-up's "it", "and in 2012?" written out from the thread
         text_model = resources.runtimes.text()
         # the serving model is recorded whether it is called or not: the answer's time is this model's with the method
@@ -115,8 +123,7 @@ class Answers:
         step = self._recording(answer.id, spec.name, FOR_QUESTION, progress)
         ctx = MethodContext(
             question=asked if spec.follow_ups == "conversation" else question_in_context(asked, turns),
-            answer=answer, pages=pages, artifacts=ArtifactStore(db), trees=SummaryTrees(db),
-            search=ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode),
+            answer=answer, pages=ports.pages, artifacts=ports.artifacts, trees=ports.trees, search=ports.search,
             text_model=text_model, vision_model=resources.runtimes.vision(),
             settings=method_settings(spec, settings, overrides), image_side=settings.ask.image_side,
             progress=step, cancel=cancel, stream=stream, conversation=turns, chooser=self.chooser())
@@ -127,9 +134,16 @@ class Answers:
         finally:
             del self._running[answer.id]
         if save:
-            with db.transaction() as cur:
+            with resources.db.transaction() as cur:
                 answers_store.save_answer(cur, answer)
         return answer
+
+    def _ports_for(self, doc_ids: list[int] | None) -> LibraryPorts:
+        """What a method reaches the library through (methods/ports.py), over `doc_ids` (None: the library)."""
+        db = self._resources.db
+        pages = PageSource(db)
+        search = ScopedSearch(self._pages.retriever(), pages, doc_ids, self._resources.settings.search.mode)
+        return LibraryPorts(pages, ArtifactStore(db), SummaryTrees(db), search)
 
     def running(self) -> list[tuple[str, Progress | None, str]]:
         """(method, its latest step or None before the first, what it is for: FOR_QUESTION or AHEAD) of each
@@ -155,11 +169,10 @@ class Answers:
         refuse_without_components(spec)
         key = "prepare-" + uuid.uuid4().hex[:12]
         track = self._recording(key, spec.name, AHEAD, progress)
-        resources = self._resources
-        db, settings = resources.db, resources.settings
-        pages, doc_ids = PageSource(db), self._pages.resolve_documents(docs)
-        ctx = PrepareContext(ArtifactStore(db), SummaryTrees(db), pages,
-                             ScopedSearch(self._pages.retriever(), pages, doc_ids, settings.search.mode), doc_ids,
+        resources, settings = self._resources, self._resources.settings
+        doc_ids = self._pages.resolve_documents(docs)
+        ports = self._ports_for(doc_ids)
+        ctx = PrepareContext(ports.artifacts, ports.trees, ports.pages, ports.search, doc_ids,
                              resources.runtimes.text(), resources.runtimes.vision(), method_settings(spec, settings),
                              settings.ask.image_side, track, cancel)
         self._running[key] = (spec.name, None, AHEAD)
