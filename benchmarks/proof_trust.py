@@ -4,7 +4,7 @@ same method's own verdict, with the real Qwen2.5-Coder-1.5B at the quick budget 
     .venv/bin/python benchmarks/proof_trust.py --home H --set dev=QUESTIONS --corpus dev=FOLDER --method m3docrag
     .venv/bin/python benchmarks/proof_trust.py --report-only --out-dir benchmarks/proof-trust   # figures again
 
-H is a docqa home with the model imported as qwen2.5-coder-1.5b (`docqa models import F --name …`; F assembled by
+H is a docqa home with the model imported as qwen2.5-coder-1.5b (`docqa models import F --name … --link`; F assembled by
 ../shared/recipes/qwen15b_gguf.sh) and the questions' documents indexed. Each set runs `docqa eval` into
 OUT/<set>/ (resumable). `--before NAME=FOLDER` adds results of the code before issue 33 (the same questions, run
 by that code's `docqa eval`) as the "before" rows.

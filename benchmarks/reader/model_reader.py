@@ -3,7 +3,7 @@
 
     bash ../shared/recipes/qwen15b_gguf.sh /work/models/qwen15b.gguf
     cp -a benchmarks/out/reader-home benchmarks/out/reader-home-15b
-    .venv/bin/docqa --home benchmarks/out/reader-home-15b models import /work/models/qwen15b.gguf --name qwen2.5-coder-1.5b
+    .venv/bin/docqa --home benchmarks/out/reader-home-15b models import /work/models/qwen15b.gguf --name qwen2.5-coder-1.5b --link
     .venv/bin/python benchmarks/reader/model_reader.py [--per-document 3] [--only dev ...] [--limit N]
     .venv/bin/python benchmarks/reader/model_reader.py --report
 
