@@ -149,6 +149,8 @@ def test_ask_cite_view_export_and_history(window, qtbot, library, tmp_path, monk
 
     first = answer.citations[0] if answer.citations else answer.pages_used[0]
     _wait_for_page(window, qtbot, first.path, first.page)  # the answer opens its first citation
+    window.viewer.whole_button.click()  # zoomed until the cited words read: the whole page is one click away
+    qtbot.waitUntil(lambda: window.viewer.image.width() <= window.viewer.scroll.viewport().width(), timeout=60_000)
     viewport, shown = window.viewer.scroll.viewport().size(), window.viewer.image.size()
     assert shown.width() <= viewport.width() and shown.height() <= viewport.height()  # the whole page at 100 %
     window.viewer.zoom_in_button.click()

@@ -65,7 +65,8 @@ def test_the_window_fits_a_laptop_screen_with_the_longest_file_name_open(qtbot, 
     assert window.size().toTuple() == LAPTOP and window.minimumSizeHint().width() <= LAPTOP[0]
     bar = viewer.find_bar
     for control in (viewer.previous_button, viewer.page_box, viewer.next_button, viewer.zoom_out_button,
-                    viewer.zoom_in_button, viewer.zoom_label, viewer.find_button, viewer.open_button, bar.field,
+                    viewer.zoom_in_button, viewer.zoom_label, viewer.whole_button, viewer.find_button,
+                    viewer.open_button, bar.field,
                     bar.count, bar.previous_button, bar.next_button, bar.close_button,
                     ask.question, ask.ask_button, ask.stop_button,
                     ask.method, ask.scope, ask.follow_up, ask.new_thread, window.library.add_button,
@@ -109,7 +110,13 @@ def test_clicking_a_citation_scrolls_the_cited_box_into_view_at_any_zoom(window,
     assert answer.short_answer == "09:30" and answer.citations[0].bbox
     viewer = window.viewer
     _wait_for_render(window, qtbot, path, 1)
-    assert viewer.zoom == 1.0 and viewer.cited_in_view()  # the whole page, the box on it
+    # the citation opens zoomed until its 9 pt sentence reads (tests/test_gui_viewer_evidence.py), the box in view
+    qtbot.waitUntil(lambda: viewer.zooming is None and viewer.zoom > 1.5 and viewer.cited_in_view(), timeout=60_000)
+    readable = viewer.zoom
+    viewer.whole_button.click()  # the whole page, the box on it
+    qtbot.waitUntil(lambda: viewer.image.width() <= viewer.scroll.viewport().width() and viewer.cited_in_view(),
+                    timeout=60_000)
+    assert viewer.zoom == 1.0
 
     for _ in range(3):  # 125, 150, 200 %
         viewer.zoom_in_button.click()
@@ -122,19 +129,21 @@ def test_clicking_a_citation_scrolls_the_cited_box_into_view_at_any_zoom(window,
     viewer.scroll.horizontalScrollBar().setValue(0)
     assert not viewer.cited_in_view()
     window.answer_view.text.anchorClicked.emit(QUrl("cite:1"))  # and clicks the citation
-    qtbot.waitUntil(viewer.cited_in_view, timeout=60_000)
+    qtbot.waitUntil(lambda: viewer.zooming is None and viewer.cited_in_view(), timeout=60_000)
     on_screen = viewer.cited.translated(viewer.image.mapTo(viewer.scroll.viewport(), QPoint(0, 0)))
     assert viewport.contains(on_screen), (on_screen, viewport)
-    assert viewer.zoom == 2.0 and "cited region highlighted" in viewer.title.text()  # the reader's zoom holds
+    # the reader's zoom holds, or the sentence's if that is larger
+    assert abs(viewer.zoom - max(2.0, readable)) < 0.01 and "cited region highlighted" in viewer.title.text()
 
-    viewer.zoom_in_button.click()  # 300 %: still in view after the re-render
+    viewer.zoom_in_button.click()  # 300 % (the next step up): still in view after the re-render
     qtbot.waitUntil(lambda: viewer.image.width() > 2.7 * viewport.width() and viewer.cited_in_view(),
                     timeout=60_000)
 
-    # the next answer opens its page whole again, the box in view
+    # the next answer forgets the reader's zoom: its citation opens at the zoom its sentence reads at, in view
     ask_in_window(window, qtbot, QUESTION)
-    assert viewer.zoom == 1.0 and viewer.zoom_label.text() == "100%"
-    qtbot.waitUntil(lambda: viewer.image.width() <= viewport.width() and viewer.cited_in_view(), timeout=60_000)
+    qtbot.waitUntil(lambda: viewer.zooming is None and abs(viewer.zoom - readable) < 0.01 and viewer.cited_in_view(),
+                    timeout=60_000)
+    assert viewer.zoom_label.text() == f"{viewer.zoom:.0%}"
 
 
 def test_a_stopped_answer_leaves_no_region_highlighted(window, qtbot, tmp_path):

@@ -11,6 +11,7 @@ from ..domain import BBox, DocumentFilter, SearchHit
 from ..errors import InvalidRequest, UnknownDocument
 from ..pdf.find import PageMatches, find_in_words, might_contain, wanted_text
 from ..pdf.render import RenderedPage, ThumbnailCache, render
+from ..pdf.text_height import text_height
 from ..progress import Progress, ProgressFn
 from ..retrieval.page_retriever import PageRetriever, SearchMode
 from ..retrieval.snippets import matching_words
@@ -74,6 +75,11 @@ class Pages:
             if progress is not None and (done % FIND_PROGRESS_PAGES == 0 or done == len(candidates)):
                 progress(Progress("find", "finding", done, len(candidates), "pages"))
         return matches
+
+    def text_height(self, doc: str, page: int, region: BBox) -> float | None:
+        """How tall the words in `region` of a page stand, in PDF points (the words the index read: a scan's OCR
+        words too); None when the region holds none. A viewer zooms by it to show a citation readable."""
+        return text_height(content.page_words(self._resources.db.cursor(), self._one_document(doc), page), region)
 
     def _one_document(self, doc: str) -> int:
         ids = self.resolve_documents([doc])

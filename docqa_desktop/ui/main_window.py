@@ -169,6 +169,7 @@ class MainWindow(QMainWindow):
         self.answer_view.citation_clicked.connect(self.show_citation)
         self.answer_view.page_clicked.connect(lambda path, page: self.viewer.open_page(path, page))
         self.viewer.render_requested.connect(self.render_page)
+        self.viewer.text_height_requested.connect(self.read_text_height)
         self.viewer.tables_requested.connect(
             lambda path, page: self.tables_out.read_page(path, page, self.viewer.tables.show_tables))
         self.viewer.tables.said.connect(self.status_text.setText)
@@ -445,9 +446,10 @@ class MainWindow(QMainWindow):
         self.answer_view.show_answer(answer, earlier)
         self.ask_panel.set_thread(len(earlier) + 1)
         self.export_action.setEnabled(True)
-        # a new answer opens its page whole, the cited region highlighted and in view; the zoom the reader then
-        # chooses holds while they follow this answer's citations and pages
+        # a new answer forgets the reader's zoom: its first citation opens highlighted, in view and zoomed until its
+        # words read; a zoom the reader then chooses holds while it is larger than a citation's own
         self.viewer.fit()
+        self.viewer.set_citations(answer.citations)  # Next / Previous citation step through them
         if answer.citations:
             self.show_citation(answer.citations[0])
         elif answer.pages_used:
@@ -466,7 +468,15 @@ class MainWindow(QMainWindow):
         self.tasks.start("thumbnail", load, lambda png: self.answer_view.set_thumbnail(path, page, png))
 
     def show_citation(self, citation: Citation) -> None:
-        self.viewer.open_page(citation.path, citation.page, citation.bbox)
+        self.viewer.show_citation(citation)
+
+    def read_text_height(self, path: str, page: int, box) -> None:
+        """How tall the cited words stand, read off the GUI thread: the viewer zooms until they read."""
+        def read(progress, cancel):
+            return self.service.pages.text_height(path, page, box)
+
+        self.tasks.start("text height", read, lambda points: self.viewer.show_text_height(path, page, box, points),
+                         on_failed=lambda message: self.viewer.show_text_height(path, page, box, None))
 
     def render_page(self, path: str, page: int, width: int, height: int) -> None:
         def render(progress, cancel):

@@ -1,7 +1,8 @@
 """One page at a time, rendered by the service at the widget's resolution, with the cited region drawn
-over it and scrolled into view at any zoom; zoom, previous / next, a page box ("12 / 75": type a page to go to it),
-find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view), "open in the system
-viewer", and the page's tables out of the app from its context menu (page_tables.py)."""
+over it, scrolled into view and zoomed until its words read (readable_zoom.py); the answer's citations one by one
+(citation_steps.py: F8, Shift+F8); zoom, "Whole page" (Ctrl+0), previous / next, a page box ("12 / 75": type a
+page to go to it), find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view), "open in
+the system viewer", and the page's tables out of the app from its context menu (page_tables.py)."""
 from __future__ import annotations
 
 import os
@@ -22,13 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..answers import Citation
 from ..domain import BBox
 from ..service import RenderedPage, document_kind
+from .citation_steps import CitationSteps
 from .elided import ElidedLabel
 from .find_bar import FindBar
 from .page_tables import PageTables
+from .readable_zoom import Pane, readable_zoom, render_size
 
-ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)  # of the whole page in view
+ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0)  # of the whole page in view; a citation's zoom may fall between
 FIT = 1.0
 HIGHLIGHT = QColor(255, 196, 0)
 HIGHLIGHT_MARGIN = 3  # points drawn around the cited box
@@ -83,6 +87,8 @@ class PageViewer(QWidget):
     render_requested = Signal(str, int, int, int)
     find_requested = Signal(str, str)  # (document path, text to find); "" stops the search running
     tables_requested = Signal(str, int)  # (document path, 1-based page): its tables, for self.tables.show_tables
+    # (document path, 1-based page, cited box): how tall its words stand, for show_text_height
+    text_height_requested = Signal(str, int, object)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -94,6 +100,10 @@ class PageViewer(QWidget):
         self.shown: tuple[str, int] | None = None  # the page on screen
         self.requested: tuple[str, int, int, int] | None = None  # the newest render asked for: path, page, size
         self.zoom = FIT
+        self.chosen_zoom = FIT  # the zoom the reader chose by hand: a citation opens at it or, if larger, its own
+        self.zooming: tuple[str, int, BBox] | None = None  # the citation whose zoom waits for its text height
+        self.text_points: float | None = None  # how tall the cited words stand, PDF points (None: no words)
+        self.text_read = False  # whether text_points has come for the citation in self.zooming
         self.note = ""  # said after the page when no region is cited ("stopped, nothing cited")
         self.rendered: RenderedPage | None = None  # the page on screen, as rendered (redrawn as matches come)
         self.cited: QRect | None = None  # the cited box on the shown image, for scrolling it into view
@@ -124,6 +134,11 @@ class PageViewer(QWidget):
         self.zoom_label = QLabel("100%")
         self.zoom_label.setMinimumWidth(40)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.zoom_label.setToolTip("Zoom: 100% shows the whole page")
+        self.whole_button = self._tool_button("Whole page", "The whole page in view (Ctrl+0)", "Ctrl+0")
+        self.whole_button.clicked.connect(self.whole_page)
+        self.steps = CitationSteps()  # "◀ Previous citation · Citation 2 of 5 · Next citation ▶"
+        self.steps.chosen.connect(self.show_citation)
         self.find_button = self._tool_button("Find", "Find in the document (Ctrl+F)", "")
         self.find_action = QAction("Find in document", self)  # Ctrl+F anywhere in the window
         self.find_action.setShortcut(QKeySequence.StandardKey.Find)
@@ -143,7 +158,7 @@ class PageViewer(QWidget):
         self.find_button.clicked.connect(self.start_find)
         bar = QHBoxLayout()  # the title has its own line above: the controls keep theirs at any width
         for w in (self.previous_button, self.page_box, self.next_button, self.zoom_out_button, self.zoom_label,
-                  self.zoom_in_button):
+                  self.zoom_in_button, self.whole_button):
             bar.addWidget(w)
         bar.addStretch(1)
         bar.addWidget(self.find_button)
@@ -156,6 +171,7 @@ class PageViewer(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(bar)
+        layout.addWidget(self.steps)
         layout.addWidget(self.find_bar)
         layout.addWidget(self.scroll, 1)
         self._update_buttons()
@@ -183,6 +199,50 @@ class PageViewer(QWidget):
                 self.find_bar.search()  # the text looked for, found in this document instead
         self._request()
 
+    def set_citations(self, citations: list[Citation]) -> None:
+        """A new answer's citations, for Next / Previous citation (none: the row hides)."""
+        self.steps.set_citations(citations)
+
+    def show_citation(self, citation: Citation) -> None:
+        """The cited page, its box highlighted, scrolled into view and zoomed until its words read: at the zoom the
+        reader chose or, when the words would stand smaller than READABLE_POINTS there, the zoom they read at
+        (settled once the words' height is read, off the GUI thread: text_height_requested)."""
+        self.steps.showing(citation)
+        if self.shown != (citation.path, citation.page):
+            self.zoom = self.chosen_zoom  # another page opens as the reader chose, then zooms to its citation
+        self.text_points, self.text_read = None, False
+        self.zooming = (citation.path, citation.page, citation.bbox) if citation.bbox else None
+        self.open_page(citation.path, citation.page, citation.bbox)
+        if self.zooming:
+            self.text_height_requested.emit(*self.zooming)
+        self._show_zoom()
+
+    def show_text_height(self, path: str, page: int, box: BBox, points: float | None) -> None:
+        """How tall the words of the citation's box stand (None: it has none, or they could not be read)."""
+        if self.zooming == (path, page, box):
+            self.text_points, self.text_read = points, True
+            self._settle_zoom()
+
+    def _settle_zoom(self) -> None:
+        """Once both the words' height and the page's size are known: the zoom the cited words read at, the page
+        rendered again at it (the box is scrolled to when it comes)."""
+        if not self.zooming or not self.text_read or self.rendered is None or self.shown != self.zooming[:2]:
+            return
+        box, self.zooming = self.zooming[2], None
+        if self.text_points is None:
+            return  # no words to size (a figure, an unread scan): the reader's zoom
+        zoom = max(self.chosen_zoom, readable_zoom(self.text_points, box, (self.rendered.width, self.rendered.height),
+                                                   self._pane()))
+        if abs(zoom - self.zoom) > 0.01:
+            self.zoom = zoom
+            self._show_zoom()
+            self._request()
+
+    def _pane(self) -> Pane:
+        """The pane without scroll bars: the page's fit, and so its zoom, do not change as they come and go."""
+        room = self.scroll.maximumViewportSize()
+        return Pane(room.width(), room.height(), self.logicalDpiY(), self.devicePixelRatioF())
+
     def open_document(self, path: str) -> None:
         """A document's first page, or, when it is the one shown, the page the reader is on (a click on it in
         the library)."""
@@ -196,8 +256,19 @@ class PageViewer(QWidget):
             self.open_page(self.path, self.page, None, note)
 
     def fit(self) -> None:
-        """Back to the whole page in view (each new answer opens so: see MainWindow.show_answer)."""
-        self.zoom = FIT
+        """Back to the whole page in view as the reader's zoom (each new answer starts so: see
+        MainWindow.show_answer; its citations then open at the zoom their words read at)."""
+        self.zoom = self.chosen_zoom = FIT
+        self.zooming = None  # a citation's zoom still to settle does not undo it
+        self._show_zoom()
+
+    def whole_page(self) -> None:
+        """"Whole page" (Ctrl+0): the page shown, all of it in view, the cited box still highlighted."""
+        self.fit()
+        if self.path:
+            self._request()
+
+    def _show_zoom(self) -> None:
         self.zoom_label.setText(f"{self.zoom:.0%}")
         self._update_buttons()
 
@@ -210,17 +281,20 @@ class PageViewer(QWidget):
             self.open_page(self.path, page)
 
     def set_zoom(self, step: int) -> None:
-        index = min(max(ZOOMS.index(self.zoom) + step, 0), len(ZOOMS) - 1)
-        if ZOOMS[index] != self.zoom:
-            self.zoom = ZOOMS[index]
-            self.zoom_label.setText(f"{self.zoom:.0%}")
+        """The next zoom of ZOOMS up (+1) or down (-1) from the one shown (a citation's may lie between two); it
+        becomes the reader's."""
+        larger = [z for z in ZOOMS if z > self.zoom + 0.005]
+        smaller = [z for z in ZOOMS if z < self.zoom - 0.005]
+        chosen = (larger[:1] if step > 0 else smaller[-1:]) or [self.zoom]
+        if chosen[0] != self.zoom:
+            self.zoom = self.chosen_zoom = chosen[0]
+            self.zooming = None
+            self._show_zoom()
             self._request()
 
     def pixel_box(self) -> tuple[int, int]:
         """Render at the viewport's device resolution (whole page in view at zoom 100%), not a fixed DPI."""
-        viewport = self.scroll.viewport()
-        scale = self.devicePixelRatioF() * self.zoom
-        return tuple(int(min(max(side - 8, 200) * scale, 4000)) for side in (viewport.width(), viewport.height()))
+        return render_size(self._pane(), self.zoom)
 
     def _request(self) -> None:
         self.find_bar.from_page = self.page  # a new search shows the first match from here on
@@ -246,6 +320,7 @@ class PageViewer(QWidget):
         said = f"  · {CITED}" if self.box else f"  · {self.note}" if self.note else ""
         self.title.set_text(os.path.basename(path), f" — page {page} of {rendered.page_count}{said}")
         self._update_buttons()
+        self._settle_zoom()  # a citation's zoom waiting for the page's size: a sharper render is asked for
         if self.follow_match and self.match is not None:
             self._scroll_to(self.match)
         elif self.cited is not None:
@@ -384,3 +459,4 @@ class PageViewer(QWidget):
         self.open_button.setToolTip(f"Open the document in the system's {kind} viewer")
         self.zoom_in_button.setEnabled(has and self.zoom < ZOOMS[-1])
         self.zoom_out_button.setEnabled(has and self.zoom > ZOOMS[0])
+        self.whole_button.setEnabled(has and self.zoom != FIT)
