@@ -1,7 +1,7 @@
-"""The window as the user left it (pytest-qt, offscreen): its size, the panels' widths and the library's columns
-come back at the next start (an ini file beside the home's settings, so a test never reads the developer's), no
-panel collapses another however far a splitter is dragged, and the export dialog opens in the documents folder or
-the folder last exported to, never the folder the app was started from."""
+"""The window as the user left it (pytest-qt, offscreen): its size, the panels' widths, the library's columns and
+the reasoning trace's split come back at the next start (an ini file beside the home's settings, so a test never
+reads the developer's), no panel collapses another however far a splitter is dragged, and the export dialog opens
+in the documents folder or the folder last exported to, never the folder the app was started from."""
 from __future__ import annotations
 
 import json
@@ -68,6 +68,8 @@ def test_a_restarted_app_opens_its_window_as_it_was_left(tmp_path, home):
     assert again["panels"] == arranged["panels"]
     assert again["status_width"] == arranged["status_width"] == 130
     assert again["sorted_by"] == arranged["sorted_by"] == [YEAR, Qt.SortOrder.DescendingOrder.value]
+    rows, output = default["trace"]  # the trace's output has most of its height at first; the reader's split stays
+    assert output > rows and again["trace"] == arranged["trace"] and arranged["trace"][0] > arranged["trace"][1]
 
     other = _window_session(tmp_path, tmp_path / "another-home")["shown"]  # a first start elsewhere: the defaults
     assert other == default

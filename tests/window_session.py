@@ -1,6 +1,7 @@
 """The main window opened and closed in a process of its own, as a restart of the app does
 (tests/test_gui_window_state.py): prints its layout as JSON, as it opened ("shown") and, with --arrange, after the
-user's changes ("arranged"): the window resized, the library panel widened, a column widened, another sorted by.
+user's changes ("arranged"): the window resized, the library panel widened, a column widened, another sorted by,
+the reasoning trace's rows given most of its height.
 
     python tests/window_session.py HOME [--arrange]
 
@@ -30,7 +31,8 @@ def layout(window) -> dict:
     header = window.library.tree.header()
     return {"size": window.size().toTuple(), "position": window.pos().toTuple(), "panels": window.panels.sizes(),
             "status_width": header.sectionSize(STATUS),
-            "sorted_by": [header.sortIndicatorSection(), header.sortIndicatorOrder().value]}
+            "sorted_by": [header.sortIndicatorSection(), header.sortIndicatorOrder().value],
+            "trace": window.answer_view.trace_panel.sizes()}
 
 
 def main(home: str, arrange: bool) -> int:
@@ -54,6 +56,8 @@ def main(home: str, arrange: bool) -> int:
             window.panels.setSizes([total, 1, 1])  # the library as wide as the others' minimums let it be
             window.library.tree.header().resizeSection(STATUS, STATUS_WIDTH)
             window.library.tree.sortByColumn(YEAR, Qt.SortOrder.DescendingOrder)
+            trace = window.answer_view.trace_panel
+            trace.setSizes([3 * sum(trace.sizes()) // 4, sum(trace.sizes()) // 4])  # the rows dragged taller
             settle(app)
             said["arranged"] = layout(window)
         window.close()

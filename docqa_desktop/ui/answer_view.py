@@ -6,21 +6,12 @@ import html
 
 from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import (
-    QListWidget,
-    QListWidgetItem,
-    QTextBrowser,
-    QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from ..answers import Answer
 from ..progress import Progress, describe
 from ..presentation import WARNING_COLOUR, confidence_line, proof_html, shown_text
-from .elided import plain_tooltip
+from .trace_panel import TracePanel
 
 
 def answer_html(answer: Answer, earlier: list[Answer] = ()) -> str:
@@ -102,9 +93,6 @@ def framed(png: bytes, size: QSize) -> QPixmap:
     return pixmap
 
 
-TRACE_COLUMN_WIDTHS = (120, 110, 130, 90, 60)  # most of the width is left for the model's output
-
-
 def _short(name: str, keep: int = 16) -> str:
     stem = name.rsplit(".", 1)[0]
     return stem if len(stem) <= keep else stem[:keep - 1] + "…"
@@ -143,17 +131,15 @@ class AnswerView(QWidget):
         self.trace_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.trace_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.trace_toggle.toggled.connect(self._toggle_trace)
-        self.trace = QTreeWidget()
-        self.trace.setHeaderLabels(["Step", "Model", "Pages", "Tokens in/out", "Seconds", "Output"])
-        self.trace.setRootIsDecorated(False)
-        self.trace.setUniformRowHeights(True)
-        self.trace.setVisible(False)
+        self.trace_panel = TracePanel()  # the calls' rows, and the chosen one's output whole at the full width
+        self.trace = self.trace_panel.tree
+        self.trace_panel.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.text, 3)
         layout.addWidget(self.pages)
         layout.addWidget(self.trace_toggle)
-        layout.addWidget(self.trace, 2)
+        layout.addWidget(self.trace_panel, 2)
         self.pages.setVisible(False)  # until an answer has pages and calls to show
         self.trace_toggle.setVisible(False)
 
@@ -164,8 +150,8 @@ class AnswerView(QWidget):
         self.asking, self.step, self.written = question, "Starting…", ""
         self.pages.clear()
         self.pages.setVisible(False)
-        self.trace.clear()
-        self.trace.setVisible(False)
+        self.trace_panel.clear()
+        self.trace_panel.setVisible(False)
         self.trace_toggle.setVisible(False)
         self._show_asking()
 
@@ -218,18 +204,8 @@ class AnswerView(QWidget):
         self.pages.setVisible(bool(answer.pages_used))
         traced = bool(answer.calls or answer.notes)
         self.trace_toggle.setVisible(traced)
-        self.trace.setVisible(traced and self.trace_toggle.isChecked())  # hidden while a question ran
-        self.trace.clear()
-        rows = [["note", "", "", "", "", note] for note in answer.notes]
-        rows += [[call.step, call.model, ", ".join(call.pages), f"{call.prompt_tokens}/{call.output_tokens}",
-                  f"{call.seconds:.1f}", call.output] for call in answer.calls]
-        for row in rows:
-            item = QTreeWidgetItem(self.trace, [" ".join(cell.split())[:200] for cell in row])
-            for column, cell in enumerate(row):
-                item.setToolTip(column, plain_tooltip(cell[:2000]))  # the whole text on hover
-        for column, widest in enumerate(TRACE_COLUMN_WIDTHS):
-            self.trace.resizeColumnToContents(column)
-            self.trace.setColumnWidth(column, min(self.trace.columnWidth(column), widest))
+        self.trace_panel.setVisible(traced and self.trace_toggle.isChecked())  # hidden while a question ran
+        self.trace_panel.show_trace(answer)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -257,7 +233,7 @@ class AnswerView(QWidget):
         self.page_clicked.emit(path, page)
 
     def _toggle_trace(self, shown: bool) -> None:
-        self.trace.setVisible(shown)
+        self.trace_panel.setVisible(shown)
         self.trace_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
 

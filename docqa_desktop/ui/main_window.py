@@ -117,7 +117,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.panels = splitter
         self.window_state = WindowState(service.settings.locations.config_dir)
-        self.window_state.restore(self, splitter, self.library)  # as the user left it, from the second run on
+        # as the user left it, from the second run on
+        self.window_state.restore(self, splitter, self.library, self.answer_view.trace_panel)
 
         self.status_text = ElidedLabel("Ready")  # long messages (paths, errors) are elided, whole on hover
         self.progress = QProgressBar()
@@ -650,7 +651,8 @@ class MainWindow(QMainWindow):
             self.add_paths(paths)
 
     def closeEvent(self, event) -> None:
-        self.window_state.save(self, self.panels, self.library)  # the next start opens the window as it is now
+        # the next start opens the window as it is now
+        self.window_state.save(self, self.panels, self.library, self.answer_view.trace_panel)
         self.tasks.shutdown()
         self.watch_service.close()
         super().closeEvent(event)

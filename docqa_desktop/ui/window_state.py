@@ -1,5 +1,6 @@
 """Where the user left the main window, kept between runs: its size and place, the panels' widths, the library's
-columns, and the folder an answer was last exported to. A QSettings ini file beside settings.toml, so each home
+columns, the reasoning trace's split between its rows and the output, and the folder an answer was last exported
+to. A QSettings ini file beside settings.toml, so each home
 (a test's, a second profile's) has its own."""
 from __future__ import annotations
 
@@ -14,24 +15,26 @@ from .library_panel import LibraryPanel
 
 STATE_FILE = "window.ini"
 GEOMETRY, PANELS, COLUMNS, EXPORT_FOLDER = "window/geometry", "window/panels", "library/columns", "export/folder"
+TRACE = "answer/trace"
 
 
 class WindowState:
     def __init__(self, config_dir: Path):
         self.store = QSettings(str(Path(config_dir) / STATE_FILE), QSettings.Format.IniFormat)
 
-    def restore(self, window: QMainWindow, panels: QSplitter, library: LibraryPanel) -> None:
+    def restore(self, window: QMainWindow, panels: QSplitter, library: LibraryPanel, trace: QSplitter) -> None:
         """The saved layout, where one was saved (a first run keeps the window's own)."""
         for key, restore in ((GEOMETRY, window.restoreGeometry), (PANELS, panels.restoreState),
-                             (COLUMNS, library.restore_columns)):
+                             (COLUMNS, library.restore_columns), (TRACE, trace.restoreState)):
             saved = self.store.value(key)
             if isinstance(saved, QByteArray) and not saved.isEmpty():
                 restore(saved)
 
-    def save(self, window: QMainWindow, panels: QSplitter, library: LibraryPanel) -> None:
+    def save(self, window: QMainWindow, panels: QSplitter, library: LibraryPanel, trace: QSplitter) -> None:
         self.store.setValue(GEOMETRY, window.saveGeometry())
         self.store.setValue(PANELS, panels.saveState())
         self.store.setValue(COLUMNS, library.column_state())
+        self.store.setValue(TRACE, trace.saveState())
         self.store.sync()
 
     def export_folder(self) -> str:
