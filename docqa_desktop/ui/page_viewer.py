@@ -251,7 +251,8 @@ class PageViewer(QWidget):
 
     def show_uncited(self, note: str) -> None:
         """No region is cited (a stopped answer, one without citations): the page shown loses its highlight
-        and the title says `note` instead."""
+        and the title says `note` instead; there are no citations to step through."""
+        self.steps.set_citations([])
         if self.path:
             self.open_page(self.path, self.page, None, note)
 
