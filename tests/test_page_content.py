@@ -109,15 +109,18 @@ def test_a_box_with_nothing_of_the_page_is_refused_naming_the_page(indexed, box)
 
 
 def test_a_crop_of_a_rotated_page_shows_the_stored_box(tmp_path):
-    """Words and elements are stored in the unrotated page, as mupdf extracts them; the crop finds them there."""
+    """Words and elements are stored in the page as shown (its /Rotate applied: pdf/orientation.py), where the
+    viewer draws them; the crop finds them there."""
     path = tmp_path / "rotated.pdf"
     doc = pymupdf.open()
     page = doc.new_page(width=600, height=400)
     page.draw_rect(pymupdf.Rect(50, 60, 250, 110), color=(0, 0, 0), fill=(0, 0, 0))
     page.set_rotation(90)
+    shown = pymupdf.Rect(50, 60, 250, 110) * page.rotation_matrix  # the wide box stands upright as shown
     doc.save(path)
     doc.close()
-    pix = pymupdf.Pixmap(render_region(str(path), 1, (50, 60, 250, 110), 20_000).png)
-    assert pix.height > pix.width  # shown rotated: the wide box stands upright
+    region = render_region(str(path), 1, tuple(shown), 20_000)
+    pix = pymupdf.Pixmap(region.png)
+    assert pix.height > pix.width and region.box == tuple(shown)
     dark = sum(1 for y in range(pix.height) for x in range(pix.width) if pix.pixel(x, y)[0] < 64)
     assert dark > 0.9 * pix.width * pix.height

@@ -123,7 +123,14 @@ def test_ocr_lines_are_ordered_like_the_text_layer(monkeypatch):
             quad = [[x0 * scale, y * scale], [x1 * scale, y * scale], [x1 * scale, (y + 10) * scale],
                     [x0 * scale, (y + 10) * scale]]
             result.append((quad, f"{side} line {i} of the page here", 0.9))
-    monkeypatch.setattr(ocr, "_engine", lambda device: lambda image: (result, 0.0))
+    class Engine:  # the recogniser, and its 0/180 classifier saying each line stands upright
+        def __call__(self, image):
+            return result, 0.0
+
+        def text_cls(self, crops):
+            return crops, [["0", 1.0] for _ in crops], 0.0
+
+    monkeypatch.setattr(ocr, "_engine", lambda device: Engine())
     doc = pymupdf.open()
     text, words = ocr.ocr_page(doc.new_page(width=612, height=792))
     lines = text.splitlines()

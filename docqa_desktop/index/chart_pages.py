@@ -8,6 +8,8 @@ from __future__ import annotations
 import pymupdf
 
 from ..domain import BBox, TableOnPage, Word
+from ..pdf.document import shown_lines
+from ..pdf.orientation import moved, moved_table
 from .chart_model import Picture
 from .charts import charts_on
 
@@ -34,23 +36,26 @@ def vector_charts(page: pymupdf.Page, pictures: list[BBox], drawings: list[dict]
     marks."""
     if not pictures and marks(drawings) < MIN_MARKS:
         return []
-    return [chart.as_table() for chart in charts_on(page)]
+    # the marks and the text are drawn in the unrotated page; charts are stored in the page as shown
+    return [moved_table(chart.as_table(), page.rotation_matrix) for chart in charts_on(page)]
 
 
 def raster_pictures(page: pymupdf.Page, pictures: list[BBox], drawings: list[dict],
                     charts: list[TableOnPage]) -> list[BBox]:
     """The pictures of a born-digital page that may be raster charts: an image inside, fewer than MIN_MARKS vector
-    marks, and no chart read from the vector marks there."""
-    images = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
+    marks, and no chart read from the vector marks there. Boxes in the page as shown; mupdf gives images and drawings
+    in the unrotated page."""
+    shown, unrotated = page.rotation_matrix, page.derotation_matrix
+    images = [pymupdf.Rect(info["bbox"]) * shown for info in page.get_image_info()]
     return [box for box in pictures
-            if any(image.intersects(box) for image in images) and marks(drawings, box) < MIN_MARKS
+            if any(image.intersects(box) for image in images) and marks(drawings, moved(box, unrotated)) < MIN_MARKS
             and not any(pymupdf.Rect(chart.bbox).intersects(box) for chart in charts)]
 
 
 def picture(page: pymupdf.Page, box: BBox, words: list[Word]) -> Picture | None:
     """The picture at `box` rendered for the vision model, with the words printed in and around it; None when the
     box holds nothing of the page."""
-    clip = (pymupdf.Rect(box) * page.rotation_matrix) & page.rect
+    clip = pymupdf.Rect(box) & page.rect
     if clip.is_empty or clip.width < 1 or clip.height < 1:
         return None
     zoom = min(PICTURE_MAX_ZOOM, (PICTURE_PIXELS / (clip.width * clip.height)) ** 0.5)
@@ -64,5 +69,5 @@ def _centre_near(word: BBox, box: BBox) -> bool:
 
 
 def layer_words(page: pymupdf.Page) -> list[Word]:
-    """The words of the page's text layer (labels set over a picture), with their boxes."""
-    return [Word(text, (x0, y0, x1, y1), 0) for x0, y0, x1, y1, text, *_ in page.get_text("words")]
+    """The words of the page's text layer (labels set over a picture), with their boxes in the page as shown."""
+    return [word for _, line in shown_lines(page) for word in line]

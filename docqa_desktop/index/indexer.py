@@ -29,7 +29,9 @@ from ..progress import ProgressTracker, index_progress
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = 3  # bump when parsing changes (3: column-by-column reading order): every document is parsed again
+# bump when parsing changes: every document is parsed again (3: column-by-column reading order; 4: boxes in the
+# page as shown, /Rotate applied, and turned text read upright — pdf/orientation.py)
+PARSER_VERSION = 4
 
 
 class FileChanged(Exception):

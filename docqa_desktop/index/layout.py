@@ -8,6 +8,8 @@ from functools import lru_cache
 import pymupdf
 
 from ..domain import Element
+from ..pdf.document import page_turn
+from ..pdf.orientation import moved, turn_upright
 from .onnx_device import cores_shared, on_cuda
 
 
@@ -17,13 +19,18 @@ LAYOUT_MAX_CHARS = 50_000
 
 
 def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str = "auto") -> dict[int, list[Element]]:
-    """Elements per 1-based page number. OCR is ours to do, so the layout pass never runs its own."""
+    """Elements per 1-based page number, boxes in the page as shown (pdf/orientation.py). OCR is ours to do, so the
+    layout pass never runs its own. The pages read are changed in memory (their /Rotate removed): close `doc` after."""
     import pymupdf4llm  # heavy: imported only in processes that analyse layout
 
     _layout_model_on(device)
     page_numbers = [n for n in page_numbers if _characters(doc[n - 1]) <= LAYOUT_MAX_CHARS]
     if not page_numbers:
         return {}
+    # The model reads the page as shown, and text standing sideways there (a table printed turned) as a picture or
+    # not at all: such a page is turned upright for it, its boxes mapped back to the page as shown. The turn stays:
+    # pymupdf4llm rewrites each page it reads to remove its /Rotate (the document is changed in memory either way).
+    back = {n: turn_upright(doc[n - 1], page_turn(doc[n - 1])) for n in page_numbers}
     with contextlib.redirect_stdout(io.StringIO()):  # it prints parser notes on stdout
         chunks = pymupdf4llm.to_markdown(doc, pages=[n - 1 for n in page_numbers], page_chunks=True,
                                          use_ocr=False, show_progress=False, header=True, footer=True)
@@ -34,7 +41,7 @@ def layout_elements(doc: pymupdf.Document, page_numbers: list[int], device: str 
         elements = []
         for box in chunk.get("page_boxes", []):
             start, end = box.get("pos", (0, 0))
-            elements.append(Element(kind=box["class"], bbox=tuple(float(v) for v in box["bbox"]),
+            elements.append(Element(kind=box["class"], bbox=moved(tuple(float(v) for v in box["bbox"]), back[number]),
                                     text=text[start:end].strip()))
         result[number] = elements
     return result

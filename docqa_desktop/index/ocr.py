@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -16,9 +17,10 @@ import pymupdf
 from ..domain import Word
 from .onnx_device import on_cuda
 from ..pdf.document import words_to_text
-from ..pdf.reading_order import reading_order
+from ..pdf.orientation import moved, read_turned, upright
 
 MAX_OCR_PIXELS = 2200 * 2200  # large pages are rendered smaller: cost grows with pixels
+ORIENTATION_LINES = 24  # the longest lines shown to the 0/180 classifier to tell an upside-down page
 # codes like "A320" or "4U9525" stay whole; otherwise letters, numbers and punctuation are split apart
 _GLUED = re.compile(r"\d*[A-Z]{1,3}\d+[A-Z\d]*|[A-Za-z]*[a-z](?=[A-Z]{1,3}\d)|[A-Za-z]+|\d+(?:[.,:]\d+)*|[^A-Za-z\d]")
 _ORDINALS = {"st", "nd", "rd", "th"}
@@ -72,16 +74,50 @@ def restore_spaces(line: str) -> str:
 
 
 def ocr_page(page: pymupdf.Page, dpi: int = 110, device: str = "auto") -> tuple[str, list[Word]]:
-    """Render, recognise, and return text plus word boxes in PDF points."""
+    """Render, recognise, and return text plus word boxes in PDF points, in the page as shown. Text standing
+    sideways or upside down on it (a scan turned by the page's /Rotate, a landscape page scanned upright) is
+    recognised again with the image turned upright: the recogniser reads such lines one by one, but misses some and
+    lays out their words the wrong way."""
     image, scale = _rendered(page, dpi)
-    result, _ = _engine(device)(image)
-    return recognised_words(result or [], scale)
+    engine = _engine(device)
+    result = engine(image)[0] or []
+    turn = _turn(engine, image, result)
+    if turn:
+        result = engine(np.ascontiguousarray(np.rot90(image, turn // 90)))[0] or []
+    return recognised_words(result, scale, turn, (page.rect.width, page.rect.height))
+
+
+def _turn(engine, image: np.ndarray, result: list) -> int:
+    """How the recognised text is turned on the page (pdf/orientation.py): sideways when most of its letters stand
+    in lines taller than wide; upside down when the recogniser's own 0/180 classifier says so of most of the longest
+    lines, by its confidence (a tall line is given it turned a quarter anticlockwise, as the recogniser turns it:
+    upside down then means the text runs up the page)."""
+    tall = [_is_tall(quad) for quad, _, _ in result]
+    letters = [len(text.strip()) if len(text.strip()) > 1 else 0 for _, text, _ in result]
+    sideways = sum(n for n, t in zip(letters, tall) if t) > sum(n for n, t in zip(letters, tall) if not t)
+    longest = sorted((n, i) for i, (n, t) in enumerate(zip(letters, tall)) if t == sideways and n)[-ORIENTATION_LINES:]
+    crops = [crop for crop in (_crop(image, result[i][0], sideways) for _, i in longest) if crop.size]
+    labels = engine.text_cls(crops)[1] if crops else []
+    upside_down = sum(score if label == "180" else -score for label, score in labels) > 0
+    return (90 if sideways else 0) + (180 if upside_down else 0)
+
+
+def _is_tall(quad) -> bool:
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return max(ys) - min(ys) > max(xs) - min(xs)
+
+
+def _crop(image: np.ndarray, quad, sideways: bool) -> np.ndarray:
+    x0, y0 = (max(0, int(min(p[i] for p in quad))) for i in (0, 1))
+    x1, y1 = (int(max(p[i] for p in quad)) + 1 for i in (0, 1))
+    crop = image[y0:y1, x0:x1]
+    return np.ascontiguousarray(np.rot90(crop)) if sideways else crop
 
 
 def ocr_region(page: pymupdf.Page, box, dpi: int = 200, device: str = "auto") -> list[Word]:
-    """The words of a region of the page (a picture on a born-digital page: its printed labels are pixels), boxes
-    in PDF points in the page space words are stored in."""
-    clip = (pymupdf.Rect(box) * page.rotation_matrix) & page.rect  # pixmaps clip the page as shown
+    """The words of a region of the page (a picture on a born-digital page: its printed labels are pixels); `box`
+    and the words' boxes in PDF points in the page as shown, where words are stored."""
+    clip = pymupdf.Rect(box) & page.rect
     if clip.is_empty:
         return []
     scale = dpi / 72
@@ -89,7 +125,7 @@ def ocr_region(page: pymupdf.Page, box, dpi: int = 200, device: str = "auto") ->
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     result, _ = _engine(device)(image)
     _, words = recognised_words(result or [], scale)
-    back = pymupdf.Matrix(1, 0, 0, 1, clip.x0, clip.y0) * page.derotation_matrix  # from the clip to the page
+    back = pymupdf.Matrix(1, 0, 0, 1, clip.x0, clip.y0)  # from the clip to the page
     return [Word(w.text, tuple(pymupdf.Rect(w.bbox) * back), w.line) for w in words]
 
 
@@ -104,15 +140,19 @@ def _rendered(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
     return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3), scale
 
 
-def recognised_words(result: list, scale: float) -> tuple[str, list[Word]]:
+def recognised_words(result: list, scale: float, turn: int = 0, page_size: tuple[float, float] = (0.0, 0.0)
+                      ) -> tuple[str, list[Word]]:
     """The recogniser's lines ([quad in pixels, text, score]) as the page's text and words in PDF points, in
-    reading order, spaces restored."""
+    reading order, spaces restored. `turn`: how the text stands on the page (`page_size` points) that was turned
+    upright to be read: the quads are in that upright image, the words' boxes are mapped back to the page."""
+    back = ~upright(turn, *page_size)
     lines = []
     for quad, raw_text, _score in result:
         xs = [p[0] / scale for p in quad]
         ys = [p[1] / scale for p in quad]
-        lines.append(_words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys))))
-    words = reading_order(lines)  # the order the text layer gets: columns read one after the other
+        along = _words_in_line(restore_spaces(raw_text), (min(xs), min(ys), max(xs), max(ys)))
+        lines.append((turn, [replace(w, bbox=moved(w.bbox, back)) for w in along]))
+    words = read_turned(lines, *page_size)  # the order the text layer gets: columns read one after the other
     return words_to_text(words), words
 
 

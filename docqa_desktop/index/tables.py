@@ -16,6 +16,8 @@ import pymupdf
 from .. import numbers
 from . import table_finding, table_text
 from ..domain import BBox, TableCell, TableOnPage, Word
+from ..pdf.document import page_turn
+from ..pdf.orientation import moved, moved_table, turned_upright, upright, words_turn
 
 # grids tried in order inside a region the layout model calls a table: ruled, then rules across with columns
 # from the text's alignment (papers' booktabs), then alignment alone
@@ -83,6 +85,20 @@ def scanned_tables(words: list[Word], regions: list[BBox] | None) -> list[TableO
 
 
 def scanned_grids(words: list[Word], regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
+    """scanned_tables' grids and tables, read in the frame where the words run left to right (a scan of a page
+    turned on its side), boxes in the page as shown."""
+    turn = words_turn(words)
+    if not turn:
+        return _scanned_grids(words, regions)
+    # any frame turned so will do, read and mapped back by the same matrix: the words' extent stands for the page
+    width, height = (max(w.bbox[i] for w in words) for i in (2, 3))
+    to_upright = upright(turn, width, height)
+    found = _scanned_grids([replace(w, bbox=moved(w.bbox, to_upright)) for w in words],
+                           None if regions is None else [moved(r, to_upright) for r in regions])
+    return [_moved(pair, ~to_upright) for pair in found]
+
+
+def _scanned_grids(words: list[Word], regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
     boxes = [(*w.bbox, w.text) for w in words]
     lines = table_text.lines_of(boxes)
     text = PageText(boxes, [(min(w[0] for w in line), min(w[1] for w in line), max(w[2] for w in line),
@@ -98,7 +114,24 @@ def grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid,
     model called it a table, so a table of words alone counts): its ruled grid (found over the whole page once: a
     region hugs the text and may cut the table's outer rules) unless the words inside its cells stand apart in
     columns the rules do not draw, or its rules box the body alone and leave the header out; else the grid of the
-    words' alignment; else PyMuPDF's rules across with aligned columns, then its alignment alone."""
+    words' alignment; else PyMuPDF's rules across with aligned columns, then its alignment alone. Regions and what
+    is found are in the page as shown; text turned on it (a landscape table printed on a portrait page) is read with
+    the page turned so that it stands upright."""
+    turn = page_turn(page)
+    with turned_upright(page, turn) as back:
+        found = _grids_on(page, None if regions is None else [moved(r, ~back) for r in regions])
+    return [_moved(pair, back) for pair in found] if turn else found
+
+
+def _moved(pair: tuple[Grid, TableOnPage], matrix: pymupdf.Matrix) -> tuple[Grid, TableOnPage]:
+    """A table found in a turned frame, its boxes mapped back by `matrix` to the page as shown."""
+    grid, table = pair
+    rows = [[None if cell is None else replace(cell, bbox=moved(cell.bbox, matrix)) for cell in row]
+            for row in grid.rows]
+    return replace(grid, bbox=moved(grid.bbox, matrix), rows=rows), moved_table(table, matrix)
+
+
+def _grids_on(page: pymupdf.Page, regions: list[BBox] | None) -> list[tuple[Grid, TableOnPage]]:
     text = PageText.of(page)
     if regions is None:
         return _whole_page(page, text)

@@ -5,7 +5,7 @@ import pymupdf
 
 from ..domain import ParsedPage, TextSource, Word
 from ..errors import DocumentError
-from .reading_order import reading_order
+from .orientation import main_turn, moved, read_turned, turn_of
 
 PDF_MAGIC = b"%PDF-"
 # ligatures expanded ("ﬁ" -> "fi") so words match what people type
@@ -13,6 +13,7 @@ WORD_FLAGS = (pymupdf.TEXTFLAGS_WORDS | pymupdf.TEXT_MEDIABOX_CLIP) & ~pymupdf.T
 MIN_USABLE_CHARS = 20  # fewer letters/digits than this and the text layer is treated as missing
 SPARSE_TEXT_CHARS = 200  # below this, a page full of pictures or vector art likely hides more text
 MANY_DRAWINGS = 50
+TALL_WORD_LETTERS = 3  # a word this long standing taller than wide runs up or down the page
 
 
 class PdfError(DocumentError):
@@ -73,13 +74,59 @@ def page_label(page: pymupdf.Page) -> str:
 
 
 def text_layer(page: pymupdf.Page) -> tuple[str, list[Word]]:
-    """Reading-order text and word boxes from the PDF's own text layer."""
-    # unsorted: mupdf's own lines are kept whole, and reading_order puts them in order (columns included)
-    lines: dict[tuple[int, int], list[Word]] = {}
-    for x0, y0, x1, y1, text, block, line, _ in page.get_text("words", flags=WORD_FLAGS):
-        lines.setdefault((block, line), []).append(Word(text, (x0, y0, x1, y1), 0))
-    words = reading_order(lines.values())
+    """Reading-order text and word boxes from the PDF's own text layer, boxes in the page as shown
+    (pdf/orientation.py): text turned on it is read in its upright frame."""
+    words = read_turned(shown_lines(page), page.rect.width, page.rect.height)
     return words_to_text(words), words
+
+
+def shown_lines(page: pymupdf.Page) -> list[tuple[int, list[Word]]]:
+    """The text layer's lines as mupdf keeps them whole (unsorted: read_turned puts them in order, columns
+    included), each with its turn on the shown page, word boxes in the shown page."""
+    textpage = page.get_textpage(flags=WORD_FLAGS)
+    shown = page.rotation_matrix if page.rotation else None
+    lines: dict[tuple[int, int], list[Word]] = {}
+    for x0, y0, x1, y1, text, block, line, _ in page.get_text("words", textpage=textpage):
+        box = (x0, y0, x1, y1) if shown is None else moved((x0, y0, x1, y1), shown)
+        lines.setdefault((block, line), []).append(Word(text, box, 0))
+    turns = _line_turns(page, textpage, lines)
+    return [(turns[key], words) for key, words in lines.items()]
+
+
+def page_turn(page: pymupdf.Page) -> int:
+    """How most of the page's text is turned as the page is shown (0: upright)."""
+    return main_turn(shown_lines(page))
+
+
+def _line_turns(page: pymupdf.Page, textpage, lines: dict[tuple[int, int], list[Word]]) -> dict[tuple[int, int], int]:
+    """Each line's turn, from mupdf's direction of the line: asked for only when some line's words run other than
+    left to right on the shown page (the text dictionary costs half again the words' time). A line mupdf does not
+    list, or a slanted one, takes the turn most of the page's text has."""
+    if not any(_may_be_turned(words) for words in lines.values()):
+        return dict.fromkeys(lines, 0)
+    m = page.rotation_matrix
+    blocks = page.get_text("dict", textpage=textpage)["blocks"]
+    turns: dict[tuple[int, int], int] = {}
+    for block, line in lines:
+        try:
+            dx, dy = blocks[block]["lines"][line]["dir"]
+        except (IndexError, KeyError):
+            continue
+        turn = turn_of(m.a * dx + m.c * dy, m.b * dx + m.d * dy)
+        if turn is not None:
+            turns[block, line] = turn
+    usual = main_turn((turn, lines[key]) for key, turn in turns.items())
+    return {key: turns.get(key, usual) for key in lines}
+
+
+def _may_be_turned(words: list[Word]) -> bool:
+    """A line whose words run other than left to right, or a word of a few letters standing taller than wide."""
+    if len(words) > 1:
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = words[0].bbox, words[-1].bbox
+        dx, dy = (bx0 + bx1 - ax0 - ax1) / 2, (by0 + by1 - ay0 - ay1) / 2
+        return dx <= abs(dy)
+    x0, y0, x1, y1 = words[0].bbox
+    return len(words[0].text) >= TALL_WORD_LETTERS and y1 - y0 > x1 - x0
 
 
 def words_to_text(words: list[Word]) -> str:

@@ -78,5 +78,11 @@ def _by_line(parts: list[BBox]) -> Match:
 
 
 def _same_line(a: BBox, b: BBox) -> bool:
+    """Their heights overlap by half; or, both taller than wide, their widths do (a line running up or down the
+    page as shown: pdf/orientation.py)."""
     overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap > 0.5 * min(a[3] - a[1], b[3] - b[1])
+    if overlap > 0.5 * min(a[3] - a[1], b[3] - b[1]):
+        return True
+    if all(box[3] - box[1] > box[2] - box[0] for box in (a, b)):
+        return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 * min(a[2] - a[0], b[2] - b[0])
+    return False

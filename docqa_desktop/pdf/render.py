@@ -59,12 +59,11 @@ class RenderedRegion:
 def render_region(path: str, page: int, box: tuple[float, float, float, float], max_pixels: int,
                   max_zoom: float = MAX_REGION_ZOOM) -> RenderedRegion:
     """A region of a 1-based page as PNG, as sharp as `max_pixels` pixels allow (at most `max_zoom` pixels per
-    point). `box` is x0, y0, x1, y1 in PDF points, origin top-left, in the page space words and layout elements
-    are stored in (mupdf's unrotated page); it is clipped to the page, and a box with nothing of the page
-    inside raises ValueError."""
+    point). `box` is x0, y0, x1, y1 in PDF points, origin top-left, in the page as shown (its /Rotate applied:
+    pdf/orientation.py), where words, tables and layout elements are stored; it is clipped to the page, and a box
+    with nothing of the page inside raises ValueError."""
     with _page(path, page) as pdf_page:
-        # stored boxes are unrotated; rendering clips in the rotated (displayed) page
-        clip = (pymupdf.Rect(box) * pdf_page.rotation_matrix) & pdf_page.rect
+        clip = pymupdf.Rect(box) & pdf_page.rect
         if clip.is_empty or clip.width < 0.5 or clip.height < 0.5:
             raise ValueError(f"{path}: box {tuple(round(v, 1) for v in box)} has nothing of page {page} "
                              f"(0, 0, {pdf_page.rect.width:.0f}, {pdf_page.rect.height:.0f}) inside")
@@ -72,8 +71,7 @@ def render_region(path: str, page: int, box: tuple[float, float, float, float], 
             raise ValueError(f"max_pixels must be positive, not {max_pixels}")
         zoom = _region_zoom(clip, max_pixels, max_zoom)
         pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
-        box_out = clip * ~pdf_page.rotation_matrix  # back in the stored page space
-        return RenderedRegion(pix.tobytes("png"), tuple(box_out), zoom, pix.width, pix.height)
+        return RenderedRegion(pix.tobytes("png"), tuple(clip), zoom, pix.width, pix.height)
 
 
 def _region_zoom(clip: pymupdf.Rect, max_pixels: int, max_zoom: float) -> float:
