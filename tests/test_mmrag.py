@@ -4,13 +4,15 @@ citations; then end to end with the real SmolLM2 from the CLI, tree included."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
+import pymupdf
 import pytest
 import sklearn.mixture  # noqa: F401  scikit-learn's import (seconds), paid at collection, not by the first test
 from threadpoolctl import threadpool_limits
 
-from conftest import ask_from_the_cli, make_settings, write_pdf
+from conftest import SMALL_PAPER, ask_from_the_cli, corpus_pdf, make_settings, write_pdf
 from scripted_model import SUMMARY_REPLY, FixedRuntimes, MMRAGScript, mmrag_answer
 from docqa_desktop.answers import AnswerStatus
 from docqa_desktop.cli import main
@@ -311,8 +313,21 @@ def test_a_bad_setting_names_itself(paper_service):
 
 # -- the real model --------------------------------------------------------------------------------------
 
+@pytest.fixture
+def paper_start(tmp_path) -> Path:
+    """The small corpus paper's first three pages (abstract to method): enough chunks for a tree of three layers,
+    a third of the summaries the whole paper costs the 135M model."""
+    folder = tmp_path / "paper-start"
+    folder.mkdir()
+    with pymupdf.open(corpus_pdf(SMALL_PAPER)) as whole, pymupdf.open() as start:
+        start.insert_pdf(whole, to_page=2)
+        start.save(folder / SMALL_PAPER)
+    return folder
+
+
 @pytest.mark.model
-def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper, capsys, monkeypatch):
+def test_smollm2_prepares_a_tree_and_answers_with_it_from_the_cli(home, paper_start, capsys, monkeypatch):
+    paper = paper_start
     monkeypatch.setenv("DOCQA_ASK_PRESET", "cpu")  # the CPU preset's smaller tree and budgets: same steps, less text
     monkeypatch.setenv("DOCQA_MMRAG_SUMMARY_TOKENS", "40")  # the 135M model writes to the limit: half the time
     monkeypatch.setenv("DOCQA_MMRAG_ANSWER_TOKENS", "200")
