@@ -1,8 +1,8 @@
 """The viewer opens at the evidence (issue 56, item 6), offscreen with a real rendered page: a table cell cited on a
 dense statistics page is scrolled into view and zoomed until its words stand at least 10 pt tall on screen (at the
-whole page they stand smaller), "Whole page" gives the page back in one click, and Next / Previous citation (F8,
-Shift+F8) step through an answer's citations across pages and documents, stopping at the last with the row saying
-so."""
+whole page they stand smaller), "Fit" (Ctrl+0) gives the whole page back in one click, and Next / Previous
+citation (F8, Shift+F8) step through an answer's citations across pages and documents, stopping at the last with
+the row saying so."""
 from __future__ import annotations
 
 import dataclasses
@@ -124,13 +124,14 @@ def test_a_cited_table_cell_opens_in_view_readable_and_the_whole_page_is_one_cli
     assert viewer.box == citation.bbox and "cited region highlighted" in viewer.title.text()
     assert viewer.zoom > 1.5 and viewer.zoom_label.text() == f"{viewer.zoom:.0%}"
     assert viewer.steps.label.text() == "Citation 1 of 1" and viewer.steps.isVisible()
-    hint = window.minimumSizeHint()  # the citations' row and Whole page do not widen the window past a laptop's
+    hint = window.minimumSizeHint()  # the citations' row and Fit do not widen the window past a laptop's
     assert hint.width() <= LAPTOP[0] and hint.height() <= LAPTOP[1] and window.size().toTuple() == LAPTOP
     for control in (viewer.whole_button, viewer.steps.label, *viewer.steps.findChildren(QToolButton)):
         top_left = control.mapTo(window, QPoint(0, 0))
         assert control.isVisible() and window.rect().contains(QRect(top_left, control.size())), control
+        assert control.width() >= control.sizeHint().width(), control  # not squeezed: its text whole ("Wh…ge")
 
-    qtbot.keyClick(viewer, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)  # Whole page
+    qtbot.keyClick(viewer, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)  # Fit: the whole page
     qtbot.waitUntil(lambda: settled(viewer, citation.path, 1)
                     and viewer.image.width() <= viewer.scroll.viewport().width(), timeout=60_000)
     assert viewer.zoom == 1.0 and viewer.zoom_label.text() == "100%" and not viewer.whole_button.isEnabled()

@@ -1,8 +1,8 @@
 """One page at a time, rendered by the service at the widget's resolution, with the cited region drawn
 over it, scrolled into view and zoomed until its words read (readable_zoom.py); the answer's citations one by one
-(citation_steps.py: F8, Shift+F8); zoom, "Whole page" (Ctrl+0), previous / next, a page box ("12 / 75": type a
-page to go to it), find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view), "open in
-the system viewer", and the page's tables out of the app from its context menu (page_tables.py)."""
+(citation_steps.py: F8, Shift+F8); zoom, "Fit" (the whole page, Ctrl+0), previous / next, a page box ("12 / 75":
+type a page to go to it), find in the document (Ctrl+F: its matches drawn, the one shown scrolled into view),
+"open in the system viewer", and the page's tables out of the app from its context menu (page_tables.py)."""
 from __future__ import annotations
 
 import os
@@ -135,7 +135,7 @@ class PageViewer(QWidget):
         self.zoom_label.setMinimumWidth(40)
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.zoom_label.setToolTip("Zoom: 100% shows the whole page")
-        self.whole_button = self._tool_button("Whole page", "The whole page in view (Ctrl+0)", "Ctrl+0")
+        self.whole_button = self._tool_button("Fit", "Whole page: all of the page in view (Ctrl+0)", "Ctrl+0")
         self.whole_button.clicked.connect(self.whole_page)
         self.steps = CitationSteps()  # "◀ Previous citation · Citation 2 of 5 · Next citation ▶"
         self.steps.chosen.connect(self.show_citation)
@@ -264,7 +264,7 @@ class PageViewer(QWidget):
         self._show_zoom()
 
     def whole_page(self) -> None:
-        """"Whole page" (Ctrl+0): the page shown, all of it in view, the cited box still highlighted."""
+        """"Fit" (Ctrl+0): the whole page shown, all of it in view, the cited box still highlighted."""
         self.fit()
         if self.path:
             self._request()
