@@ -121,6 +121,8 @@ def test_a_cited_table_cell_opens_in_view_readable_and_the_whole_page_is_one_cli
     assert points_on_screen(viewer, height) >= 10, (viewer.zoom, points_on_screen(viewer, height))
     viewport = viewer.scroll.viewport().rect()
     assert viewport.contains(on_screen(viewer))  # the whole cell in view, highlighted
+    cell = on_screen(viewer)  # and to its right in the view: what stands left of it, its row's label, shows too
+    assert cell.left() > 2 * (viewport.width() - cell.right()), (cell, viewport)
     assert viewer.box == citation.bbox and "cited region highlighted" in viewer.title.text()
     assert viewer.zoom > 1.5 and viewer.zoom_label.text() == f"{viewer.zoom:.0%}"
     assert viewer.steps.label.text() == "Citation 1 of 1" and viewer.steps.isVisible()

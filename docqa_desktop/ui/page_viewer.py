@@ -349,13 +349,16 @@ class PageViewer(QWidget):
         self._scroll_to(self.cited)
 
     def _scroll_to(self, box: QRect) -> None:
-        """`box` (on the page image) in the middle of the view, or its top left corner first when it is larger
-        than the view (the scroll bars' values are the image's pixels at the view's top left; they clamp to their
-        range)."""
+        """`box` (on the page image) in view: across, as far right as keeps a margin after it, so that what stands
+        left of it (a table cell's row label) shows too; down, in the middle. A box larger than the view: its top
+        left corner first (the scroll bars' values are the image's pixels at the view's top left; they clamp)."""
         viewport = self.scroll.viewport().size()
-        for bar, start, length, room in ((self.scroll.horizontalScrollBar(), box.left(), box.width(), viewport.width()),
-                                         (self.scroll.verticalScrollBar(), box.top(), box.height(), viewport.height())):
-            bar.setValue(start + length // 2 - room // 2 if length <= room else start)
+        across, down = self.scroll.horizontalScrollBar(), self.scroll.verticalScrollBar()
+        margin = viewport.width() // 25
+        across.setValue(min(box.left(), max(0, box.right() + margin - viewport.width()))
+                        if box.width() <= viewport.width() else box.left())
+        down.setValue(box.top() + box.height() // 2 - viewport.height() // 2
+                      if box.height() <= viewport.height() else box.top())
 
     def cited_in_view(self) -> bool:
         """Whether the cited box lies wholly in the visible part of the page (False with none cited)."""
