@@ -162,7 +162,7 @@ def test_ctrl_f_counts_the_matches_and_shows_each_highlighted_on_its_page(reader
     assert len(viewer.drawn_found) == expected.count(last_page)  # every match on the page is drawn
 
     qtbot.keyClick(bar.field, Qt.Key.Key_Escape)  # Esc closes the bar (not the window's Stop)
-    assert not bar.isVisible() and bar.matches == [] and reader.find_task is None
+    assert not bar.isVisible() and bar.matches == [] and reader.page_feed.finds.task is None
     qtbot.waitUntil(lambda: viewer.drawn_found == [] and viewer.match is None, timeout=10_000)
 
 

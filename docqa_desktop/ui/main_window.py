@@ -2,7 +2,7 @@
 the right; indexing progress in the status bar. Every service call runs as a task off the GUI thread."""
 from __future__ import annotations
 
-import html
+import enum
 import os
 from pathlib import Path
 
@@ -34,7 +34,9 @@ from .elided import ElidedLabel
 from .first_run import FirstRunPanel
 from .history_panel import HistoryPanel
 from .library_panel import LibraryPanel
+from .library_searching import LibrarySearching
 from .models_dialog import ModelsDialog
+from .page_feed import PageFeed
 from .page_viewer import PageViewer
 from .remedies import IN_THE_APP
 from .served_commands import CommandsLabel
@@ -43,7 +45,6 @@ from .tables_out import TablesOut
 from .tasks import Task, TaskRunner
 from .window_state import WindowState
 
-SEARCH_RESULTS = 20  # pages a library search lists
 COMMAND_STAGES_MS = 2000  # how often the stage lines are read while a command-line command runs in the app
 FIRST_RUN_NOTE = ("Answers are quoted from your documents: the built-in SmolLM2-135M model is too small to write "
                   "them well (it stays in the method list). A recommended model (Models…) writes answers "
@@ -70,6 +71,14 @@ def progress_text(p: Progress, stages) -> str:
     return p.text(stage.phase_text, name=name, eta=eta)
 
 
+class Changed(enum.Flag):
+    """What an operation changed; MainWindow.changed has the views that show it read it again."""
+    LIBRARY = enum.auto()  # documents added, indexed or removed: the list and its stage lines
+    HISTORY = enum.auto()  # an answer kept: the history list
+    MODELS = enum.auto()  # models or settings: the first-run note, the method picker's notes and times
+    ALL = LIBRARY | HISTORY | MODELS
+
+
 class MainWindow(QMainWindow):
     def __init__(self, service: Service, watch_service: Service | None = None):
         super().__init__()
@@ -79,8 +88,6 @@ class MainWindow(QMainWindow):
         self.watch_task: Task | None = None
         self.ask_task: Task | None = None
         self.prepare_task: Task | None = None
-        self.find_task: Task | None = None
-        self.search_task: Task | None = None
         self.thread: list[Answer] = []  # the conversation shown: a question and its follow-ups, oldest first
         self.roots: list[str] = []
         self._docs_done = -1  # documents finished in the running indexing pass, for refreshing the list
@@ -142,13 +149,21 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
 
+        self.page_feed = PageFeed(service, self.tasks, self.viewer, self.answer_view)
+        self.searching = LibrarySearching(service, self.tasks, self.library, self.viewer)
         self._connect()
         self.library.document_clicked.connect(self.viewer.open_document)
-        self.viewer.find_requested.connect(self.find_in_document)
         self._menus()
-        self.refresh_library()
-        self.refresh_history()
-        self._check_models()
+        self.changed(Changed.ALL)
+
+    def changed(self, what: Changed) -> None:
+        """The views that show what an operation changed read it again (each off the GUI thread)."""
+        if Changed.LIBRARY in what:
+            self.refresh_library()
+        if Changed.HISTORY in what:
+            self.refresh_history()
+        if Changed.MODELS in what:
+            self._check_models()
 
     def _fit_to_screen(self) -> None:
         """The window's usual size, or what a small screen (a 1366 × 768 laptop) has room for."""
@@ -169,17 +184,12 @@ class MainWindow(QMainWindow):
         self.ask_panel.new_thread_requested.connect(self.new_thread)
         self.answer_view.citation_clicked.connect(self.show_citation)
         self.answer_view.page_clicked.connect(lambda path, page: self.viewer.open_page(path, page))
-        self.viewer.render_requested.connect(self.render_page)
-        self.viewer.text_height_requested.connect(self.read_text_height)
         self.viewer.tables_requested.connect(
             lambda path, page: self.tables_out.read_page(path, page, self.viewer.tables.show_tables))
         self.viewer.tables.said.connect(self.status_text.setText)
         self.viewer.tables.export_requested.connect(self.tables_out.choose_export)
         self.library.export_tables_requested.connect(self.tables_out.choose_export)
         self.history.answer_chosen.connect(self.open_answer)
-        self.library.search.search_requested.connect(self.search_library)
-        self.library.search.hit_opened.connect(self.open_hit)
-        self.library.search.widen_requested.connect(self.search_whole_library)
 
     def _menus(self) -> None:
         def action(menu, text, slot, shortcut=None):
@@ -264,7 +274,7 @@ class MainWindow(QMainWindow):
             self._set_indexing(True, progress_text(event, self.service.library.stages))
             if event.docs_done != self._docs_done:  # a document finished (or indexing began): show it
                 self._docs_done = event.docs_done
-                self.refresh_library()
+                self.changed(Changed.LIBRARY)
             self.library.mark_indexing(event.item)
             if event.total:
                 self.progress.setRange(0, event.total)
@@ -272,14 +282,14 @@ class MainWindow(QMainWindow):
         elif isinstance(event, IndexReport):
             self._docs_done = -1
             self._set_indexing(False, self._report_text(event))
-            self.refresh_library()
+            self.changed(Changed.LIBRARY)
         elif isinstance(event, Exception):
             self.status_text.setText(f"Watching: {event} (will retry)")
 
     def _watch_ended(self) -> None:
         if self.watch_task is not None and self.watch_task.cancel.is_set():
             self._set_indexing(False, INDEXING_STOPPED)
-            self.refresh_library()
+            self.changed(Changed.LIBRARY)
 
     @staticmethod
     def _report_text(r: IndexReport) -> str:
@@ -336,56 +346,15 @@ class MainWindow(QMainWindow):
                 self.roots.remove(path)
                 self.start_watching()
             self.status_text.setText(f"Removed {count} file(s) from the library (files on disk are kept)")
-            self.refresh_library()
+            self.changed(Changed.LIBRARY)
 
         self.tasks.start("remove", remove, removed, on_failed=self.show_error)
 
-    # -- searching the library ------------------------------------------------------------
+    # -- asking ---------------------------------------------------------------------------
 
     def focus_search(self) -> None:
         self.left_tabs.setCurrentWidget(self.library)
         self.library.search.focus()
-
-    def search_library(self, query: str, where) -> Task:
-        """The pages of `query` in the selected documents (else the library) that `where` admits: BM25's ranking
-        at once, then the fused one (the search.mode setting, as `docqa search`). A newer query cancels this one;
-        what this one still sends is dropped."""
-        if self.search_task is not None:
-            self.search_task.cancel.set()
-        docs = self.library.selected_documents() or None
-        scope = f"in {len(docs)} selected document{'s' * (len(docs) != 1)}" if docs else ""
-        search = self.library.search
-        quick_first = self.service.settings.search.mode != "bm25"
-
-        def run(progress, cancel):
-            pages = self.service.pages
-            if quick_first:
-                progress(pages.search(query, docs, SEARCH_RESULTS, "bm25", where))
-            return None if cancel.is_set() else pages.search(query, docs, SEARCH_RESULTS, None, where)
-
-        def current(slot):  # a slot that hears only the newest search
-            return lambda value: slot(value) if self.search_task is task else None
-
-        task = self.tasks.start("search", run,
-                                current(lambda hits: hits is not None and search.show_hits(query, hits, scope, True)),
-                                current(lambda hits: search.show_hits(query, hits, scope, False)),
-                                current(lambda message: search.say(html.escape(message, quote=False))))
-        self.search_task = task
-        return task
-
-    def search_whole_library(self) -> None:
-        self.library.tree.clearSelection()
-        self.library.search.search()
-
-    def open_hit(self, hit, query: str) -> None:
-        """A search result's page, the query's words on it highlighted (their boxes read off the GUI thread)."""
-        def words(progress, cancel):
-            return self.service.pages.query_words(hit.path, hit.page, query)
-
-        self.tasks.start("search words", words, lambda boxes: self.viewer.open_page(hit.path, hit.page, marked=boxes),
-                         on_failed=lambda message: self.viewer.open_page(hit.path, hit.page))
-
-    # -- asking ---------------------------------------------------------------------------
 
     def focus_question(self) -> None:
         self.ask_panel.question.setFocus()
@@ -420,7 +389,7 @@ class MainWindow(QMainWindow):
             answer, hint = result
             self.thread = earlier + [answer]
             self.show_answer(answer, earlier)
-            self._check_models()  # the picker's measured time per question now counts this answer
+            self.changed(Changed.HISTORY | Changed.MODELS)  # the picker's measured time now counts this answer
             if hint:  # what a recommended model would add to a quoted answer
                 self.status_text.setText(hint)
 
@@ -459,54 +428,10 @@ class MainWindow(QMainWindow):
         else:  # the page of an earlier answer may be on screen: it keeps no highlight of that answer's
             self.viewer.show_uncited(NOT_CITED.get(answer.status, "nothing cited"))
         for ref in answer.pages_used:
-            self._load_thumbnail(ref.path, ref.page)
-        self.refresh_history()
-
-    def _load_thumbnail(self, path: str, page: int) -> None:
-        def load(progress, cancel):
-            return Path(self.service.pages.thumbnail(path, page)).read_bytes()
-
-        self.tasks.start("thumbnail", load, lambda png: self.answer_view.set_thumbnail(path, page, png))
+            self.page_feed.load_thumbnail(ref.path, ref.page)
 
     def show_citation(self, citation: Citation) -> None:
         self.viewer.show_citation(citation)
-
-    def read_text_height(self, path: str, page: int, box) -> None:
-        """How tall the cited words stand, read off the GUI thread: the viewer zooms until they read."""
-        def read(progress, cancel):
-            return self.service.pages.text_height(path, page, box)
-
-        self.tasks.start("text height", read, lambda points: self.viewer.show_text_height(path, page, box, points),
-                         on_failed=lambda message: self.viewer.show_text_height(path, page, box, None))
-
-    def render_page(self, path: str, page: int, width: int, height: int) -> None:
-        def render(progress, cancel):
-            return self.service.pages.rendered_page(path, page, width, height)
-
-        self.tasks.start("render", render,
-                         lambda rendered: self.viewer.show_render(path, page, (width, height), rendered),
-                         on_failed=self.viewer.show_error)
-
-    def find_in_document(self, path: str, text: str) -> None:
-        """Every match of `text` in the document at `path`, for the viewer's find bar: searched page by page in a
-        task (a document of thousands of pages does not hold the window), the matches shown as they are found. A
-        newer search, or an empty text (the bar closed), cancels the one running; what it still sends is dropped."""
-        if self.find_task is not None:
-            self.find_task.cancel.set()
-            self.find_task = None
-        if not text:
-            return
-        bar = self.viewer.find_bar
-
-        def find(progress, cancel):
-            return self.service.pages.find(path, text, cancel=cancel, found=progress)
-
-        def current(slot):  # a slot that hears only the newest search
-            return lambda *value: slot(*value) if self.find_task is task else None
-
-        task = self.tasks.start("find", find, current(lambda _: bar.finished()),
-                                current(lambda page: bar.add_found(page.page, page.matches)), current(bar.failed))
-        self.find_task = task
 
     # -- history, export ------------------------------------------------------------------
 
@@ -561,7 +486,7 @@ class MainWindow(QMainWindow):
 
     def open_models(self) -> ModelsDialog:
         dialog = ModelsDialog(self.service, self.tasks, self)
-        dialog.finished.connect(lambda _: self._check_models())
+        dialog.finished.connect(lambda _: self.changed(Changed.MODELS))
         dialog.open()
         return dialog
 
@@ -586,7 +511,7 @@ class MainWindow(QMainWindow):
     def _model_installed(self, serving: str) -> None:
         self.ask_panel.method.setCurrentText(self.service.answers.default_method)  # auto: SimpleDoc now
         self.status_text.setText(f"{serving} answers your questions now (method {self.service.answers.default_method})")
-        self._check_models()
+        self.changed(Changed.MODELS)
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.service.settings, self.service.answers.methods(),
@@ -604,7 +529,7 @@ class MainWindow(QMainWindow):
             self.ask_panel.method.setCurrentText(self.service.answers.default_method)
             restart = "; the new data folder is used when DocQA next starts" if data_folder_changed else ""
             self.status_text.setText(f"Settings saved to {path}{restart}")
-            self._check_models()  # another model or server: other methods may now be too big for it
+            self.changed(Changed.MODELS)  # another model or server: other methods may now be too big for it
 
         self.tasks.start("settings", apply, applied, on_failed=self.show_error)
 
@@ -639,8 +564,7 @@ class MainWindow(QMainWindow):
         if not self.commands_label.running:
             self.command_stages.stop()
         self.status_text.setText(f"{command}: " + ("done" if code == 0 else f"ended with exit code {code}"))
-        self.refresh_library()  # it may have indexed, removed or answered: the views read what is there now
-        self.refresh_history()
+        self.changed(Changed.LIBRARY | Changed.HISTORY)  # it may have indexed, removed or answered
 
     def bring_forward(self, paths: list[str]) -> None:
         """`docqa gui [FOLDERS]` while the app is open: the window comes up (and adds the folders)."""

@@ -82,3 +82,29 @@ class TaskRunner(QObject):
         for task in list(self.running):
             task.cancel.set()
         return self.pool.waitForDone(msecs)
+
+
+class Newest:
+    """A kind of task of which only the newest counts (a search as the reader types, find in a document): starting
+    one cancels the one running, and what an older one still sends is dropped."""
+
+    def __init__(self, tasks: TaskRunner):
+        self.tasks = tasks
+        self.task: Task | None = None
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel.set()
+            self.task = None
+
+    def start(self, name: str, fn, on_done: Callable[[Any], None] | None = None,
+              on_progress: Callable[[Any], None] | None = None,
+              on_failed: Callable[[str], None] | None = None) -> Task:
+        self.cancel()
+
+        def current(slot):  # a slot that hears only the newest task
+            return (lambda *value: slot(*value) if self.task is task else None) if slot else None
+
+        task = self.tasks.start(name, fn, current(on_done), current(on_progress), current(on_failed))
+        self.task = task
+        return task
