@@ -45,6 +45,8 @@ def test_the_package_has_its_own_python_and_no_optional_component(package):
     assert (2, 17) <= floor <= tuple(map(int, os.confstr("CS_GNU_LIBC_VERSION").split()[1].split(".")))
     for component in ("torch", "colpali_engine", "transformers", "numba", "sklearn", "scipy", "matplotlib", "cv2.data"):
         assert component not in sizes["packages_mb"], component
+    # OpenCV is left out: RapidOCR's image operations are packaging/installer/cv2_lite.py, as cv2.py
+    assert "cv2.py" in sizes["packages_mb"] and not any("opencv" in part for part in sizes["packages_mb"])
     probe = ("import sys, importlib.util as u; print(sys.prefix); "
              "print([m for m in ('torch', 'numba', 'sklearn', 'matplotlib') if u.find_spec(m)])")
     done = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, env=clean_env(folder),

