@@ -181,6 +181,34 @@ def _package_headline(path: Path) -> list[tuple[str, str]]:
              "screenshot), s; exit", f"{d['selftest']['seconds']:.1f}; {d['selftest']['exit']}")]
 
 
+def _ocr_without_opencv_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    rows = []
+    for kind, label in (("memo", "the scanned memo"), ("icdar", "ICDAR 2013 pages as 200-dpi scans")):
+        s = d["summary"][kind]
+        acc = s["accuracy"]
+        pages = f"{s['pages']} page" + ("s" if s["pages"] != 1 else "")
+        rows.append((f"OCR with OpenCV → with cv2_lite (the package's), {label} ({pages}): character "
+                     "accuracy; word recall",
+                     f"{acc['opencv']['char_accuracy']:.3f} → {acc['lite']['char_accuracy']:.3f}; "
+                     f"{acc['opencv']['word_recall']:.3f} → {acc['lite']['word_recall']:.3f}"))
+    s = d["summary"]["corpus"]
+    rows.append((f"OCR with OpenCV → with cv2_lite, the corpus pages the indexer OCRs ({s['pages']}): pages read "
+                 "identically; characters apart per 100; seconds",
+                 f"{s['identical_pages']}; {s['chars_apart_per_100']}; {s['seconds']['opencv']:.0f} → "
+                 f"{s['seconds']['lite']:.0f}"))
+    return rows
+
+
+def _insert_without_pyarrow_headline(path: Path) -> list[tuple[str, str]]:
+    d = _json(path)
+    s = d["summary"]
+    return [(f"text-stage indexing of {len(d['pdfs'])} corpus PDFs, bulk inserts through pyarrow → through a CSV file "
+             "DuckDB reads: wall s; s inside the inserts (mean of runs)",
+             f"{s['arrow']['wall_s']:.1f} → {s['csv']['wall_s']:.1f} ({s['csv_vs_arrow']['wall']:+.0%}); "
+             f"{s['arrow']['insert_s']:.2f} → {s['csv']['insert_s']:.2f}")]
+
+
 def _cli_beside_app_headline(path: Path) -> list[tuple[str, str]]:
     d = _json(path)
     return [(f"docqa status / search / ask (quoted, samples) with the app closed → open (served by the app), "
@@ -634,6 +662,12 @@ BENCHMARKS = [
               BENCH / "results/minilm_bulk.json", _minilm_bulk_headline),
     Benchmark("package", lambda a: [PYTHON, str(BENCH / "package.py")], BENCH / "results/package.json",
               _package_headline),
+    # issue 56 item 8: what the package would lose without OpenCV (~10 min on 2 cores) and without pyarrow
+    Benchmark("ocr_without_opencv", lambda a: [PYTHON, str(BENCH / "ocr_without_opencv.py"), "--icdar", "4"]
+              + (["--quick"] if a.quick else []), BENCH / "results/ocr_without_opencv.json",
+              _ocr_without_opencv_headline),
+    Benchmark("insert_without_pyarrow", lambda a: [PYTHON, str(BENCH / "insert_without_pyarrow.py")],
+              BENCH / "results/insert_without_pyarrow.json", _insert_without_pyarrow_headline),
     Benchmark("visual_index_size", lambda a: [PYTHON, str(BENCH / "visual_index_size.py")],
               BENCH / "results/visual_index_size.json", _visual_index_size_headline),
     Benchmark("cli_beside_app", lambda a: [PYTHON, str(BENCH / "cli_beside_app.py")] + (["--runs", "1"] if a.quick
