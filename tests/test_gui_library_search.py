@@ -60,8 +60,10 @@ def test_a_search_typed_and_a_result_opened_by_keyboard(window, qtbot, folders):
 
 
 def test_a_search_covers_the_selection_and_the_filters(window, qtbot, folders):
+    (folders[1] / "broken.pdf").write_bytes(b"%PDF-1.4 cut short")  # a failed file in the folder selected below
     window.add_paths([str(f) for f in folders])
     qtbot.waitUntil(lambda: "Library up to date: 3 added" in window.status_text.text(), timeout=120_000)
+    assert "1 failed" in window.status_text.text()
     search, library = window.library.search, window.library
     qtbot.waitUntil(lambda: library.tree.topLevelItemCount() == 2, timeout=30_000)
     museum = next(library.tree.topLevelItem(i) for i in range(2) if library.tree.topLevelItem(i).text(0) == "museum")
@@ -90,3 +92,21 @@ def test_a_search_covers_the_selection_and_the_filters(window, qtbot, folders):
 def test_a_snippet_is_escaped_and_its_matched_words_bold():
     shown = marked_snippet("Ferry <fares> & the ferry's time", frozenset({"ferry", "fares"}))
     assert shown == "<b>Ferry</b> &lt;<b>fares</b>&gt; &amp; the <b>ferry</b>&#x27;s time"
+
+
+def test_only_the_newest_task_of_a_kind_is_heard(qtbot):
+    import threading
+
+    from docqa_desktop.ui.tasks import Newest, TaskRunner
+
+    runner, heard, release = TaskRunner(threads=2), [], threading.Event()
+    newest = Newest(runner)
+    older = newest.start("older", lambda progress, cancel: (release.wait(10), "older")[1], heard.append)
+    newer = newest.start("newer", lambda progress, cancel: "newer", heard.append)
+    qtbot.waitUntil(lambda: heard == ["newer"], timeout=10_000)
+    assert older.cancel.is_set() and not newer.cancel.is_set()
+    release.set()  # the older one finishes after the newer: what it sends is dropped
+    qtbot.waitUntil(older.ended.is_set, timeout=10_000)
+    qtbot.wait(200)
+    assert heard == ["newer"]
+    runner.shutdown()

@@ -105,7 +105,19 @@ def test_a_cancelled_copy_keeps_nothing(manager, stick):
     with pytest.raises(Cancelled):  # what a task runner reads as cancelled
         manager.import_file(model, projector, name="stopped", progress=lambda done, total: cancel.set(),
                             cancel=cancel)
-    assert manager.registry.all() == {} and list((manager.folder / "stopped").iterdir()) == []
+    assert manager.registry.all() == {} and not (manager.folder / "stopped").exists()  # nor the folder it made
+
+
+def test_partial_copies_a_crash_left_are_swept_before_the_next_copy(manager, stick):
+    from docqa_desktop.llm.model_copy import PARTIAL
+
+    model, projector = stick
+    folder = manager.folder / "again"
+    folder.mkdir(parents=True)
+    left = folder / (model.name + PARTIAL)
+    left.write_bytes(b"half a model")  # the app died mid-copy
+    manager.import_file(model, projector, name="again")
+    assert not left.exists() and (folder / model.name).read_bytes() == model.read_bytes()
 
 
 def test_the_licence_is_said_as_the_file_states_it(manager, tmp_path):

@@ -235,7 +235,7 @@ class ModelManager:
         if self.catalog.find(name) is not None and self.catalog.get(name).builtin:
             raise ModelError(f"{name} is the name of a built-in model; choose another with --name")
         files = [path] + ([projector_path] if projector_path else [])
-        if link or all(f.is_relative_to(self.folder) for f in files):  # a file in the model folder is its own copy
+        if link or all(f.is_relative_to(self.folder.resolve()) for f in files):  # in the model folder: its own copy
             kept = {f: (f, sha256) for f, sha256 in checksums(files, progress, cancel).items()}
         else:
             kept = copy_in(files, self.folder / name, progress, cancel)

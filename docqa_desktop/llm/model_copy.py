@@ -41,15 +41,32 @@ def check_space(files: list[Path], folder: Path) -> None:
 def copy_in(files: list[Path], folder: Path, progress: Callable[[int, int], None] | None = None,
             cancel: threading.Event | None = None) -> dict[Path, tuple[Path, str]]:
     """Copy `files` into `folder` (the free space checked first): each source file -> (its copy, its sha256).
-    Cancelled or failed, the partial copies are deleted and what was there before stays."""
+    Cancelled or failed, nothing of the copy stays (a folder it made neither) and what was there before stays.
+    Partial copies a crash left in `folder` are deleted first."""
+    _delete(list(folder.glob("*" + PARTIAL)) if folder.is_dir() else [])
     check_space(files, folder)
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    partials = _read_through(files, folder, progress, cancel)
+    try:
+        return _place(_read_through(files, folder, progress, cancel), folder)  # each deletes its partials on failure
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+def _place(partials: dict[Path, tuple[Path, str]], folder: Path) -> dict[Path, tuple[Path, str]]:
+    """Each whole copy under its name, all or none: a rename that fails takes the copies back out."""
     kept = {}
-    for source, (partial, sha256) in partials.items():  # whole: under their names now
-        target = folder / source.name
-        os.replace(partial, target)
-        kept[source] = (target, sha256)
+    try:
+        for source, (partial, sha256) in partials.items():
+            target = folder / source.name
+            os.replace(partial, target)
+            kept[source] = (target, sha256)
+    except OSError as exc:
+        _delete([target for target, _ in kept.values()] + [partial for partial, _ in partials.values()])
+        raise ModelError(f"copying {source.name} into {folder} failed: {exc.strerror or exc}") from exc
     return kept
 
 

@@ -171,6 +171,7 @@ class LibraryPanel(QWidget):
         layout.addWidget(self.stages)
         layout.addLayout(buttons)
         self.setAcceptDrops(True)
+        self.indexed: set[str] = set()  # paths of the documents listed as indexed
 
     def show_library(self, roots: list[str], entries: list[FileEntry]) -> None:
         """List `entries` under their `roots`, keeping what the reader had: expanded folders, the selection (the
@@ -198,6 +199,7 @@ class LibraryPanel(QWidget):
         self._reselect(selected, current)
         self.tree.verticalScrollBar().setValue(scrolled)
         self.search.titles = {e.path: e.info.title for e in entries if e.info.title}
+        self.indexed = {e.path for e in entries if e.status is FileStatus.INDEXED}  # what a search can cover
         self.search.set_folders(sorted(roots))
         if self.stack.currentWidget() is not self.search.results:
             self._show_list()

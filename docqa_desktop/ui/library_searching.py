@@ -18,18 +18,25 @@ class LibrarySearching:
     def __init__(self, service: Service, tasks: TaskRunner, library: LibraryPanel, viewer: PageViewer):
         self.service, self.tasks, self.library, self.viewer = service, tasks, library, viewer
         self.searches = Newest(tasks)  # the reader types on: the newest query alone
+        self.openings = Newest(tasks)  # Enter on one result, then another: the page of the last
         box = library.search
         box.search_requested.connect(self.search)
         box.hit_opened.connect(self.open_hit)
         box.widen_requested.connect(self.search_whole_library)
 
     def search(self, query: str, where: DocumentFilter) -> None:
-        docs = self.library.selected_documents() or None
-        scope = f"in {len(docs)} selected document{'s' * (len(docs) != 1)}" if docs else ""
         box = self.library.search
+        chosen = self.library.selected_documents()
+        docs = [path for path in chosen if path in self.library.indexed] or None  # a failed file is no scope
+        if chosen and docs is None:
+            box.say("None of the selected documents is indexed yet (<a href='whole'>search the whole library</a>)")
+            return
+        scope = f"in {len(docs)} selected document{'s' * (len(docs) != 1)}" if docs else ""
         quick_first = self.service.settings.search.mode != "bm25"
 
         def run(progress, cancel):
+            if cancel.is_set():  # typed over before it left the queue
+                return None
             pages = self.service.pages
             if quick_first:
                 progress(pages.search(query, docs, SEARCH_RESULTS, "bm25", where))
@@ -48,5 +55,6 @@ class LibrarySearching:
         def words(progress, cancel):
             return self.service.pages.query_words(hit.path, hit.page, query)
 
-        self.tasks.start("search words", words, lambda boxes: self.viewer.open_page(hit.path, hit.page, marked=boxes),
-                         on_failed=lambda message: self.viewer.open_page(hit.path, hit.page))
+        self.openings.start("search words", words,
+                            lambda boxes: self.viewer.open_page(hit.path, hit.page, marked=boxes),
+                            on_failed=lambda message: self.viewer.open_page(hit.path, hit.page))
