@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 
+from ..presentation import one_line
 from ..progress import Progress
 from .console import cancel_on_sigint, local_path  # noqa: F401  (the commands' Ctrl-C and path arguments)
 
@@ -105,9 +106,9 @@ def require_existing(paths: list[str], verb: str) -> None:
         raise FileNotFoundError(f"cannot {verb} {', '.join(missing)}: no such file or folder")
 
 
-def one_line(text: str, width: int) -> str:
-    """`text` on one line (its line breaks and runs of spaces as one space), cut to `width` characters with '…'."""
-    flat = " ".join(text.split())
+def clipped_line(text: str, width: int) -> str:
+    """`text` on one line (presentation.one_line), cut to `width` characters with '…'."""
+    flat = one_line(text)
     return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
 
 

@@ -5,7 +5,7 @@ import json
 
 from ..presentation import shown_text
 from ..service import EXPORT_FORMATS, Service, export_file_name
-from .common import local_path, one_line, zero_or_more
+from .common import clipped_line, local_path, zero_or_more
 
 SHOWN = 20  # answers `docqa history` lists unless --limit says otherwise
 QUESTION_WIDTH, ANSWER_WIDTH = 100, 100  # characters of each on its one line
@@ -38,8 +38,8 @@ def history(service: Service, args) -> int:
         return 0
     for a in answers:  # two lines each, whatever the question and answer hold: the columns stay aligned
         follow_up = f"↳ (follow-up in thread {a.thread}) " if a.thread else ""
-        print(f"{a.id}  {a.created_at}  {a.status.label:16} {follow_up}{one_line(a.question, QUESTION_WIDTH)}\n"
-              f"{'':48}{one_line(shown_text(a), ANSWER_WIDTH)}")
+        print(f"{a.id}  {a.created_at}  {a.status.label:16} {follow_up}{clipped_line(a.question, QUESTION_WIDTH)}\n"
+              f"{'':48}{clipped_line(shown_text(a), ANSWER_WIDTH)}")
     total = service.answers.history_size()
     more = " (--limit N for more, --limit 0 for all)" if len(answers) < total else ""
     print(f"\n{len(answers)} of {total} answers, newest first{more}")
