@@ -190,6 +190,8 @@ class PageViewer(QWidget):
         """`page` of `path`, `box` (a citation) highlighted and scrolled to; `marked`: a library search's words,
         tinted like find's matches, the first scrolled to."""
         other_document = path != self.path
+        if self.zooming is not None and self.zooming != (path, page, box):
+            self.zooming = None  # the reader went elsewhere first: a citation's zoom still to settle is dropped
         self.path, self.page, self.box, self.note = path, page, box, note
         self.marked = tuple(marked)
         self.follow_match = False
