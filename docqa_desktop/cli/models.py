@@ -105,8 +105,7 @@ def _import(service: Service, args) -> int:
     status = next(m for m in service.models.statuses() if m.name == model.name)
     about_it = ", ".join(filter(None, (model.role, status.parameters_label and f"{status.parameters_label} parameters",
                                        status.licence_text)))
-    how = f"linked: {model.model_path}" if model.linked else f"copied to {model.model_path}"
-    print(f"imported {model.name} ({about_it}): {how}")
+    print(f"imported {model.name} ({about_it}): {model.where_kept}")
     return 0
 
 

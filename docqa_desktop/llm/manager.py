@@ -320,7 +320,7 @@ def _installed_state(model: InstalledModel) -> str:
 
 def _location(model: InstalledModel) -> str:
     """ "linked: /media/usb/x.gguf" for a model used where it lies; "" for the app's own files."""
-    return f"linked: {model.model_path}" if model.linked else ""
+    return model.where_kept if model.linked else ""
 
 
 def _delete_copies(paths: list[str]) -> list[str]:

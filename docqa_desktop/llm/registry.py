@@ -39,6 +39,11 @@ class InstalledModel:
         return self.source == "import" and not self.copied
 
     @property
+    def where_kept(self) -> str:
+        """An import's file as the lists and messages say it: "linked: /media/usb/x.gguf", "copied to …"."""
+        return f"linked: {self.model_path}" if self.linked else f"copied to {self.model_path}"
+
+    @property
     def paths(self) -> list[str]:
         return [p for p in (self.model_path, self.projector_path, self.base_path) if p]
 

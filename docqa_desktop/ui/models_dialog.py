@@ -217,8 +217,7 @@ class ModelsDialog(QDialog):
             self._busy(True)
 
     def _imported(self, model) -> None:
-        where = f"linked: {model.model_path}" if model.linked else f"copied to {model.model_path}"
-        self.message.setText(f"Imported {model.name} ({where})")
+        self.message.setText(f"Imported {model.name} ({model.where_kept})")
 
     def verify(self) -> None:
         def show(results) -> None:
