@@ -112,7 +112,12 @@ class FirstRunPanel(QDialog):
             self._busy(True)
 
     def _installed(self, model) -> None:
-        serving = self.service.models.roles()["text"]
+        """Which model serves now is read off the GUI thread (it reads the models' file headers, a linked one's
+        maybe from a USB stick)."""
+        self.tasks.start("roles", lambda progress, cancel: self.service.models.roles()["text"],
+                         lambda serving: self._serving(model, serving), on_failed=self.message.setText)
+
+    def _serving(self, model, serving: str) -> None:
         self.message.setText(f"Installed {model.name}: {serving} answers your questions from now on.")
         self.skip_button.setText("Close")
         self.installed.emit(serving or model.name)
