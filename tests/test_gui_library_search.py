@@ -110,3 +110,25 @@ def test_only_the_newest_task_of_a_kind_is_heard(qtbot):
     qtbot.wait(200)
     assert heard == ["newer"]
     runner.shutdown()
+
+
+def test_more_results_than_the_list_shows_each_get_their_wrapped_height(qtbot):
+    from docqa_desktop.domain import SearchHit
+    from docqa_desktop.ui.library_search import LibrarySearch
+
+    search = LibrarySearch()
+    qtbot.addWidget(search)
+    search.resize(300, 400)
+    search.show()
+    search.box.setText("harbour ferry")
+    search.layout().addWidget(search.results)
+    snippet = "The harbour ferry leaves at dawn and returns at dusk, " * 3
+    hits = [SearchHit(i, f"doc-{i}.pdf", f"/lib/doc-{i}.pdf", 1, 1.0 / (i + 1), snippet, None,
+                      frozenset({"harbour", "ferry"})) for i in range(20)]
+    search.show_hits("harbour ferry", hits, "", False)  # BM25's ranking: the list fills and scrolls
+    qtbot.waitUntil(search.results.verticalScrollBar().isVisible, timeout=5_000)
+    search.show_hits("harbour ferry", hits[::-1], "", True)  # the fused one: rows added as the scroll bar goes and comes
+    qtbot.waitUntil(search.results.verticalScrollBar().isVisible, timeout=5_000)
+    assert search.results.count() == 20
+    line = search.fontMetrics().height()
+    assert all(search.results.item(i).sizeHint().height() >= 3 * line for i in range(20))  # title + wrapped snippet

@@ -201,7 +201,8 @@ class LibrarySearch(QWidget):
         for row in range(self.results.count()):
             item = self.results.item(row)
             label = self.results.itemWidget(item)
-            item.setSizeHint(QSize(width, label.heightForWidth(width)))
+            if label is not None:  # a row added and not yet given its label (its scroll bar resized the list)
+                item.setSizeHint(QSize(width, label.heightForWidth(width)))
 
     def _open(self, item: QListWidgetItem) -> None:
         row = self.results.row(item)
