@@ -383,7 +383,8 @@ def imported_model(home, smollm2_path, tmp_path, capsys) -> Path:
     model = tmp_path / "models" / "mine.gguf"
     model.parent.mkdir()
     shutil.copyfile(smollm2_path, model)
-    code, _, err = docqa(capsys, home, "models", "import", str(model), "--name", "mine")
+    # linked: the file the test damages is the one the app uses (an import copies it otherwise)
+    code, _, err = docqa(capsys, home, "models", "import", str(model), "--name", "mine", "--link")
     assert code == 0, err
     return model
 
