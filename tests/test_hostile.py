@@ -278,7 +278,7 @@ ALLOWED = {
     "llm/hardware.py": {"process: subprocess", "process: subprocess.run"},  # nvidia-smi, fixed arguments
     "llm/registry.py": {"write: os.fdopen(w)", "write: os.replace", "write: .unlink"},  # installed-model list
     "llm/local.py": {"write: open(wb)"},  # os.devnull, to silence libmtmd's stderr
-    "llm/model_copy.py": {"write: open(wb)", "write: os.replace", "write: .unlink"},  # a GGUF the user imports
+    "llm/model_copy.py": {"write: open(wb)", "write: os.replace", "write: .unlink", "write: .rmdir"},  # an import
     "llm/manager.py": {"write: .unlink", "write: .rmdir"},  # the copy of an import the user removes
 }
 
