@@ -19,10 +19,15 @@ def query_stems(query: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(query) if len(w) > 2 and w.lower() not in stopwords()}
 
 
+def holds(text: str, wanted: set[str]) -> bool:
+    """Whether a word of `text` (a page's word, with its punctuation) has one of the `wanted` stems."""
+    return any(stem(t) in wanted for t in _WORD.findall(text))
+
+
 def matching_words(words: list[tuple[str, BBox]], query: str) -> list[BBox]:
     """The boxes of `words` (text, box) holding a word of the query, as best_window counts them."""
     wanted = query_stems(query)
-    return [box for text, box in words if wanted & {stem(t) for t in _WORD.findall(text)}]
+    return [box for text, box in words if holds(text, wanted)]
 
 
 def matched_words(text: str, query: str) -> frozenset[str]:
@@ -42,7 +47,7 @@ def best_window(text: str, query: str, width: int = 30) -> str:
     for w in words:
         hit = matched.get(w)
         if hit is None:
-            hit = matched[w] = bool(wanted & {stem(t) for t in _WORD.findall(w)})
+            hit = matched[w] = holds(w, wanted)
         hits.append(hit)
     best_start, best_score, score = 0, -1, sum(hits[:width])
     for start in range(0, len(words) - width + 1):

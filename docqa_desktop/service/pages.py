@@ -79,7 +79,7 @@ class Pages:
     def text_height(self, doc: str, page: int, region: BBox) -> float | None:
         """How tall the words in `region` of a page stand, in PDF points (the words the index read: a scan's OCR
         words too); None when the region holds none. A viewer zooms by it to show a citation readable."""
-        return text_height(content.page_words(self._resources.db.cursor(), self._one_document(doc), page), region)
+        return text_height(self._page_words(doc, page), region)
 
     def _one_document(self, doc: str) -> int:
         ids = self.resolve_documents([doc])
@@ -119,8 +119,11 @@ class Pages:
     def query_words(self, doc: str, page: int, query: str) -> list[BBox]:
         """The boxes of the words of `page` that the query's words match (as a search hit's snippet shows them),
         for the viewer to highlight."""
-        words = content.page_words(self._resources.db.cursor(), self._one_document(doc), page)
-        return matching_words(words, query)
+        return matching_words(self._page_words(doc, page), query)
+
+    def _page_words(self, doc: str, page: int) -> list[tuple[str, BBox]]:
+        """The words the index read on a page of one document (its text layer's, or OCR's on a scan)."""
+        return content.page_words(self._resources.db.cursor(), self._one_document(doc), page)
 
     def retriever(self) -> PageRetriever:
         """The library's page retriever (cheap: the models behind it load once per process)."""
